@@ -1,0 +1,10 @@
+DROP TABLE settings;
+DROP TABLE table_dealers;
+DROP TABLE casino_tables;
+DROP TABLE idempotency_keys;
+DROP TABLE transfers;
+DROP TABLE ledger_head;
+DROP TABLE accounts;
+DROP TABLE significant_events;
+DROP TABLE login_failures;
+DROP TABLE users;

@@ -1,0 +1,286 @@
+//! The cage: money entering and leaving djego, and corrections.
+
+use actix_web::http::StatusCode;
+use actix_web::{get, post, web, HttpRequest, HttpResponse};
+use serde::{Deserialize, Serialize};
+use utoipa::{IntoParams, ToSchema};
+
+use super::error::{ApiError, ApiResult};
+use super::idempotency::{self, IdempotentRequest};
+use super::pagination::Page;
+use super::state::AppState;
+use crate::auth::Caller;
+use crate::domain::{format_minor, Amount, Role};
+use crate::ledger::read::{self, TransferFilter, TransferView};
+use crate::ledger::{accounts, post, AccountId, LedgerError, Refs, TransferKind, TransferSpec};
+use crate::significant_events::{self, EventKind};
+use crate::store::AnyConnection;
+use crate::users;
+
+#[derive(Deserialize, Serialize, ToSchema)]
+#[serde(deny_unknown_fields)]
+pub struct CageRequest {
+    pub player_id: String,
+    /// A positive decimal string with at most two decimals, e.g. "100.00".
+    #[schema(value_type = String, example = "100.00")]
+    pub amount: Amount,
+    pub memo: Option<String>,
+}
+
+#[derive(Deserialize, Serialize, ToSchema, Clone, Copy, PartialEq, Eq)]
+#[serde(rename_all = "snake_case")]
+pub enum CorrectionDirection {
+    /// Adds money to the wallet (from the cage).
+    Credit,
+    /// Takes money from the wallet (to the cage).
+    Debit,
+}
+
+#[derive(Deserialize, Serialize, ToSchema)]
+#[serde(deny_unknown_fields)]
+pub struct CorrectionRequest {
+    pub player_id: String,
+    #[schema(value_type = String, example = "5.00")]
+    pub amount: Amount,
+    pub direction: CorrectionDirection,
+    /// Why the correction is made (required; recorded as a significant event).
+    pub reason: String,
+}
+
+#[derive(Serialize, ToSchema)]
+pub struct CageReceipt {
+    pub transfer: TransferView,
+    /// The player's wallet balance after the transfer.
+    pub balance: String,
+}
+
+impl From<LedgerError> for ApiError {
+    fn from(e: LedgerError) -> ApiError {
+        match e {
+            LedgerError::InsufficientFunds { .. } => ApiError::unprocessable("insufficient_funds", e.to_string()),
+            LedgerError::UnknownAccount(_) => ApiError::not_found("account"),
+            LedgerError::SameAccount(_) => ApiError::unprocessable("invalid_transfer", e.to_string()),
+            LedgerError::Db(d) => ApiError::from(d),
+        }
+    }
+}
+
+fn check_memo(memo: &Option<String>) -> Result<(), ApiError> {
+    match memo {
+        Some(m) if m.chars().count() > 200 => Err(ApiError::bad_request("invalid_memo", "memo must be at most 200 characters")),
+        _ => Ok(()),
+    }
+}
+
+fn player_wallet(conn: &mut AnyConnection, player_id: &str) -> Result<AccountId, ApiError> {
+    let user = users::find(conn, player_id)?.ok_or_else(|| ApiError::not_found("player"))?;
+    if user.role() != Role::Player {
+        return Err(ApiError::unprocessable("not_a_player", "only players hold wallets"));
+    }
+    Ok(AccountId::wallet(player_id))
+}
+
+fn move_money(
+    conn: &mut AnyConnection,
+    spec: TransferSpec,
+    wallet: &AccountId,
+) -> Result<CageReceipt, ApiError> {
+    let posted = post(conn, &[spec])?;
+    let balance = accounts::balance_minor(conn, wallet)?;
+    Ok(CageReceipt { transfer: TransferView::from(&posted[0]), balance: format_minor(balance) })
+}
+
+/// Cash in: the cage credits a player's wallet.
+#[utoipa::path(tag = "cage", security(("bearer" = [])), request_body = CageRequest,
+    params(("Idempotency-Key" = Option<String>, Header, description = "Makes retries safe")),
+    responses(
+        (status = 201, body = CageReceipt),
+        (status = 400, body = super::error::ErrorBody),
+        (status = 403, body = super::error::ErrorBody),
+        (status = 404, body = super::error::ErrorBody),
+        (status = 409, body = super::error::ErrorBody),
+))]
+#[post("/api/v1/cage/deposits")]
+pub async fn deposit(
+    state: web::Data<AppState>,
+    caller: Caller,
+    req: HttpRequest,
+    body: web::Json<CageRequest>,
+) -> ApiResult<HttpResponse> {
+    caller.require(&[Role::Cashier])?;
+    check_memo(&body.memo)?;
+    let idem = IdempotentRequest::from_request(&req, &*body)?;
+    let body = body.into_inner();
+    let cashier = caller.user_id.clone();
+    idempotency::run(&state, &caller.user_id, idem, StatusCode::CREATED, move |conn, key| {
+        let wallet = player_wallet(conn, &body.player_id)?;
+        let spec = TransferSpec::new(AccountId::cage(), wallet.clone(), body.amount, TransferKind::Deposit)
+            .refs(Refs { user_id: Some(body.player_id.clone()), ..Refs::default() })
+            .idempotency_key(key)
+            .memo(body.memo.unwrap_or_else(|| format!("deposit by {cashier}")));
+        move_money(conn, spec, &wallet)
+    })
+    .await
+}
+
+/// Cash out: a player's wallet pays the cage (never below zero: 422).
+#[utoipa::path(tag = "cage", security(("bearer" = [])), request_body = CageRequest,
+    params(("Idempotency-Key" = Option<String>, Header, description = "Makes retries safe")),
+    responses(
+        (status = 201, body = CageReceipt),
+        (status = 400, body = super::error::ErrorBody),
+        (status = 403, body = super::error::ErrorBody),
+        (status = 409, body = super::error::ErrorBody),
+        (status = 422, body = super::error::ErrorBody),
+))]
+#[post("/api/v1/cage/withdrawals")]
+pub async fn withdraw(
+    state: web::Data<AppState>,
+    caller: Caller,
+    req: HttpRequest,
+    body: web::Json<CageRequest>,
+) -> ApiResult<HttpResponse> {
+    caller.require(&[Role::Cashier])?;
+    check_memo(&body.memo)?;
+    let idem = IdempotentRequest::from_request(&req, &*body)?;
+    let body = body.into_inner();
+    let cashier = caller.user_id.clone();
+    idempotency::run(&state, &caller.user_id, idem, StatusCode::CREATED, move |conn, key| {
+        let wallet = player_wallet(conn, &body.player_id)?;
+        let spec = TransferSpec::new(wallet.clone(), AccountId::cage(), body.amount, TransferKind::Withdrawal)
+            .refs(Refs { user_id: Some(body.player_id.clone()), ..Refs::default() })
+            .idempotency_key(key)
+            .memo(body.memo.unwrap_or_else(|| format!("withdrawal by {cashier}")));
+        move_money(conn, spec, &wallet)
+    })
+    .await
+}
+
+/// A correction of a wallet against the cage, with a required reason.
+/// Transfers are immutable: a correction is a new transfer, and a significant event.
+#[utoipa::path(tag = "cage", security(("bearer" = [])), request_body = CorrectionRequest,
+    params(("Idempotency-Key" = Option<String>, Header, description = "Makes retries safe")),
+    responses(
+        (status = 201, body = CageReceipt),
+        (status = 400, body = super::error::ErrorBody),
+        (status = 403, body = super::error::ErrorBody),
+        (status = 422, body = super::error::ErrorBody),
+))]
+#[post("/api/v1/cage/corrections")]
+pub async fn correction(
+    state: web::Data<AppState>,
+    caller: Caller,
+    req: HttpRequest,
+    body: web::Json<CorrectionRequest>,
+) -> ApiResult<HttpResponse> {
+    caller.require(&[Role::Cashier])?;
+    let reason = body.reason.trim().to_string();
+    if reason.len() < 3 || reason.chars().count() > 500 {
+        return Err(ApiError::bad_request("invalid_reason", "a correction needs a reason of 3 to 500 characters"));
+    }
+    let idem = IdempotentRequest::from_request(&req, &*body)?;
+    let body = body.into_inner();
+    let cashier = caller.user_id.clone();
+    idempotency::run(&state, &caller.user_id, idem, StatusCode::CREATED, move |conn, key| {
+        let wallet = player_wallet(conn, &body.player_id)?;
+        let (debit, credit) = match body.direction {
+            CorrectionDirection::Credit => (AccountId::cage(), wallet.clone()),
+            CorrectionDirection::Debit => (wallet.clone(), AccountId::cage()),
+        };
+        let spec = TransferSpec::new(debit, credit, body.amount, TransferKind::Correction)
+            .refs(Refs { user_id: Some(body.player_id.clone()), ..Refs::default() })
+            .idempotency_key(key)
+            .memo(reason.clone());
+        let receipt = move_money(conn, spec, &wallet)?;
+        significant_events::record(
+            conn,
+            EventKind::Correction,
+            Some(&cashier),
+            Some(&body.player_id),
+            serde_json::json!({
+                "transfer_id": receipt.transfer.id,
+                "amount": body.amount.to_string(),
+                "direction": if body.direction == CorrectionDirection::Credit { "credit" } else { "debit" },
+                "reason": reason,
+            }),
+        )?;
+        Ok(receipt)
+    })
+    .await
+}
+
+#[derive(Serialize, ToSchema)]
+pub struct Wallet {
+    pub player_id: String,
+    pub account: String,
+    pub balance: String,
+}
+
+fn may_read_wallet(caller: &Caller, player_id: &str) -> Result<(), ApiError> {
+    caller.require(&[Role::Player, Role::Cashier, Role::Auditor, Role::Pitboss])?;
+    if caller.role == Role::Player && caller.user_id != player_id {
+        return Err(ApiError::forbidden("players may read only their own wallet"));
+    }
+    Ok(())
+}
+
+/// A wallet's balance: the player's own, or any for cashier, pit boss and auditor.
+#[utoipa::path(tag = "wallets", security(("bearer" = [])), responses(
+    (status = 200, body = Wallet),
+    (status = 403, body = super::error::ErrorBody),
+    (status = 404, body = super::error::ErrorBody),
+))]
+#[get("/api/v1/wallets/{player_id}")]
+pub async fn get_wallet(state: web::Data<AppState>, caller: Caller, path: web::Path<String>) -> ApiResult<web::Json<Wallet>> {
+    let player_id = path.into_inner();
+    may_read_wallet(&caller, &player_id)?;
+    let w = state
+        .blocking(move |s| {
+            let mut conn = s.db.conn()?;
+            let id = AccountId::wallet(&player_id);
+            let row = accounts::find(&mut conn, &id)?.ok_or_else(|| ApiError::not_found("wallet"))?;
+            Ok(Wallet { player_id, account: row.id, balance: format_minor(row.balance_minor) })
+        })
+        .await?;
+    Ok(web::Json(w))
+}
+
+#[derive(Deserialize, IntoParams)]
+#[serde(deny_unknown_fields)]
+pub struct HistoryQuery {
+    pub limit: Option<i64>,
+    pub offset: Option<i64>,
+}
+
+/// A wallet's transfers, newest first, paged.
+#[utoipa::path(tag = "wallets", security(("bearer" = [])), params(HistoryQuery), responses(
+    (status = 200, body = Vec<TransferView>),
+    (status = 403, body = super::error::ErrorBody),
+))]
+#[get("/api/v1/wallets/{player_id}/transactions")]
+pub async fn wallet_history(
+    state: web::Data<AppState>,
+    caller: Caller,
+    path: web::Path<String>,
+    query: web::Query<HistoryQuery>,
+) -> ApiResult<web::Json<Vec<TransferView>>> {
+    let player_id = path.into_inner();
+    may_read_wallet(&caller, &player_id)?;
+    let page = Page::new(query.limit, query.offset)?;
+    let list = state
+        .blocking(move |s| {
+            let mut conn = s.db.conn()?;
+            let filter = TransferFilter {
+                account: Some(AccountId::wallet(&player_id)),
+                round_id: None,
+                from_us: None,
+                to_us: None,
+                limit: page.limit,
+                offset: page.offset,
+                newest_first: true,
+            };
+            Ok(read::transfers(&mut conn, &filter)?.iter().map(TransferView::from).collect())
+        })
+        .await?;
+    Ok(web::Json(list))
+}

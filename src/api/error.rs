@@ -1,0 +1,141 @@
+//! The one error shape of SPEC §8: `{ "error": { "code": "...", "message": "..." } }`.
+
+use actix_web::http::StatusCode;
+use actix_web::{HttpResponse, ResponseError};
+use serde::Serialize;
+use utoipa::ToSchema;
+
+use crate::store::StoreError;
+
+#[derive(Debug, Clone)]
+pub struct ApiError {
+    pub status: StatusCode,
+    pub code: &'static str,
+    pub message: String,
+}
+
+#[derive(Serialize, ToSchema)]
+pub struct ErrorBody {
+    pub error: ErrorDetail,
+}
+
+#[derive(Serialize, ToSchema)]
+pub struct ErrorDetail {
+    /// A stable machine-readable code such as `insufficient_funds`.
+    pub code: String,
+    /// A sentence for people.
+    pub message: String,
+}
+
+impl ApiError {
+    pub fn new(status: StatusCode, code: &'static str, message: impl Into<String>) -> ApiError {
+        ApiError { status, code, message: message.into() }
+    }
+    pub fn bad_request(code: &'static str, message: impl Into<String>) -> ApiError {
+        ApiError::new(StatusCode::BAD_REQUEST, code, message)
+    }
+    pub fn unauthenticated(message: impl Into<String>) -> ApiError {
+        ApiError::new(StatusCode::UNAUTHORIZED, "unauthenticated", message)
+    }
+    pub fn forbidden(message: impl Into<String>) -> ApiError {
+        ApiError::new(StatusCode::FORBIDDEN, "forbidden", message)
+    }
+    pub fn not_found(what: &str) -> ApiError {
+        ApiError::new(StatusCode::NOT_FOUND, "not_found", format!("{what} not found"))
+    }
+    pub fn conflict(code: &'static str, message: impl Into<String>) -> ApiError {
+        ApiError::new(StatusCode::CONFLICT, code, message)
+    }
+    pub fn unprocessable(code: &'static str, message: impl Into<String>) -> ApiError {
+        ApiError::new(StatusCode::UNPROCESSABLE_ENTITY, code, message)
+    }
+    pub fn internal(message: impl Into<String>) -> ApiError {
+        ApiError::new(StatusCode::INTERNAL_SERVER_ERROR, "internal", message)
+    }
+    pub fn unavailable(message: impl Into<String>) -> ApiError {
+        ApiError::new(StatusCode::SERVICE_UNAVAILABLE, "database_unavailable", message)
+    }
+}
+
+impl std::fmt::Display for ApiError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "{} {}: {}", self.status.as_u16(), self.code, self.message)
+    }
+}
+
+impl ResponseError for ApiError {
+    fn status_code(&self) -> StatusCode {
+        self.status
+    }
+    fn error_response(&self) -> HttpResponse {
+        HttpResponse::build(self.status).json(ErrorBody {
+            error: ErrorDetail { code: self.code.to_string(), message: self.message.clone() },
+        })
+    }
+}
+
+impl From<StoreError> for ApiError {
+    fn from(e: StoreError) -> ApiError {
+        match e {
+            StoreError::Unavailable(m) => ApiError::unavailable(m),
+            StoreError::Query(q) => ApiError::from(q),
+            StoreError::Migration(m) => ApiError::internal(m),
+        }
+    }
+}
+
+impl From<diesel::result::Error> for ApiError {
+    fn from(e: diesel::result::Error) -> ApiError {
+        use diesel::result::{DatabaseErrorKind, Error};
+        match e {
+            Error::NotFound => ApiError::not_found("record"),
+            Error::DatabaseError(DatabaseErrorKind::UniqueViolation, info) => {
+                ApiError::conflict("conflict", format!("already exists: {}", info.message()))
+            }
+            Error::DatabaseError(DatabaseErrorKind::SerializationFailure, _) => {
+                ApiError::conflict("retry", "concurrent update; retry the request")
+            }
+            Error::DatabaseError(DatabaseErrorKind::ClosedConnection | DatabaseErrorKind::UnableToSendCommand, info) => {
+                ApiError::unavailable(info.message().to_string())
+            }
+            other => {
+                tracing::error!(error = %other, "database error");
+                ApiError::internal("database error")
+            }
+        }
+    }
+}
+
+impl From<actix_web::error::BlockingError> for ApiError {
+    fn from(_: actix_web::error::BlockingError) -> ApiError {
+        ApiError::internal("worker pool unavailable")
+    }
+}
+
+pub type ApiResult<T> = Result<T, ApiError>;
+
+/// Turns actix's extractor failures (malformed JSON, bad path, too large) into our shape.
+pub fn json_error_handler(err: actix_web::error::JsonPayloadError, _req: &actix_web::HttpRequest) -> actix_web::Error {
+    use actix_web::error::JsonPayloadError as J;
+    let api = match &err {
+        J::OverflowKnownLength { .. } | J::Overflow { .. } => {
+            ApiError::new(StatusCode::PAYLOAD_TOO_LARGE, "payload_too_large", err.to_string())
+        }
+        J::ContentType => ApiError::new(
+            StatusCode::UNSUPPORTED_MEDIA_TYPE,
+            "unsupported_media_type",
+            "expected Content-Type: application/json",
+        ),
+        J::Deserialize(e) if e.is_data() => ApiError::bad_request("invalid_body", e.to_string()),
+        _ => ApiError::bad_request("malformed_json", err.to_string()),
+    };
+    api.into()
+}
+
+pub fn path_error_handler(err: actix_web::error::PathError, _req: &actix_web::HttpRequest) -> actix_web::Error {
+    ApiError::bad_request("invalid_path", err.to_string()).into()
+}
+
+pub fn query_error_handler(err: actix_web::error::QueryPayloadError, _req: &actix_web::HttpRequest) -> actix_web::Error {
+    ApiError::bad_request("invalid_query", err.to_string()).into()
+}

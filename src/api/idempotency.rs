@@ -1,0 +1,130 @@
+//! `Idempotency-Key` for money-moving requests (SPEC §2): a retry with the
+//! same key and body returns the first result and moves nothing; the same key
+//! with another body is a 409. The stored result is written in the same
+//! transaction as the money, so they cannot disagree.
+
+use actix_web::http::StatusCode;
+use actix_web::{HttpRequest, HttpResponse};
+use diesel::prelude::*;
+use serde::Serialize;
+use sha2::{Digest, Sha256};
+
+use super::error::ApiError;
+use super::state::AppState;
+use crate::store::schema::idempotency_keys as ik;
+use crate::store::{now_us, AnyConnection};
+
+pub const HEADER: &str = "Idempotency-Key";
+const MAX_KEY_LEN: usize = 128;
+
+/// A request's key (if any) and the fingerprint of what it asks.
+#[derive(Clone, Debug)]
+pub struct IdempotentRequest {
+    pub key: Option<String>,
+    fingerprint: String,
+}
+
+impl IdempotentRequest {
+    pub fn from_request(req: &HttpRequest, body: &impl Serialize) -> Result<IdempotentRequest, ApiError> {
+        let key = match req.headers().get(HEADER) {
+            None => None,
+            Some(v) => {
+                let k = v.to_str().map_err(|_| invalid_key())?.trim().to_string();
+                if k.is_empty() || k.len() > MAX_KEY_LEN || !k.chars().all(|c| c.is_ascii_graphic()) {
+                    return Err(invalid_key());
+                }
+                Some(k)
+            }
+        };
+        let mut h = Sha256::new();
+        h.update(req.method().as_str());
+        h.update(b" ");
+        h.update(req.path());
+        h.update(b"\n");
+        h.update(serde_json::to_vec(body).unwrap_or_default());
+        Ok(IdempotentRequest { key, fingerprint: hex::encode(h.finalize()) })
+    }
+}
+
+fn invalid_key() -> ApiError {
+    ApiError::bad_request("invalid_idempotency_key", "Idempotency-Key must be 1 to 128 visible ASCII characters")
+}
+
+/// Runs `op` in a write transaction unless this caller already used the key;
+/// returns the response to send (`status` on first run, the stored one after).
+pub async fn run<T, F>(
+    state: &AppState,
+    caller_id: &str,
+    request: IdempotentRequest,
+    status: StatusCode,
+    op: F,
+) -> Result<HttpResponse, ApiError>
+where
+    T: Serialize + Send + 'static,
+    F: FnOnce(&mut AnyConnection, Option<&str>) -> Result<T, ApiError> + Send + 'static,
+{
+    let caller_id = caller_id.to_string();
+    state
+        .blocking(move |s| {
+            let result = s.db.write(|conn| -> Result<(u16, String), ApiError> {
+                if let Some(key) = &request.key {
+                    if let Some(stored) = stored(conn, &caller_id, key)? {
+                        return replay(stored, &request.fingerprint);
+                    }
+                }
+                let value = op(conn, request.key.as_deref())?;
+                let body = serde_json::to_string(&value).map_err(|e| ApiError::internal(e.to_string()))?;
+                if let Some(key) = &request.key {
+                    diesel::insert_into(ik::table)
+                        .values((
+                            ik::user_id.eq(&caller_id),
+                            ik::idem_key.eq(key),
+                            ik::request_hash.eq(&request.fingerprint),
+                            ik::status_code.eq(status.as_u16() as i32),
+                            ik::response_body.eq(&body),
+                            ik::created_at_us.eq(now_us()),
+                        ))
+                        .execute(conn)?;
+                }
+                Ok((status.as_u16(), body))
+            });
+            match (result, &request.key) {
+                // A concurrent twin committed first: answer with its result.
+                (Err(e), Some(key)) if e.status == StatusCode::CONFLICT && e.code == "conflict" => {
+                    let mut conn = s.db.conn()?;
+                    match stored(&mut conn, &caller_id, key)? {
+                        Some(row) => replay(row, &request.fingerprint),
+                        None => Err(e),
+                    }
+                }
+                (other, _) => other,
+            }
+        })
+        .await
+        .map(|(code, body)| {
+            HttpResponse::build(StatusCode::from_u16(code).unwrap_or(StatusCode::OK))
+                .content_type("application/json")
+                .body(body)
+        })
+}
+
+type StoredRow = (String, i32, String);
+
+fn stored(conn: &mut AnyConnection, caller_id: &str, key: &str) -> QueryResult<Option<StoredRow>> {
+    ik::table
+        .find((caller_id, key))
+        .select((ik::request_hash, ik::status_code, ik::response_body))
+        .first(conn)
+        .optional()
+}
+
+fn replay((hash, code, body): StoredRow, fingerprint: &str) -> Result<(u16, String), ApiError> {
+    if hash == fingerprint {
+        Ok((code as u16, body))
+    } else {
+        Err(ApiError::conflict(
+            "idempotency_key_reused",
+            "this Idempotency-Key was already used with a different request",
+        ))
+    }
+}

@@ -1,0 +1,168 @@
+use actix_web::{get, post, put, web, HttpResponse};
+use serde::Deserialize;
+use utoipa::{IntoParams, ToSchema};
+
+use super::error::{ApiError, ApiResult};
+use super::pagination::Page;
+use super::state::AppState;
+use crate::auth::Caller;
+use crate::domain::{Password, Role, Username};
+use crate::significant_events::{self, EventKind};
+use crate::users::{self, CreateUserError, NewUser, User};
+
+#[derive(Deserialize, ToSchema)]
+#[serde(deny_unknown_fields)]
+pub struct CreateUserRequest {
+    /// 3–32 letters, digits, '.', '_' or '-'; stored lower-case.
+    pub username: String,
+    pub display_name: Option<String>,
+    pub role: Role,
+    /// 10–128 characters.
+    pub password: String,
+}
+
+/// Creates an account. A pit boss creates staff and players; a cashier creates players.
+#[utoipa::path(tag = "users", security(("bearer" = [])), request_body = CreateUserRequest, responses(
+    (status = 201, body = User),
+    (status = 400, body = super::error::ErrorBody),
+    (status = 403, body = super::error::ErrorBody),
+    (status = 409, body = super::error::ErrorBody),
+))]
+#[post("/api/v1/users")]
+pub async fn create_user(
+    state: web::Data<AppState>,
+    caller: Caller,
+    body: web::Json<CreateUserRequest>,
+) -> ApiResult<HttpResponse> {
+    caller.require(&[Role::Pitboss, Role::Cashier])?;
+    let req = body.into_inner();
+    if caller.role == Role::Cashier && req.role != Role::Player {
+        return Err(ApiError::forbidden("a cashier may create player accounts only"));
+    }
+    let username = Username::parse(&req.username).map_err(|m| ApiError::bad_request("invalid_username", m))?;
+    let password = Password::parse(&req.password).map_err(|m| ApiError::bad_request("invalid_password", m))?;
+    let display_name = req.display_name.unwrap_or_else(|| username.as_str().to_string());
+    if display_name.is_empty() || display_name.chars().count() > 64 {
+        return Err(ApiError::bad_request("invalid_display_name", "display name must be 1 to 64 characters"));
+    }
+    let user = state
+        .blocking(move |s| {
+            s.db.write(|conn| {
+                let new = NewUser { username: &username, display_name: &display_name, role: req.role, password: password.expose() };
+                users::create(conn, &new, Some(&caller.user_id), s.settings.argon2_memory_kib).map_err(|e| match e {
+                    CreateUserError::Taken(name) => ApiError::conflict("username_taken", format!("username {name} is taken")),
+                    CreateUserError::Db(d) => ApiError::from(d),
+                })
+            })
+        })
+        .await?;
+    Ok(HttpResponse::Created().json(user))
+}
+
+#[derive(Deserialize, IntoParams)]
+#[serde(deny_unknown_fields)]
+pub struct ListUsersQuery {
+    pub role: Option<Role>,
+    pub limit: Option<i64>,
+    pub offset: Option<i64>,
+}
+
+/// Lists accounts. Pit boss and auditor see everyone; a cashier sees players.
+#[utoipa::path(tag = "users", security(("bearer" = [])), params(ListUsersQuery), responses(
+    (status = 200, body = Vec<User>),
+    (status = 403, body = super::error::ErrorBody),
+))]
+#[get("/api/v1/users")]
+pub async fn list_users(
+    state: web::Data<AppState>,
+    caller: Caller,
+    query: web::Query<ListUsersQuery>,
+) -> ApiResult<web::Json<Vec<User>>> {
+    caller.require(&[Role::Pitboss, Role::Auditor, Role::Cashier])?;
+    let q = query.into_inner();
+    let role = if caller.role == Role::Cashier {
+        if q.role.is_some_and(|r| r != Role::Player) {
+            return Err(ApiError::forbidden("a cashier may list player accounts only"));
+        }
+        Some(Role::Player)
+    } else {
+        q.role
+    };
+    let page = Page::new(q.limit, q.offset)?;
+    let list = state
+        .blocking(move |s| {
+            let mut conn = s.db.conn()?;
+            Ok(users::list(&mut conn, role, page.limit, page.offset)?)
+        })
+        .await?;
+    Ok(web::Json(list))
+}
+
+#[derive(Deserialize, ToSchema)]
+#[serde(deny_unknown_fields)]
+pub struct UpdateUserRequest {
+    pub role: Option<Role>,
+    pub active: Option<bool>,
+}
+
+/// Changes an account's role or deactivates it (pit boss). A significant event.
+///
+/// A player's role cannot change (their wallet stays a player's), nor can a
+/// staff account become a player.
+#[utoipa::path(tag = "users", security(("bearer" = [])), request_body = UpdateUserRequest, responses(
+    (status = 200, body = User),
+    (status = 403, body = super::error::ErrorBody),
+    (status = 404, body = super::error::ErrorBody),
+    (status = 422, body = super::error::ErrorBody),
+))]
+#[put("/api/v1/users/{user_id}")]
+pub async fn update_user(
+    state: web::Data<AppState>,
+    caller: Caller,
+    path: web::Path<String>,
+    body: web::Json<UpdateUserRequest>,
+) -> ApiResult<web::Json<User>> {
+    caller.require(&[Role::Pitboss])?;
+    let user_id = path.into_inner();
+    let req = body.into_inner();
+    let user = state
+        .blocking(move |s| {
+            s.db.write(|conn| {
+                use crate::store::schema::users as u;
+                use diesel::prelude::*;
+                let row = users::find(conn, &user_id)?.ok_or_else(|| ApiError::not_found("user"))?;
+                if user_id == caller.user_id {
+                    return Err(ApiError::unprocessable("self_change", "a pit boss cannot change their own account"));
+                }
+                if let Some(role) = req.role {
+                    if (role == Role::Player) != (row.role() == Role::Player) {
+                        return Err(ApiError::unprocessable(
+                            "role_change_not_allowed",
+                            "player and staff accounts cannot be converted into each other",
+                        ));
+                    }
+                    diesel::update(u::table.find(&user_id)).set(u::role.eq(role.as_str())).execute(conn)?;
+                    significant_events::record(
+                        conn,
+                        EventKind::RoleChanged,
+                        Some(&caller.user_id),
+                        Some(&user_id),
+                        serde_json::json!({ "from": row.role, "to": role.as_str() }),
+                    )?;
+                }
+                if let Some(active) = req.active {
+                    diesel::update(u::table.find(&user_id)).set(u::active.eq(active)).execute(conn)?;
+                    significant_events::record(
+                        conn,
+                        EventKind::RoleChanged,
+                        Some(&caller.user_id),
+                        Some(&user_id),
+                        serde_json::json!({ "active": active }),
+                    )?;
+                }
+                Ok(users::find(conn, &user_id)?.ok_or_else(|| ApiError::not_found("user"))?.public())
+            })
+        })
+        .await?;
+    Ok(web::Json(user))
+}

@@ -1,0 +1,2 @@
+mod card;
+pub use card::*;

@@ -1,0 +1,136 @@
+//! Configuration by flags and environment (see the README's table).
+//!
+//! Secrets are never compiled in. With the embedded SQLite database and no
+//! secret given, a random one is generated once and kept beside the database
+//! file (mode 0600), so a development install works with zero set-up; with
+//! PostgreSQL the secrets must be given, since several instances must agree.
+
+use crate::store::Backend;
+use clap::Args;
+use rand_core::{OsRng, RngCore};
+use std::path::{Path, PathBuf};
+
+pub const DEFAULT_DATABASE_URL: &str = "sqlite://data/djego.db";
+
+#[derive(Args, Clone, Debug)]
+pub struct DatabaseArgs {
+    /// Database URL: a SQLite file path (`sqlite://data/djego.db`) or `postgres://…`.
+    #[arg(long, env = "DATABASE_URL", default_value = DEFAULT_DATABASE_URL)]
+    pub database_url: String,
+    /// Maximum pooled database connections per instance.
+    #[arg(long, env = "DJEGO_DB_MAX_CONNECTIONS", default_value_t = 16)]
+    pub db_max_connections: u32,
+}
+
+#[derive(Args, Clone, Debug)]
+pub struct ServeArgs {
+    #[command(flatten)]
+    pub database: DatabaseArgs,
+    /// Address to listen on.
+    #[arg(long, env = "DJEGO_BIND", default_value = "127.0.0.1:8080")]
+    pub bind: String,
+    /// HMAC secret that signs access tokens (at least 32 bytes).
+    #[arg(long, env = "DJEGO_JWT_SECRET", hide_env_values = true)]
+    pub jwt_secret: Option<String>,
+    /// 32-byte key, as 64 hex digits, that encrypts server seeds at rest.
+    #[arg(long, env = "DJEGO_SEED_KEY", hide_env_values = true)]
+    pub seed_key: Option<String>,
+    /// Lifetime of an access token in seconds.
+    #[arg(long, env = "DJEGO_TOKEN_TTL_SECONDS", default_value_t = 8 * 3600)]
+    pub token_ttl_seconds: u64,
+    /// Worker threads (0 = one per core).
+    #[arg(long, env = "DJEGO_WORKERS", default_value_t = 0)]
+    pub workers: usize,
+    /// Seed a small demo casino on start and print its credentials.
+    #[arg(long)]
+    pub demo: bool,
+}
+
+/// Everything the running service needs, resolved and validated.
+#[derive(Clone)]
+pub struct Settings {
+    pub database_url: String,
+    pub db_max_connections: u32,
+    pub bind: String,
+    pub jwt_secret: Vec<u8>,
+    pub seed_key: [u8; 32],
+    pub token_ttl_seconds: u64,
+    pub workers: usize,
+    /// Failed logins per username allowed within `login_window_seconds`.
+    pub login_failures_allowed: u32,
+    pub login_window_seconds: u64,
+    /// Largest JSON request body accepted.
+    pub json_limit_bytes: usize,
+    /// Argon2 memory cost; lowered only by the test harness.
+    pub argon2_memory_kib: u32,
+}
+
+impl Settings {
+    pub fn resolve(args: &ServeArgs) -> Result<Settings, String> {
+        let backend = Backend::of_url(&args.database.database_url);
+        let secrets_dir = secrets_dir(&args.database.database_url);
+        let jwt_secret = match &args.jwt_secret {
+            Some(s) if s.len() >= 32 => s.as_bytes().to_vec(),
+            Some(_) => return Err("DJEGO_JWT_SECRET must be at least 32 bytes".into()),
+            None if backend == Backend::Sqlite => {
+                hex::decode(persisted_secret(&secrets_dir, "jwt.key")?).map_err(|e| e.to_string())?
+            }
+            None => return Err("DJEGO_JWT_SECRET is required with PostgreSQL (all instances must share it)".into()),
+        };
+        let seed_key_hex = match &args.seed_key {
+            Some(s) => s.clone(),
+            None if backend == Backend::Sqlite => persisted_secret(&secrets_dir, "seed.key")?,
+            None => return Err("DJEGO_SEED_KEY is required with PostgreSQL (all instances must share it)".into()),
+        };
+        let seed_key = parse_key(&seed_key_hex)?;
+        Ok(Settings {
+            database_url: args.database.database_url.clone(),
+            db_max_connections: args.database.db_max_connections,
+            bind: args.bind.clone(),
+            jwt_secret,
+            seed_key,
+            token_ttl_seconds: args.token_ttl_seconds,
+            workers: args.workers,
+            login_failures_allowed: 5,
+            login_window_seconds: 15 * 60,
+            json_limit_bytes: 64 * 1024,
+            argon2_memory_kib: argon2::Params::DEFAULT_M_COST,
+        })
+    }
+}
+
+pub fn parse_key(hex_text: &str) -> Result<[u8; 32], String> {
+    let bytes = hex::decode(hex_text.trim()).map_err(|_| "DJEGO_SEED_KEY must be 64 hex digits".to_string())?;
+    bytes.try_into().map_err(|_| "DJEGO_SEED_KEY must be 64 hex digits (32 bytes)".to_string())
+}
+
+fn secrets_dir(database_url: &str) -> PathBuf {
+    let path = database_url.strip_prefix("sqlite://").unwrap_or(database_url);
+    Path::new(path).parent().map(Path::to_path_buf).unwrap_or_else(|| PathBuf::from("."))
+}
+
+/// Reads a hex secret from `dir/name`, creating a random 32-byte one first if absent.
+fn persisted_secret(dir: &Path, name: &str) -> Result<String, String> {
+    let path = dir.join(name);
+    if let Ok(text) = std::fs::read_to_string(&path) {
+        return Ok(text.trim().to_string());
+    }
+    std::fs::create_dir_all(dir).map_err(|e| format!("cannot create {}: {e}", dir.display()))?;
+    let mut bytes = [0u8; 32];
+    OsRng.fill_bytes(&mut bytes);
+    let text = hex::encode(bytes);
+    write_private(&path, &text).map_err(|e| format!("cannot write {}: {e}", path.display()))?;
+    Ok(text)
+}
+
+fn write_private(path: &Path, text: &str) -> std::io::Result<()> {
+    use std::io::Write;
+    let mut options = std::fs::OpenOptions::new();
+    options.write(true).create_new(true);
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::OpenOptionsExt;
+        options.mode(0o600);
+    }
+    options.open(path)?.write_all(text.as_bytes())
+}

@@ -1,0 +1,118 @@
+//! Money in the domain: exact decimals with at most two fraction digits,
+//! stored as integer minor units (cents). Floats never touch money.
+
+use rust_decimal::Decimal;
+use serde::{Deserialize, Serialize};
+use std::fmt;
+
+/// Fraction digits of the house currency.
+pub const MINOR_DIGITS: u32 = 2;
+/// Largest single amount accepted anywhere: 1,000,000,000.00.
+pub const MAX_AMOUNT_MINOR: i64 = 100_000_000_000;
+
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum AmountError {
+    #[error("amount must be a decimal string such as \"12.50\"")]
+    NotADecimal,
+    #[error("amount must be greater than zero")]
+    NotPositive,
+    #[error("amount has more than {MINOR_DIGITS} decimal places")]
+    TooManyDecimals,
+    #[error("amount exceeds the maximum of 1000000000.00")]
+    TooLarge,
+}
+
+/// A strictly positive amount of money with at most two decimals.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub struct Amount(i64);
+
+impl Amount {
+    pub fn from_minor(minor: i64) -> Result<Amount, AmountError> {
+        if minor <= 0 {
+            Err(AmountError::NotPositive)
+        } else if minor > MAX_AMOUNT_MINOR {
+            Err(AmountError::TooLarge)
+        } else {
+            Ok(Amount(minor))
+        }
+    }
+
+    pub fn from_decimal(value: Decimal) -> Result<Amount, AmountError> {
+        let normalized = value.normalize();
+        if normalized.scale() > MINOR_DIGITS {
+            return Err(AmountError::TooManyDecimals);
+        }
+        if value <= Decimal::ZERO {
+            return Err(AmountError::NotPositive);
+        }
+        let minor = (normalized * Decimal::from(100)).trunc();
+        let minor: i64 = minor.try_into().map_err(|_| AmountError::TooLarge)?;
+        Amount::from_minor(minor)
+    }
+
+    pub fn parse(text: &str) -> Result<Amount, AmountError> {
+        let value: Decimal = text.trim().parse().map_err(|_| AmountError::NotADecimal)?;
+        Amount::from_decimal(value)
+    }
+
+    pub fn minor(self) -> i64 {
+        self.0
+    }
+
+    pub fn to_decimal(self) -> Decimal {
+        minor_to_decimal(self.0)
+    }
+}
+
+impl fmt::Display for Amount {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{}", self.to_decimal())
+    }
+}
+
+impl Serialize for Amount {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        s.serialize_str(&self.to_string())
+    }
+}
+
+impl<'de> Deserialize<'de> for Amount {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        let text = String::deserialize(d)?;
+        Amount::parse(&text).map_err(serde::de::Error::custom)
+    }
+}
+
+/// A balance or total in minor units, shown as a two-decimal string.
+pub fn minor_to_decimal(minor: i64) -> Decimal {
+    Decimal::new(minor, MINOR_DIGITS)
+}
+
+pub fn format_minor(minor: i64) -> String {
+    minor_to_decimal(minor).to_string()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn parses_exact_decimals() {
+        assert_eq!(Amount::parse("12.50").unwrap().minor(), 1250);
+        assert_eq!(Amount::parse("7").unwrap().minor(), 700);
+        assert_eq!(Amount::parse("0.01").unwrap().minor(), 1);
+        assert_eq!(Amount::parse("1.500").unwrap().minor(), 150);
+        assert_eq!(Amount::parse("12.50").unwrap().to_string(), "12.50");
+    }
+
+    #[test]
+    fn rejects_what_is_not_money() {
+        assert_eq!(Amount::parse("0"), Err(AmountError::NotPositive));
+        assert_eq!(Amount::parse("-1"), Err(AmountError::NotPositive));
+        assert_eq!(Amount::parse("0.001"), Err(AmountError::TooManyDecimals));
+        assert_eq!(Amount::parse("abc"), Err(AmountError::NotADecimal));
+        assert_eq!(Amount::parse("1e3"), Err(AmountError::NotADecimal));
+        assert_eq!(Amount::parse("1000000000.01"), Err(AmountError::TooLarge));
+        assert_eq!(Amount::parse("99999999999999999999999"), Err(AmountError::TooLarge));
+    }
+}

@@ -1,0 +1,2 @@
+pub mod facts;
+pub use facts::DealFacts;

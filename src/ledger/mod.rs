@@ -1,0 +1,19 @@
+//! The audited double-entry ledger (SPEC §2). Every coin that moves in djego
+//! moves through [`post`], inside the caller's write transaction, so a state
+//! change and its money commit together or not at all.
+//!
+//! Invariants, enforced here and checked by [`verify::verify`]:
+//! - every transfer moves a positive amount from one account to another, so
+//!   the sum of all balances is always zero;
+//! - an account that may not go negative (wallets, escrows, pots) never does;
+//! - transfers are immutable and hash-chained in one total order (`seq`).
+
+pub mod accounts;
+mod chain;
+mod post;
+pub mod read;
+pub mod verify;
+
+pub use accounts::{AccountId, AccountKind};
+pub use chain::{transfer_hash, GENESIS_HASH};
+pub use post::{post, LedgerError, Refs, Transfer, TransferKind, TransferSpec};

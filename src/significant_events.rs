@@ -1,0 +1,109 @@
+//! The append-only log of significant events (SPEC §8) that auditors read:
+//! tables opened and closed, pay tables installed, role changes, failed
+//! logins, voids, corrections, seed reveals. Rows are only ever inserted.
+
+use diesel::prelude::*;
+use serde::Serialize;
+use utoipa::ToSchema;
+
+use crate::store::schema::significant_events as se;
+use crate::store::{new_id, now_us, AnyConnection};
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum EventKind {
+    AdminBootstrapped,
+    UserCreated,
+    RoleChanged,
+    LoginFailed,
+    LoginRateLimited,
+    TableCreated,
+    TableOpened,
+    TableClosed,
+    DealerAssigned,
+    PayTableInstalled,
+    RoundVoided,
+    SeedRevealed,
+    Correction,
+    HouseRuleOverride,
+}
+
+impl EventKind {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            EventKind::AdminBootstrapped => "admin_bootstrapped",
+            EventKind::UserCreated => "user_created",
+            EventKind::RoleChanged => "role_changed",
+            EventKind::LoginFailed => "login_failed",
+            EventKind::LoginRateLimited => "login_rate_limited",
+            EventKind::TableCreated => "table_created",
+            EventKind::TableOpened => "table_opened",
+            EventKind::TableClosed => "table_closed",
+            EventKind::DealerAssigned => "dealer_assigned",
+            EventKind::PayTableInstalled => "pay_table_installed",
+            EventKind::RoundVoided => "round_voided",
+            EventKind::SeedRevealed => "seed_revealed",
+            EventKind::Correction => "correction",
+            EventKind::HouseRuleOverride => "house_rule_override",
+        }
+    }
+}
+
+#[derive(Insertable)]
+#[diesel(table_name = se)]
+struct NewEvent<'a> {
+    id: String,
+    at_us: i64,
+    kind: &'a str,
+    actor_id: Option<&'a str>,
+    subject: Option<&'a str>,
+    details: String,
+}
+
+pub fn record(
+    conn: &mut AnyConnection,
+    kind: EventKind,
+    actor_id: Option<&str>,
+    subject: Option<&str>,
+    details: serde_json::Value,
+) -> QueryResult<()> {
+    diesel::insert_into(se::table)
+        .values(NewEvent { id: new_id(), at_us: now_us(), kind: kind.as_str(), actor_id, subject, details: details.to_string() })
+        .execute(conn)?;
+    Ok(())
+}
+
+#[derive(Queryable, Selectable, Serialize, ToSchema, Debug)]
+#[diesel(table_name = se)]
+pub struct SignificantEvent {
+    pub id: String,
+    /// Microseconds since the Unix epoch.
+    pub at_us: i64,
+    pub kind: String,
+    pub actor_id: Option<String>,
+    pub subject: Option<String>,
+    /// The event's details as a JSON document.
+    pub details: String,
+}
+
+pub struct EventFilter {
+    pub kind: Option<String>,
+    pub from_us: Option<i64>,
+    pub to_us: Option<i64>,
+    pub limit: i64,
+    pub offset: i64,
+}
+
+/// Newest first.
+pub fn list(conn: &mut AnyConnection, filter: &EventFilter) -> QueryResult<Vec<SignificantEvent>> {
+    let mut query = se::table.select(SignificantEvent::as_select()).into_boxed();
+    if let Some(kind) = &filter.kind {
+        query = query.filter(se::kind.eq(kind.clone()));
+    }
+    if let Some(from) = filter.from_us {
+        query = query.filter(se::at_us.ge(from));
+    }
+    if let Some(to) = filter.to_us {
+        query = query.filter(se::at_us.lt(to));
+    }
+    query.order((se::at_us.desc(), se::id.desc())).limit(filter.limit).offset(filter.offset).load(conn)
+}

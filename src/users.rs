@@ -1,0 +1,140 @@
+//! Accounts of the people who use djego, and the first-run bootstrap.
+
+use diesel::prelude::*;
+use serde::Serialize;
+use utoipa::ToSchema;
+
+use crate::auth::hash_password;
+use crate::domain::{Role, Username};
+use crate::significant_events::{self, EventKind};
+use crate::store::schema::users;
+use crate::store::{new_id, now_us, AnyConnection};
+
+#[derive(Queryable, Selectable, Debug, Clone)]
+#[diesel(table_name = users)]
+pub struct UserRow {
+    pub id: String,
+    pub username: String,
+    pub display_name: String,
+    pub role: String,
+    pub password_hash: String,
+    pub active: bool,
+    pub created_at_us: i64,
+}
+
+/// A user as shown over the API (never the password hash).
+#[derive(Serialize, ToSchema, Debug, Clone)]
+pub struct User {
+    pub id: String,
+    pub username: String,
+    pub display_name: String,
+    pub role: Role,
+    pub active: bool,
+    pub created_at_us: i64,
+}
+
+impl UserRow {
+    pub fn role(&self) -> Role {
+        // The CHECK constraint on users.role admits only the five names.
+        Role::parse(&self.role).unwrap_or(Role::Player)
+    }
+    pub fn public(&self) -> User {
+        User {
+            id: self.id.clone(),
+            username: self.username.clone(),
+            display_name: self.display_name.clone(),
+            role: self.role(),
+            active: self.active,
+            created_at_us: self.created_at_us,
+        }
+    }
+}
+
+pub struct NewUser<'a> {
+    pub username: &'a Username,
+    pub display_name: &'a str,
+    pub role: Role,
+    pub password: &'a str,
+}
+
+#[derive(Debug, thiserror::Error)]
+pub enum CreateUserError {
+    #[error("username {0} is taken")]
+    Taken(String),
+    #[error(transparent)]
+    Db(#[from] diesel::result::Error),
+}
+
+/// Inserts a user (and, for a player, opens their wallet), recording who did it.
+pub fn create(
+    conn: &mut AnyConnection,
+    new: &NewUser<'_>,
+    created_by: Option<&str>,
+    argon2_memory_kib: u32,
+) -> Result<User, CreateUserError> {
+    if find_by_username(conn, new.username.as_str())?.is_some() {
+        return Err(CreateUserError::Taken(new.username.as_str().to_string()));
+    }
+    let row = UserRow {
+        id: new_id(),
+        username: new.username.as_str().to_string(),
+        display_name: new.display_name.to_string(),
+        role: new.role.as_str().to_string(),
+        password_hash: hash_password(new.password, argon2_memory_kib),
+        active: true,
+        created_at_us: now_us(),
+    };
+    diesel::insert_into(users::table)
+        .values((
+            users::id.eq(&row.id),
+            users::username.eq(&row.username),
+            users::display_name.eq(&row.display_name),
+            users::role.eq(&row.role),
+            users::password_hash.eq(&row.password_hash),
+            users::active.eq(row.active),
+            users::created_at_us.eq(row.created_at_us),
+        ))
+        .execute(conn)?;
+    if new.role == Role::Player {
+        crate::ledger::accounts::open_wallet(conn, &row.id)?;
+    }
+    significant_events::record(
+        conn,
+        EventKind::UserCreated,
+        created_by,
+        Some(&row.id),
+        serde_json::json!({ "username": row.username, "role": row.role }),
+    )?;
+    Ok(row.public())
+}
+
+pub fn find_by_username(conn: &mut AnyConnection, username: &str) -> QueryResult<Option<UserRow>> {
+    users::table
+        .filter(users::username.eq(username.to_ascii_lowercase()))
+        .select(UserRow::as_select())
+        .first(conn)
+        .optional()
+}
+
+pub fn find(conn: &mut AnyConnection, id: &str) -> QueryResult<Option<UserRow>> {
+    users::table.find(id).select(UserRow::as_select()).first(conn).optional()
+}
+
+pub fn count(conn: &mut AnyConnection) -> QueryResult<i64> {
+    users::table.count().get_result(conn)
+}
+
+pub fn list(conn: &mut AnyConnection, role: Option<Role>, limit: i64, offset: i64) -> QueryResult<Vec<User>> {
+    let mut query = users::table.select(UserRow::as_select()).into_boxed();
+    if let Some(role) = role {
+        query = query.filter(users::role.eq(role.as_str()));
+    }
+    Ok(query
+        .order((users::created_at_us.asc(), users::id.asc()))
+        .limit(limit)
+        .offset(offset)
+        .load(conn)?
+        .iter()
+        .map(UserRow::public)
+        .collect())
+}
