@@ -7,12 +7,14 @@
 
 pub mod api;
 pub mod auth;
+pub mod bets;
 pub mod bootstrap;
 pub mod cards;
 pub mod config;
 pub mod domain;
 pub mod games;
 pub mod ledger;
+pub mod math;
 pub mod significant_events;
 pub mod startup;
 pub mod store;

@@ -1,0 +1,17 @@
+//! Game math: exact RTPs, the simulated distribution of N, certification,
+//! operator tools and plots (SPEC §7).
+pub mod basic_strategy;
+mod cached;
+mod certify;
+mod exact;
+mod n_distribution;
+pub mod plots;
+mod simulate;
+mod suggest;
+
+pub use cached::*;
+pub use certify::*;
+pub use exact::{maximo_probabilities, escucha_probabilities, prima_probabilities, rational_to_decimal_string};
+pub use n_distribution::*;
+pub use simulate::*;
+pub use suggest::*;
