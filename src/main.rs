@@ -1,12 +1,18 @@
-//! The `djego` command line: serve, migrate, demo, user, verify, openapi.
+//! The `djego` command line: the clap definition and dispatch. Each command
+//! group's implementation lives in `src/cli/` (serve, user, verify, certify,
+//! simulate).
+//!
+//! Exit codes: 0 success (or PASS), 1 a check failed (verification, certification),
+//! 2 the command could not run (bad input, unreadable file, I/O or database error).
 
-use clap::{Parser, Subcommand};
+mod cli;
+
+use clap::{ArgGroup, Args, Parser, Subcommand};
+use std::path::PathBuf;
 use std::process::ExitCode;
 
-use djego::config::{DatabaseArgs, ServeArgs, Settings};
-use djego::domain::{Password, Role, Username};
-use djego::startup::Application;
-use djego::store::Database;
+use djego::config::{DatabaseArgs, ServeArgs};
+use djego::domain::Role;
 
 #[derive(Parser)]
 #[command(name = "djego", version, about = "Casino table-management and wagering backend")]
@@ -28,10 +34,25 @@ enum Command {
         #[command(subcommand)]
         command: UserCommand,
     },
-    /// Verify the ledger's hash chain and trial balance.
+    /// Verify the ledger, or a round's shuffle transcript offline.
     Verify {
         #[command(subcommand)]
         command: VerifyCommand,
+    },
+    /// Certify the shuffle or a pay table; suggest pays for a target RTP.
+    Certify {
+        #[command(subcommand)]
+        command: CertifyCommand,
+    },
+    /// Run the game-math simulations.
+    Simulate {
+        #[command(subcommand)]
+        command: SimulateCommand,
+    },
+    /// Solve games: the value of Lobo under perfect play, its bounds, simple strategies.
+    Solve {
+        #[command(subcommand)]
+        command: SolveCommand,
     },
     /// Print the OpenAPI document generated from the code.
     Openapi,
@@ -40,35 +61,228 @@ enum Command {
 #[derive(Subcommand)]
 enum UserCommand {
     /// Create an account; the password comes from DJEGO_NEW_PASSWORD.
-    Create {
-        #[arg(long)]
-        username: String,
-        #[arg(long, value_parser = parse_role)]
-        role: Role,
-        #[arg(long)]
-        display_name: Option<String>,
-        #[arg(long, env = "DJEGO_NEW_PASSWORD", hide_env_values = true)]
-        password: String,
-        #[command(flatten)]
-        database: DatabaseArgs,
-    },
+    Create(UserCreateArgs),
+}
+
+#[derive(Args)]
+pub struct UserCreateArgs {
+    #[arg(long)]
+    pub username: String,
+    #[arg(long, value_parser = parse_role)]
+    pub role: Role,
+    #[arg(long)]
+    pub display_name: Option<String>,
+    #[arg(long, env = "DJEGO_NEW_PASSWORD", hide_env_values = true)]
+    pub password: String,
+    #[command(flatten)]
+    pub database: DatabaseArgs,
 }
 
 #[derive(Subcommand)]
 enum VerifyCommand {
     /// Recompute the ledger's hash chain and balances; exit 1 when broken.
     Ledger(DatabaseArgs),
+    /// Check a round recall offline: recompute the commitment, the client seed and the
+    /// dealt order of a ShuffleTranscript JSON file (one transcript or a JSON list of them).
+    /// Exit 0 if all verify, 1 if any does not, 2 if the file cannot be read.
+    Round(VerifyRoundArgs),
+}
+
+#[derive(Args)]
+pub struct VerifyRoundArgs {
+    /// The transcript JSON file ("-" for standard input).
+    pub transcript: PathBuf,
+    /// Print the verification reports as JSON instead of text.
+    #[arg(long)]
+    pub json: bool,
+}
+
+#[derive(Subcommand)]
+enum CertifyCommand {
+    /// Statistical certification of shuffle-v1 over N production-path shuffles.
+    /// Writes certification.json and certification.txt; exit 0 on PASS, 1 on FAIL.
+    Shuffle(CertifyShuffleArgs),
+    /// Certify a pay table: every bet's outcome probabilities, RTP, house edge, standard
+    /// deviation and pass/fail against the bounds; exit 1 when any bet fails.
+    PayTable(CertifyPayTableArgs),
+    /// Suggest the pays for a bet that come closest to a target RTP from below.
+    Suggest(SuggestArgs),
+}
+
+#[derive(Args)]
+pub struct CertifyShuffleArgs {
+    /// Number of shuffles.
+    #[arg(long)]
+    pub shuffles: u64,
+    /// Certification seed: round i uses server seed SHA-256(seed BE ‖ i BE).
+    #[arg(long)]
+    pub seed: u64,
+    /// Family-wise significance level (each test is judged at significance / tests).
+    #[arg(long, default_value_t = 0.01)]
+    pub significance: f64,
+    /// Worker threads (default: all cores).
+    #[arg(long)]
+    pub threads: Option<usize>,
+    /// Directory for certification.json and certification.txt (created if missing).
+    #[arg(long, default_value = ".")]
+    pub out: PathBuf,
+}
+
+/// Which pay table: a JSON file, or one of the built-in tables.
+#[derive(Args)]
+#[command(group(ArgGroup::new("table").args(["file", "default", "house"])))]
+pub struct PayTableChoice {
+    /// A pay table JSON file (the PayTableSpec format). Without it, --default is assumed.
+    pub file: Option<PathBuf>,
+    /// The built-in default table (the rules' printed pays).
+    #[arg(long)]
+    pub default: bool,
+    /// The built-in house table (Conto Alto and Bajo re-priced to certify).
+    #[arg(long)]
+    pub house: bool,
+}
+
+#[derive(Args)]
+pub struct NSourceArgs {
+    /// Certify on a fresh simulation of this many deals instead of the embedded distribution of N.
+    #[arg(long, value_name = "DEALS", requires = "seed")]
+    pub simulate: Option<u64>,
+    /// The simulation's seed (with --simulate).
+    #[arg(long, requires = "simulate")]
+    pub seed: Option<u64>,
+    /// Worker threads for --simulate (default: all cores).
+    #[arg(long, requires = "simulate")]
+    pub threads: Option<usize>,
+}
+
+#[derive(Args)]
+pub struct CertifyPayTableArgs {
+    #[command(flatten)]
+    pub table: PayTableChoice,
+    /// Lowest acceptable RTP, as a fraction.
+    #[arg(long, default_value_t = 0.80)]
+    pub min: f64,
+    /// Highest acceptable RTP, as a fraction.
+    #[arg(long, default_value_t = 0.995)]
+    pub max: f64,
+    /// Print the certificate as JSON.
+    #[arg(long)]
+    pub json: bool,
+    #[command(flatten)]
+    pub n_source: NSourceArgs,
+    /// Write n_distribution.svg and rtp_by_bet.svg into this directory.
+    #[arg(long, value_name = "DIR")]
+    pub plots: Option<PathBuf>,
+}
+
+#[derive(Args)]
+pub struct SuggestArgs {
+    /// The bet kind: prima, escucha, maximo, conto_alto, conto_bajo, conto_medio, cartas, comeco.
+    #[arg(long)]
+    pub bet: String,
+    /// For cartas: the number (one the base table offers).
+    #[arg(long)]
+    pub number: Option<u8>,
+    /// Target RTP, as a fraction (e.g. 0.96).
+    #[arg(long)]
+    pub target: f64,
+    /// Pays are multiples of this step.
+    #[arg(long, default_value = "0.25")]
+    pub step: rust_decimal::Decimal,
+    /// The base table (default: the built-in default table).
+    #[command(flatten)]
+    pub table: PayTableChoice,
+    /// Print the suggestion, including the whole new pay table, as JSON.
+    #[arg(long)]
+    pub json: bool,
+}
+
+#[derive(Subcommand)]
+enum SimulateCommand {
+    /// Simulate the distribution of N (the first-pass count) through the real shuffle and engine.
+    FirstPass(SimulateFirstPassArgs),
+}
+
+#[derive(Args)]
+pub struct SimulateFirstPassArgs {
+    /// Deals to simulate (with --extend: deals to add).
+    #[arg(long)]
+    pub deals: u64,
+    /// The simulation seed (ignored with --extend, which continues that file's seed).
+    #[arg(long, required_unless_present = "extend")]
+    pub seed: Option<u64>,
+    /// Worker threads (default: all cores).
+    #[arg(long)]
+    pub threads: Option<usize>,
+    /// Write the distribution as JSON (the format of src/math/n_distribution_cache.json).
+    #[arg(long, value_name = "FILE")]
+    pub out: Option<PathBuf>,
+    /// Continue the simulation held in this JSON file (its seed) by --deals more deals.
+    #[arg(long, value_name = "FILE")]
+    pub extend: Option<PathBuf>,
+}
+
+#[derive(Subcommand)]
+enum SolveCommand {
+    /// Lobo's value per round under perfect play (points, positive = player's edge): a lower
+    /// bound (Overs limited), an upper bound (clairvoyant player), the exact value within a state
+    /// budget, or simple strategies; with the house edge of a rule (docs/lobo.md).
+    Lobo(SolveLoboArgs),
+}
+
+#[derive(Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+pub enum SolveBound {
+    /// Exact best play with Overs limited to --over (default 1): a lower bound on perfect play.
+    Lower,
+    /// The clairvoyant player (optionally penalised): an upper bound on perfect play.
+    Upper,
+    /// Exact perfect play (Overs up to --over, default all) within --budget stored positions.
+    Exact,
+    /// Simple strategies: fold at once, Perfect-or-Sum, capture-without-risk.
+    Policies,
+}
+
+#[derive(Args)]
+pub struct SolveLoboArgs {
+    /// hard, ordinary or easy.
+    #[arg(long, value_parser = cli::solve::parse_mode)]
+    pub mode: djego::games::lobo::Mode,
+    #[arg(long, value_enum, default_value = "lower")]
+    pub bound: SolveBound,
+    /// House rule for the edge, e.g. fee=904 or fee=50,ante=10 (hundredths of a unit);
+    /// default: the mode's default rule.
+    #[arg(long, value_parser = cli::solve::parse_rule)]
+    pub rule: Option<djego::games::lobo::HouseRule>,
+    /// Loss cap in points (default: no cap).
+    #[arg(long)]
+    pub cap: Option<u32>,
+    /// Largest Over difference allowed (default 1 for lower, 9 = full rules otherwise).
+    #[arg(long)]
+    pub over: Option<u8>,
+    /// Upper bound's penalty values: none, or the Over limit of the exact values used.
+    #[arg(long, default_value = "1")]
+    pub penalty: String,
+    /// Largest Over difference the penalty charges.
+    #[arg(long, default_value_t = 1)]
+    pub penalty_over: u8,
+    /// State budget of --bound exact (positions stored).
+    #[arg(long, default_value_t = 20_000_000)]
+    pub budget: u64,
+    /// Sampled deals (seeded); ignored with --full.
+    #[arg(long, default_value_t = 2000)]
+    pub samples: usize,
+    #[arg(long, default_value_t = 1)]
+    pub seed: u64,
+    /// Worker threads (default: all cores).
+    #[arg(long)]
+    pub threads: Option<usize>,
+    /// Enumerate every opening exactly instead of sampling (lower and exact).
+    #[arg(long)]
+    pub full: bool,
 }
 
 fn parse_role(text: &str) -> Result<Role, String> {
     Role::parse(text).ok_or_else(|| "role must be one of player, dealer, cashier, pitboss, auditor".to_string())
-}
-
-fn open_db(args: &DatabaseArgs) -> Result<Database, String> {
-    let db = Database::connect(&args.database_url, args.db_max_connections.min(4)).map_err(|e| e.to_string())?;
-    db.migrate().map_err(|e| e.to_string())?;
-    djego::bootstrap::ensure_house_accounts(&db).map_err(|e| e.to_string())?;
-    Ok(db)
 }
 
 fn main() -> ExitCode {
@@ -84,59 +298,17 @@ fn main() -> ExitCode {
 
 fn run(cli: Cli) -> Result<ExitCode, String> {
     match cli.command {
-        Command::Serve(args) => {
-            let settings = Settings::resolve(&args)?;
-            let app = Application::build(settings.clone())?;
-            if args.demo {
-                djego::bootstrap::demo(&app.state.db, &settings).map_err(|e| e.to_string())?;
-            }
-            tracing::info!(bind = %settings.bind, port = app.port, "djego listening");
-            println!("djego listening on http://{} (API docs at /docs)", settings.bind);
-            actix_web::rt::System::new().block_on(app.server).map_err(|e| e.to_string())?;
-            Ok(ExitCode::SUCCESS)
-        }
-        Command::Migrate(args) => {
-            let db = Database::connect(&args.database_url, 2).map_err(|e| e.to_string())?;
-            let applied = db.migrate().map_err(|e| e.to_string())?;
-            println!("applied {applied} migration(s)");
-            Ok(ExitCode::SUCCESS)
-        }
-        Command::Demo(args) => {
-            let settings = Settings::resolve(&args)?;
-            let db = open_db(&args.database)?;
-            djego::bootstrap::first_admin(&db, &settings).map_err(|e| e.to_string())?;
-            djego::bootstrap::demo(&db, &settings).map_err(|e| e.to_string())?;
-            Ok(ExitCode::SUCCESS)
-        }
-        Command::User { command: UserCommand::Create { username, role, display_name, password, database } } => {
-            let username = Username::parse(&username)?;
-            let password = Password::parse(&password)?;
-            let db = open_db(&database)?;
-            let display = display_name.unwrap_or_else(|| username.as_str().to_string());
-            let user = db
-                .write(|conn| -> Result<_, djego::bootstrap::BootstrapError> {
-                    Ok(djego::users::create(
-                        conn,
-                        &djego::users::NewUser { username: &username, display_name: &display, role, password: password.expose() },
-                        None,
-                        argon2::Params::DEFAULT_M_COST,
-                    )?)
-                })
-                .map_err(|e| e.to_string())?;
-            println!("created {} '{}' with id {}", user.role, user.username, user.id);
-            Ok(ExitCode::SUCCESS)
-        }
-        Command::Verify { command: VerifyCommand::Ledger(args) } => {
-            let db = open_db(&args)?;
-            let report = db
-                .read(|conn| djego::ledger::verify::verify(conn).map_err(djego::store::StoreError::from))
-                .map_err(|e| e.to_string())?;
-            println!("{}", serde_json::to_string_pretty(&report).map_err(|e| e.to_string())?);
-            Ok(if report.ok { ExitCode::SUCCESS } else { ExitCode::from(1) })
-        }
-        Command::Openapi => {
-            print!("{}", djego::api::openapi_json());
-            Ok(ExitCode::SUCCESS)
-        }
+        Command::Serve(args) => cli::serve::serve(args),
+        Command::Migrate(args) => cli::serve::migrate(args),
+        Command::Demo(args) => cli::serve::demo(args),
+        Command::User { command: UserCommand::Create(args) } => cli::user::create(args),
+        Command::Verify { command: VerifyCommand::Ledger(args) } => cli::verify::ledger(args),
+        Command::Verify { command: VerifyCommand::Round(args) } => cli::verify::round(args),
+        Command::Certify { command: CertifyCommand::Shuffle(args) } => cli::certify::shuffle(args),
+        Command::Certify { command: CertifyCommand::PayTable(args) } => cli::certify::pay_table(args),
+        Command::Certify { command: CertifyCommand::Suggest(args) } => cli::certify::suggest(args),
+        Command::Simulate { command: SimulateCommand::FirstPass(args) } => cli::simulate::first_pass(args),
+        Command::Solve { command: SolveCommand::Lobo(args) } => cli::solve::lobo(args),
+        Command::Openapi => cli::serve::openapi(),
     }
 }

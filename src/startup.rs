@@ -26,12 +26,16 @@ impl Application {
     /// Connects, migrates, bootstraps and binds; the server runs when awaited.
     pub fn build(settings: Settings) -> Result<Application, String> {
         let db = Database::connect(&settings.database_url, settings.db_max_connections).map_err(|e| e.to_string())?;
-        db.migrate().map_err(|e| e.to_string())?;
-        crate::bootstrap::ensure_house_accounts(&db).map_err(|e| e.to_string())?;
-        crate::bootstrap::first_admin(&db, &settings).map_err(|e| e.to_string())?;
+        db.with_startup_lock(|db| -> Result<(), crate::bootstrap::BootstrapError> {
+            db.migrate()?;
+            crate::bootstrap::ensure_house_accounts(db)?;
+            crate::bootstrap::first_admin(db, &settings)
+        })
+        .map_err(|e| e.to_string())?;
         let listener = TcpListener::bind(&settings.bind).map_err(|e| format!("cannot bind {}: {e}", settings.bind))?;
         let port = listener.local_addr().map_err(|e| e.to_string())?.port();
-        let state = AppState { db, settings };
+        let vault = crate::rounds::SeedVault::new(&settings.seed_key);
+        let state = AppState { db, settings, vault, live: crate::live::LiveHub::default() };
         let server = run(listener, state.clone()).map_err(|e| e.to_string())?;
         Ok(Application { port, server, state })
     }

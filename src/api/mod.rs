@@ -7,9 +7,12 @@ pub mod cage;
 pub mod error;
 pub mod health;
 pub mod idempotency;
+pub mod lobo;
 pub mod metrics;
 pub mod pagination;
+pub mod prima_carta;
 pub mod state;
+pub mod tables;
 pub mod users;
 
 use actix_web::web;
@@ -29,6 +32,14 @@ use utoipa::{Modify, OpenApi};
         users::create_user, users::list_users, users::update_user,
         cage::deposit, cage::withdraw, cage::correction, cage::get_wallet, cage::wallet_history,
         audit::events, audit::ledger, audit::trial_balance, audit::verify_ledger,
+        tables::create_table, tables::list_tables, tables::get_table, tables::update_table_config,
+        tables::open_table, tables::close_table, tables::assign_dealer, tables::unassign_dealer,
+        tables::install_pay_table, tables::table_pay_table, tables::list_pay_tables, tables::table_events,
+        prima_carta::create_round, prima_carta::list_rounds, prima_carta::get_round, prima_carta::take_seat,
+        prima_carta::close_betting, prima_carta::deal, prima_carta::copa, prima_carta::advice, prima_carta::settle,
+        prima_carta::void, prima_carta::recall, prima_carta::verification, prima_carta::place_bet,
+        prima_carta::round_bets, prima_carta::my_bets, prima_carta::observed_rtp,
+        lobo::start_round, lobo::get_round, lobo::make_play, lobo::fold, lobo::hint, lobo::recall,
     ),
     modifiers(&BearerAuth),
     tags(
@@ -37,7 +48,11 @@ use utoipa::{Modify, OpenApi};
         (name = "users", description = "Player and staff accounts"),
         (name = "cage", description = "Cash in, cash out, corrections (cashier)"),
         (name = "wallets", description = "Player balances and history"),
-        (name = "audit", description = "Significant events and the ledger (auditor)"),
+        (name = "audit", description = "Significant events, the ledger and observed RTP (auditor)"),
+        (name = "tables", description = "Tables, dealers and live events"),
+        (name = "prima carta", description = "Prima Carta rounds at the house table"),
+        (name = "side bets", description = "House side bets and pay tables"),
+        (name = "lobo", description = "Lobo against the house: rounds, plays, hints, recall"),
     )
 )]
 pub struct ApiDoc;
@@ -78,5 +93,39 @@ pub fn routes(cfg: &mut web::ServiceConfig) {
         .service(audit::events)
         .service(audit::ledger)
         .service(audit::trial_balance)
-        .service(audit::verify_ledger);
+        .service(audit::verify_ledger)
+        .service(tables::create_table)
+        .service(tables::list_tables)
+        .service(tables::get_table)
+        .service(tables::update_table_config)
+        .service(tables::open_table)
+        .service(tables::close_table)
+        .service(tables::assign_dealer)
+        .service(tables::unassign_dealer)
+        .service(tables::install_pay_table)
+        .service(tables::table_pay_table)
+        .service(tables::list_pay_tables)
+        .service(tables::table_events)
+        .service(prima_carta::create_round)
+        .service(prima_carta::list_rounds)
+        .service(prima_carta::get_round)
+        .service(prima_carta::take_seat)
+        .service(prima_carta::close_betting)
+        .service(prima_carta::deal)
+        .service(prima_carta::copa)
+        .service(prima_carta::advice)
+        .service(prima_carta::settle)
+        .service(prima_carta::void)
+        .service(prima_carta::recall)
+        .service(prima_carta::verification)
+        .service(prima_carta::place_bet)
+        .service(prima_carta::round_bets)
+        .service(prima_carta::my_bets)
+        .service(prima_carta::observed_rtp)
+        .service(lobo::start_round)
+        .service(lobo::get_round)
+        .service(lobo::make_play)
+        .service(lobo::fold)
+        .service(lobo::hint)
+        .service(lobo::recall);
 }

@@ -1,11 +1,16 @@
 use crate::config::Settings;
+use crate::live::LiveHub;
+use crate::rounds::SeedVault;
 use crate::store::Database;
 
-/// What every handler may reach: the database and the resolved settings.
+/// What every handler may reach: the database, the resolved settings, the
+/// server-seed vault and the live-event hub.
 #[derive(Clone)]
 pub struct AppState {
     pub db: Database,
     pub settings: Settings,
+    pub vault: SeedVault,
+    pub live: LiveHub,
 }
 
 impl AppState {

@@ -50,8 +50,25 @@ impl Amount {
         Amount::from_minor(minor)
     }
 
+    /// Parses a plain decimal string: digits, at most one `.`, an optional
+    /// leading `-` (refused as not positive). No exponent, `+`, `_` separators
+    /// or rounding: `rust_decimal`'s `FromStr` accepts `1e3` and `1_000` and
+    /// rounds past 28 digits, none of which is acceptable for money.
     pub fn parse(text: &str) -> Result<Amount, AmountError> {
-        let value: Decimal = text.trim().parse().map_err(|_| AmountError::NotADecimal)?;
+        let text = text.trim();
+        let unsigned = text.strip_prefix('-').unwrap_or(text);
+        let (int, frac) = match unsigned.split_once('.') {
+            Some((i, f)) => (i, Some(f)),
+            None => (unsigned, None),
+        };
+        let digits = |s: &str| !s.is_empty() && s.bytes().all(|b| b.is_ascii_digit());
+        if !digits(int) || !frac.map_or(true, digits) {
+            return Err(AmountError::NotADecimal);
+        }
+        if frac.map_or(0, |f| f.trim_end_matches('0').len()) > MINOR_DIGITS as usize {
+            return Err(AmountError::TooManyDecimals);
+        }
+        let value = Decimal::from_str_exact(text).map_err(|_| AmountError::TooLarge)?;
         Amount::from_decimal(value)
     }
 
@@ -112,6 +129,14 @@ mod tests {
         assert_eq!(Amount::parse("0.001"), Err(AmountError::TooManyDecimals));
         assert_eq!(Amount::parse("abc"), Err(AmountError::NotADecimal));
         assert_eq!(Amount::parse("1e3"), Err(AmountError::NotADecimal));
+        assert_eq!(Amount::parse("1E2"), Err(AmountError::NotADecimal));
+        assert_eq!(Amount::parse("1_000"), Err(AmountError::NotADecimal));
+        assert_eq!(Amount::parse("+1.00"), Err(AmountError::NotADecimal));
+        assert_eq!(Amount::parse(".50"), Err(AmountError::NotADecimal));
+        assert_eq!(Amount::parse("5."), Err(AmountError::NotADecimal));
+        assert_eq!(Amount::parse(""), Err(AmountError::NotADecimal));
+        assert_eq!(Amount::parse("1.0000000000000000000000000001"), Err(AmountError::TooManyDecimals));
+        assert_eq!(Amount::parse("-0.01"), Err(AmountError::NotPositive));
         assert_eq!(Amount::parse("1000000000.01"), Err(AmountError::TooLarge));
         assert_eq!(Amount::parse("99999999999999999999999"), Err(AmountError::TooLarge));
     }

@@ -1,1 +1,2 @@
+pub mod lobo;
 pub mod prima_carta;

@@ -137,6 +137,25 @@ impl Database {
         applied.map_err(|e| StoreError::Migration(e.to_string()))
     }
 
+    /// Runs `f` while holding a PostgreSQL advisory lock shared by every
+    /// instance, so start-up work (migrations, the house accounts, the first
+    /// pit boss) happens once even when instances start together.
+    pub fn with_startup_lock<T, E: From<StoreError>>(&self, f: impl FnOnce(&Database) -> Result<T, E>) -> Result<T, E> {
+        const STARTUP_LOCK: i64 = 0x646a65676f01; // "djego" + 1
+        let mut holder = match self.backend {
+            Backend::Postgres => Some(self.conn()?),
+            Backend::Sqlite => None,
+        };
+        if let Some(conn) = holder.as_deref_mut() {
+            diesel::sql_query(format!("SELECT pg_advisory_lock({STARTUP_LOCK})")).execute(conn).map_err(StoreError::from)?;
+        }
+        let result = f(self);
+        if let Some(conn) = holder.as_deref_mut() {
+            let _ = diesel::sql_query(format!("SELECT pg_advisory_unlock({STARTUP_LOCK})")).execute(conn);
+        }
+        result
+    }
+
     /// Runs `f` in a write transaction; rolls back when it returns `Err`.
     pub fn write<T, E, F>(&self, f: F) -> Result<T, E>
     where

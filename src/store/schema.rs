@@ -107,6 +107,80 @@ diesel::table! {
     }
 }
 
+
+
+diesel::table! {
+    rounds (id) {
+        id -> Text,
+        table_id -> Text,
+        game -> Text,
+        number -> BigInt,
+        status -> Text,
+        config -> Text,
+        commitment -> Text,
+        server_seed_sealed -> Text,
+        client_seed -> Nullable<Text>,
+        revealed_server_seed -> Nullable<Text>,
+        decisions -> Text,
+        result -> Nullable<Text>,
+        version -> BigInt,
+        created_by -> Text,
+        created_at_us -> BigInt,
+        updated_at_us -> BigInt,
+    }
+}
+
+diesel::table! {
+    seats (round_id, suit) {
+        round_id -> Text,
+        suit -> Text,
+        player_id -> Text,
+        client_seed -> Nullable<Text>,
+        seated_at_us -> BigInt,
+    }
+}
+
+diesel::table! {
+    pay_tables (id) {
+        id -> Text,
+        name -> Text,
+        version -> BigInt,
+        fingerprint -> Text,
+        spec -> Text,
+        certificate -> Text,
+        created_by -> Nullable<Text>,
+        created_at_us -> BigInt,
+    }
+}
+
+diesel::table! {
+    table_pay_tables (table_id) {
+        table_id -> Text,
+        pay_table_id -> Text,
+        installed_by -> Text,
+        installed_at_us -> BigInt,
+    }
+}
+
+diesel::table! {
+    bets (id) {
+        id -> Text,
+        round_id -> Text,
+        table_id -> Text,
+        player_id -> Text,
+        kind -> Text,
+        selection -> Text,
+        amount_minor -> BigInt,
+        pay_table_id -> Text,
+        client_seed -> Nullable<Text>,
+        status -> Text,
+        returned_minor -> BigInt,
+        decided_by -> Nullable<Text>,
+        placed_at_us -> BigInt,
+        settled_at_us -> Nullable<BigInt>,
+    }
+}
+
 diesel::allow_tables_to_appear_in_same_query!(
     users,
     login_failures,
@@ -118,4 +192,9 @@ diesel::allow_tables_to_appear_in_same_query!(
     casino_tables,
     table_dealers,
     settings,
+    rounds,
+    seats,
+    pay_tables,
+    table_pay_tables,
+    bets,
 );

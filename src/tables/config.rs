@@ -4,6 +4,7 @@ use serde::{Deserialize, Serialize};
 use utoipa::ToSchema;
 
 use crate::domain::Amount;
+use crate::games::lobo::{default_house_rule, HouseRule, Mode};
 
 #[derive(Serialize, Deserialize, ToSchema, Debug, Clone, PartialEq)]
 #[serde(tag = "game", rename_all = "snake_case")]
@@ -41,6 +42,7 @@ impl TableConfig {
             max_unit: amount("10.00"),
             loss_cap_points: 40,
             hints: true,
+            house_rule: default_house_rule(Mode::Easy),
             house_rule_override: false,
         })
     }
@@ -63,6 +65,9 @@ impl TableConfig {
                 }
                 if !(1..=1000).contains(&c.loss_cap_points) {
                     return Err("loss_cap_points must be 1 to 1000".into());
+                }
+                if c.house_rule.fee_per_round_hundredths > 100_000 || c.house_rule.ante_per_wolf_point_hundredths > 10_000 {
+                    return Err("house_rule: fee_per_round_hundredths must be at most 100000 and ante_per_wolf_point_hundredths at most 10000".into());
                 }
                 Ok(())
             }
@@ -124,7 +129,7 @@ pub enum LoboMode {
 }
 
 #[derive(Serialize, Deserialize, ToSchema, Debug, Clone, PartialEq)]
-#[serde(deny_unknown_fields)]
+#[serde(from = "LoboConfigInput")]
 pub struct LoboConfig {
     pub mode: LoboMode,
     #[schema(value_type = String, example = "1.00")]
@@ -135,8 +140,62 @@ pub struct LoboConfig {
     pub loss_cap_points: u32,
     /// Players may ask for the solver's best play.
     pub hints: bool,
+    /// Charges paid to the house when a round starts (docs/lobo.md §5). When omitted: the
+    /// mode's default rule, proven to favour the house at a loss cap of 20 points or more.
+    #[schema(value_type = crate::tables::config::LoboHouseRule)]
+    pub house_rule: HouseRule,
     /// Set by a pit boss to open a table whose house rule is not proven to
     /// favour the house (a significant event).
     #[serde(default)]
     pub house_rule_override: bool,
+}
+
+impl LoboMode {
+    /// The engine's mode.
+    pub fn engine(self) -> Mode {
+        match self {
+            LoboMode::Hard => Mode::Hard,
+            LoboMode::Ordinary => Mode::Ordinary,
+            LoboMode::Easy => Mode::Easy,
+        }
+    }
+}
+
+/// A Lobo house rule: charges fixed before any decision, in hundredths of the round's unit.
+#[derive(ToSchema)]
+#[allow(dead_code)]
+pub struct LoboHouseRule {
+    /// Flat fee per round (e.g. 904 = 9.04 units).
+    pub fee_per_round_hundredths: u32,
+    /// Ante per point of the Wolf's opening hand.
+    pub ante_per_wolf_point_hundredths: u32,
+}
+
+/// `LoboConfig` as sent: `house_rule` may be omitted (the mode's default).
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct LoboConfigInput {
+    mode: LoboMode,
+    min_unit: Amount,
+    max_unit: Amount,
+    loss_cap_points: u32,
+    hints: bool,
+    #[serde(default)]
+    house_rule: Option<HouseRule>,
+    #[serde(default)]
+    house_rule_override: bool,
+}
+
+impl From<LoboConfigInput> for LoboConfig {
+    fn from(i: LoboConfigInput) -> LoboConfig {
+        LoboConfig {
+            mode: i.mode,
+            min_unit: i.min_unit,
+            max_unit: i.max_unit,
+            loss_cap_points: i.loss_cap_points,
+            hints: i.hints,
+            house_rule: i.house_rule.unwrap_or_else(|| default_house_rule(i.mode.engine())),
+            house_rule_override: i.house_rule_override,
+        }
+    }
 }

@@ -1,0 +1,340 @@
+//! Lobo against the house over HTTP (SPEC §6): start a round, play, fold, see the round,
+//! ask for a hint, recall a settled round. The logic is in `crate::rounds::lobo`.
+
+use actix_web::http::StatusCode;
+use actix_web::{get, post, web, HttpRequest, HttpResponse};
+use serde::{Deserialize, Serialize};
+use utoipa::ToSchema;
+
+use super::error::{ApiError, ApiResult, ErrorBody};
+use super::idempotency::{self, IdempotentRequest};
+use super::state::AppState;
+use crate::auth::Caller;
+use crate::cards::shuffle::ClientSeed;
+use crate::cards::transcript::{self, ShuffleTranscript, VerificationReport};
+use crate::domain::{Amount, Role};
+use crate::games::lobo::solver::{self, HintBasis};
+use crate::games::lobo::{Play, PlayKind};
+use crate::ledger::read::{self, TransferFilter, TransferView};
+use crate::rounds::lobo::{self as service, LoboPlay, LoboResult, LoboView};
+use crate::rounds::{record, RoundRow};
+use crate::tables;
+
+#[derive(Deserialize, Serialize, ToSchema)]
+#[serde(deny_unknown_fields)]
+pub struct StartLoboRound {
+    /// The stake per point, within the table's unit range, at most two decimals.
+    #[schema(value_type = String, example = "1.00")]
+    pub unit: Amount,
+    /// Optional, 1 to 64 printable ASCII characters; enters the shuffle raw (SPEC §3.2).
+    pub client_seed: Option<String>,
+}
+
+#[derive(Deserialize, Serialize, ToSchema)]
+#[serde(deny_unknown_fields)]
+pub struct LoboPlayRequest {
+    /// perfect, sum, split or over (fold has its own endpoint, but is accepted here too).
+    #[schema(value_type = String, example = "perfect")]
+    pub kind: PlayKind,
+    /// Card ids from the player's hand.
+    #[serde(default)]
+    pub player_cards: Vec<u8>,
+    /// Card ids from the Wolf's hand.
+    #[serde(default)]
+    pub wolf_cards: Vec<u8>,
+    /// The number of plays the client has seen (`plays_made` of its view): a stale or
+    /// repeated play is refused with 409.
+    pub expected_plays: u32,
+}
+
+#[derive(Deserialize, Serialize, ToSchema)]
+#[serde(deny_unknown_fields)]
+pub struct LoboFoldRequest {
+    /// The number of plays the client has seen (`plays_made` of its view).
+    pub expected_plays: u32,
+}
+
+#[derive(Serialize, ToSchema)]
+pub struct LoboHint {
+    pub play: LoboPlay,
+    /// Expected net points from here with this play (absent for a heuristic hint).
+    pub value_points: Option<f64>,
+    /// True when solved under the full rules.
+    pub exact: bool,
+    /// exact, restricted_overs or heuristic.
+    pub basis: String,
+    /// For restricted_overs: the largest Over difference the solve allowed.
+    pub max_over_difference: Option<u8>,
+    pub label: String,
+    pub states: u64,
+    /// The hint is for the position after this many plays.
+    pub plays_made: usize,
+}
+
+#[derive(Serialize, ToSchema)]
+pub struct LoboRecall {
+    pub round: LoboView,
+    /// The revealed shuffle: server seed, commitment, client seed and the full dealt order.
+    #[schema(value_type = Object)]
+    pub transcript: ShuffleTranscript,
+    /// The transcript re-verified by the server (anyone can redo it: `djego verify round`).
+    #[schema(value_type = Object)]
+    pub verification: VerificationReport,
+    pub plays: Vec<LoboPlay>,
+    /// Every ledger transfer of the round, in ledger order.
+    pub transfers: Vec<TransferView>,
+    pub result: Option<LoboResult>,
+}
+
+/// Starts a Lobo round: deals, escrows unit × loss cap, charges the house rule.
+#[utoipa::path(tag = "lobo", security(("bearer" = [])), request_body = StartLoboRound,
+    params(("id" = String, Path, description = "Table id"),
+           ("Idempotency-Key" = Option<String>, Header, description = "Makes retries safe")),
+    responses(
+        (status = 201, body = LoboView),
+        (status = 400, body = ErrorBody),
+        (status = 403, body = ErrorBody),
+        (status = 404, body = ErrorBody),
+        (status = 409, body = ErrorBody, description = "table closed, rule not proven, or a round of yours is in play here"),
+        (status = 422, body = ErrorBody, description = "unit out of range, insufficient funds, not a Lobo table"),
+))]
+#[post("/api/v1/tables/{id}/lobo-rounds")]
+pub async fn start_round(
+    state: web::Data<AppState>,
+    caller: Caller,
+    req: HttpRequest,
+    path: web::Path<String>,
+    body: web::Json<StartLoboRound>,
+) -> ApiResult<HttpResponse> {
+    caller.require(&[Role::Player])?;
+    let client_seed = match &body.client_seed {
+        None => None,
+        Some(text) => Some(ClientSeed::parse(text).map_err(|e| ApiError::bad_request("invalid_client_seed", e.to_string()))?),
+    };
+    let idem = IdempotentRequest::from_request(&req, &*body)?;
+    let table_id = path.into_inner();
+    let unit = body.unit;
+    let vault = state.vault.clone();
+    let player = caller.user_id.clone();
+    idempotency::run(&state, &caller.user_id, idem, StatusCode::CREATED, move |conn, key| {
+        let table = tables::find(conn, &table_id)?.ok_or_else(|| ApiError::not_found("table"))?;
+        service::start_round(conn, &vault, &table, &player, unit, client_seed.as_ref(), key)
+    })
+    .await
+}
+
+fn may_read(caller: &Caller, row: &RoundRow) -> Result<(), ApiError> {
+    caller.require(&[Role::Player, Role::Auditor, Role::Pitboss])?;
+    if caller.role == Role::Player && row.created_by != caller.user_id {
+        return Err(ApiError::forbidden("players may see only their own rounds"));
+    }
+    Ok(())
+}
+
+fn load(conn: &mut crate::store::AnyConnection, round_id: &str) -> Result<RoundRow, ApiError> {
+    if uuid::Uuid::parse_str(round_id).is_err() {
+        return Err(ApiError::not_found("Lobo round"));
+    }
+    let row = record::find(conn, round_id)?.ok_or_else(|| ApiError::not_found("Lobo round"))?;
+    if row.game != "lobo" {
+        return Err(ApiError::not_found("Lobo round"));
+    }
+    Ok(row)
+}
+
+/// A Lobo round: the player's view (never a face-down card), its money and result.
+#[utoipa::path(tag = "lobo", security(("bearer" = [])),
+    params(("id" = String, Path, description = "Round id")),
+    responses(
+        (status = 200, body = LoboView),
+        (status = 403, body = ErrorBody),
+        (status = 404, body = ErrorBody),
+))]
+#[get("/api/v1/lobo-rounds/{id}")]
+pub async fn get_round(state: web::Data<AppState>, caller: Caller, path: web::Path<String>) -> ApiResult<web::Json<LoboView>> {
+    caller.require(&[Role::Player, Role::Auditor, Role::Pitboss])?;
+    let round_id = path.into_inner();
+    let view = state
+        .blocking(move |s| {
+            let mut conn = s.db.conn()?;
+            let row = load(&mut conn, &round_id)?;
+            may_read(&caller, &row)?;
+            let (config, st) = service::state_of(&s.vault, &row)?;
+            service::view(&row, &config, &st)
+        })
+        .await?;
+    Ok(web::Json(view))
+}
+
+/// Makes a play by card ids. 422 with the engine's reason when illegal; 409 when
+/// `expected_plays` is not the number of plays made (stale or repeated).
+#[utoipa::path(tag = "lobo", security(("bearer" = [])), request_body = LoboPlayRequest,
+    params(("id" = String, Path, description = "Round id"),
+           ("Idempotency-Key" = Option<String>, Header, description = "Makes retries safe")),
+    responses(
+        (status = 200, body = LoboView),
+        (status = 400, body = ErrorBody),
+        (status = 403, body = ErrorBody),
+        (status = 404, body = ErrorBody),
+        (status = 409, body = ErrorBody),
+        (status = 422, body = ErrorBody),
+))]
+#[post("/api/v1/lobo-rounds/{id}/plays")]
+pub async fn make_play(
+    state: web::Data<AppState>,
+    caller: Caller,
+    req: HttpRequest,
+    path: web::Path<String>,
+    body: web::Json<LoboPlayRequest>,
+) -> ApiResult<HttpResponse> {
+    caller.require(&[Role::Player])?;
+    let idem = IdempotentRequest::from_request(&req, &*body)?;
+    let body = body.into_inner();
+    let play = LoboPlay { kind: body.kind, player_cards: body.player_cards, wolf_cards: body.wolf_cards };
+    run_play(state, caller, idem, path.into_inner(), play, body.expected_plays).await
+}
+
+/// Folds: the player pays the Wolf's hand (at most the loss cap) and the round settles.
+#[utoipa::path(tag = "lobo", security(("bearer" = [])), request_body = LoboFoldRequest,
+    params(("id" = String, Path, description = "Round id"),
+           ("Idempotency-Key" = Option<String>, Header, description = "Makes retries safe")),
+    responses(
+        (status = 200, body = LoboView),
+        (status = 400, body = ErrorBody),
+        (status = 403, body = ErrorBody),
+        (status = 404, body = ErrorBody),
+        (status = 409, body = ErrorBody),
+))]
+#[post("/api/v1/lobo-rounds/{id}/fold")]
+pub async fn fold(
+    state: web::Data<AppState>,
+    caller: Caller,
+    req: HttpRequest,
+    path: web::Path<String>,
+    body: web::Json<LoboFoldRequest>,
+) -> ApiResult<HttpResponse> {
+    caller.require(&[Role::Player])?;
+    let idem = IdempotentRequest::from_request(&req, &*body)?;
+    let play = LoboPlay::from(&Play::fold());
+    run_play(state, caller, idem, path.into_inner(), play, body.expected_plays).await
+}
+
+async fn run_play(
+    state: web::Data<AppState>,
+    caller: Caller,
+    idem: IdempotentRequest,
+    round_id: String,
+    play: LoboPlay,
+    expected_plays: u32,
+) -> ApiResult<HttpResponse> {
+    if uuid::Uuid::parse_str(&round_id).is_err() {
+        return Err(ApiError::not_found("Lobo round"));
+    }
+    let vault = state.vault.clone();
+    let player = caller.user_id.clone();
+    idempotency::run(&state, &caller.user_id, idem, StatusCode::OK, move |conn, _key| {
+        load(conn, &round_id)?;
+        service::make_play(conn, &vault, &round_id, &player, &play, expected_plays as usize)
+    })
+    .await
+}
+
+/// The solver's best play for the round's position (when the table offers hints), labelled
+/// exact, restricted_overs (best play with Overs limited; the value a lower bound) or heuristic.
+#[utoipa::path(tag = "lobo", security(("bearer" = [])),
+    params(("id" = String, Path, description = "Round id")),
+    responses(
+        (status = 200, body = LoboHint),
+        (status = 403, body = ErrorBody),
+        (status = 404, body = ErrorBody),
+        (status = 409, body = ErrorBody),
+))]
+#[get("/api/v1/lobo-rounds/{id}/hint")]
+pub async fn hint(state: web::Data<AppState>, caller: Caller, path: web::Path<String>) -> ApiResult<web::Json<LoboHint>> {
+    caller.require(&[Role::Player])?;
+    let round_id = path.into_inner();
+    let hint = state
+        .blocking(move |s| {
+            let (config, st) = {
+                let mut conn = s.db.conn()?;
+                let row = load(&mut conn, &round_id)?;
+                may_read(&caller, &row)?;
+                row.require_status(&[crate::rounds::RoundStatus::InPlay], "hint")?;
+                let table = tables::find(&mut conn, &row.table_id)?.ok_or_else(|| ApiError::not_found("table"))?;
+                if !service::config_of(&table)?.hints {
+                    return Err(ApiError::conflict("hints_off", "this table does not offer hints"));
+                }
+                service::state_of(&s.vault, &row)?
+            };
+            // The connection is back in the pool before the solve.
+            let h = solver::hint(&st, Some(config.table.loss_cap_points), service::HINT_STATE_BUDGET)
+                .ok_or_else(|| ApiError::conflict("wrong_round_state", "the round is over"))?;
+            let (basis, max_over) = match h.basis {
+                HintBasis::Exact => ("exact", None),
+                HintBasis::RestrictedOvers { max_over_difference } => ("restricted_overs", Some(max_over_difference)),
+                HintBasis::Heuristic => ("heuristic", None),
+            };
+            Ok(LoboHint {
+                play: LoboPlay::from(&h.play),
+                value_points: h.value_points,
+                exact: h.exact,
+                basis: basis.to_string(),
+                max_over_difference: max_over,
+                label: h.label,
+                states: h.states,
+                plays_made: st.plays().len(),
+            })
+        })
+        .await?;
+    Ok(web::Json(hint))
+}
+
+/// The recall of a settled round: the shuffle transcript with the revealed seed and its
+/// verification, every play, every ledger transfer of the round, the result.
+#[utoipa::path(tag = "lobo", security(("bearer" = [])),
+    params(("id" = String, Path, description = "Round id")),
+    responses(
+        (status = 200, body = LoboRecall),
+        (status = 403, body = ErrorBody),
+        (status = 404, body = ErrorBody),
+        (status = 409, body = ErrorBody, description = "the round is not settled yet"),
+))]
+#[get("/api/v1/lobo-rounds/{id}/recall")]
+pub async fn recall(state: web::Data<AppState>, caller: Caller, path: web::Path<String>) -> ApiResult<web::Json<LoboRecall>> {
+    caller.require(&[Role::Player, Role::Auditor])?;
+    let round_id = path.into_inner();
+    let recall = state
+        .blocking(move |s| {
+            let mut conn = s.db.conn()?;
+            let row = load(&mut conn, &round_id)?;
+            may_read(&caller, &row)?;
+            if !row.status().is_over() {
+                return Err(ApiError::conflict("wrong_round_state", "the recall is available once the round is settled"));
+            }
+            let (config, st) = service::state_of(&s.vault, &row)?;
+            let transcript = service::shuffle_transcript(&row, config.mode())
+                .ok_or_else(|| ApiError::internal("settled round without a revealed seed"))?;
+            let verification = transcript::verify(&transcript);
+            let filter = TransferFilter {
+                account: None,
+                round_id: Some(row.id.clone()),
+                from_us: None,
+                to_us: None,
+                limit: 1000,
+                offset: 0,
+                newest_first: false,
+            };
+            let transfers = read::transfers(&mut conn, &filter)?.iter().map(TransferView::from).collect();
+            let round = service::view(&row, &config, &st)?;
+            Ok(LoboRecall {
+                plays: st.plays().iter().map(LoboPlay::from).collect(),
+                result: round.result.clone(),
+                round,
+                transcript,
+                verification,
+                transfers,
+            })
+        })
+        .await?;
+    Ok(web::Json(recall))
+}

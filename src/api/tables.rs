@@ -1,0 +1,358 @@
+//! Tables: the pit boss creates, configures, opens and closes them, assigns
+//! dealers and installs certified pay tables; everyone may look; watchers
+//! follow a table live over Server-Sent Events.
+
+use actix_web::{delete, get, post, put, web, HttpResponse};
+use actix_web_lab::sse;
+use serde::Deserialize;
+use std::time::Duration;
+use utoipa::ToSchema;
+
+use super::error::{ApiError, ApiResult};
+use super::state::AppState;
+use crate::auth::Caller;
+use crate::bets::{PayTable, PayTableSpec};
+use crate::domain::Role;
+use crate::rounds::{self, prima_carta};
+use crate::side_bets::{self, PayTableView};
+use crate::store::AnyConnection;
+use crate::tables::{self, Table, TableConfig, TableStatus};
+use crate::users;
+
+#[derive(Deserialize, ToSchema)]
+#[serde(deny_unknown_fields)]
+pub struct CreateTableRequest {
+    /// 1–64 characters, unique.
+    pub name: String,
+    pub config: TableConfig,
+}
+
+fn check_name(name: &str) -> Result<(), ApiError> {
+    if name.trim().is_empty() || name.chars().count() > 64 {
+        return Err(ApiError::bad_request("invalid_name", "table name must be 1 to 64 characters"));
+    }
+    Ok(())
+}
+
+fn check_config(config: &TableConfig) -> Result<(), ApiError> {
+    config.validate().map_err(|m| ApiError::unprocessable("invalid_config", m))
+}
+
+pub fn load_table(conn: &mut AnyConnection, id: &str) -> Result<Table, ApiError> {
+    if uuid::Uuid::parse_str(id).is_err() {
+        return Err(ApiError::not_found("table"));
+    }
+    tables::find(conn, id)?.ok_or_else(|| ApiError::not_found("table"))
+}
+
+/// Creates a table, closed (pit boss).
+#[utoipa::path(tag = "tables", security(("bearer" = [])), request_body = CreateTableRequest, responses(
+    (status = 201, body = Table),
+    (status = 400, body = super::error::ErrorBody),
+    (status = 403, body = super::error::ErrorBody),
+    (status = 409, body = super::error::ErrorBody),
+    (status = 422, body = super::error::ErrorBody),
+))]
+#[post("/api/v1/tables")]
+pub async fn create_table(state: web::Data<AppState>, caller: Caller, body: web::Json<CreateTableRequest>) -> ApiResult<HttpResponse> {
+    caller.require(&[Role::Pitboss])?;
+    let req = body.into_inner();
+    check_name(&req.name)?;
+    check_config(&req.config)?;
+    let table = state
+        .blocking(move |s| {
+            s.db.write(|conn| {
+                tables::create(conn, req.name.trim(), &req.config, Some(&caller.user_id)).map_err(|e| match e {
+                    diesel::result::Error::DatabaseError(diesel::result::DatabaseErrorKind::UniqueViolation, _) => {
+                        ApiError::conflict("name_taken", "a table with this name exists")
+                    }
+                    other => other.into(),
+                })
+            })
+        })
+        .await?;
+    Ok(HttpResponse::Created().json(table))
+}
+
+/// Every table (any role).
+#[utoipa::path(tag = "tables", security(("bearer" = [])), responses((status = 200, body = Vec<Table>)))]
+#[get("/api/v1/tables")]
+pub async fn list_tables(state: web::Data<AppState>, _caller: Caller) -> ApiResult<web::Json<Vec<Table>>> {
+    let list = state
+        .blocking(|s| {
+            let mut conn = s.db.conn()?;
+            Ok(tables::list(&mut conn)?)
+        })
+        .await?;
+    Ok(web::Json(list))
+}
+
+/// One table (any role).
+#[utoipa::path(tag = "tables", security(("bearer" = [])), responses(
+    (status = 200, body = Table),
+    (status = 404, body = super::error::ErrorBody),
+))]
+#[get("/api/v1/tables/{table_id}")]
+pub async fn get_table(state: web::Data<AppState>, _caller: Caller, path: web::Path<String>) -> ApiResult<web::Json<Table>> {
+    let id = path.into_inner();
+    let table = state
+        .blocking(move |s| {
+            let mut conn = s.db.conn()?;
+            load_table(&mut conn, &id)
+        })
+        .await?;
+    Ok(web::Json(table))
+}
+
+/// Replaces a closed table's options (pit boss). The game cannot change.
+#[utoipa::path(tag = "tables", security(("bearer" = [])), request_body = TableConfig, responses(
+    (status = 200, body = Table),
+    (status = 409, body = super::error::ErrorBody),
+    (status = 422, body = super::error::ErrorBody),
+))]
+#[put("/api/v1/tables/{table_id}/config")]
+pub async fn update_table_config(
+    state: web::Data<AppState>,
+    caller: Caller,
+    path: web::Path<String>,
+    body: web::Json<TableConfig>,
+) -> ApiResult<web::Json<Table>> {
+    caller.require(&[Role::Pitboss])?;
+    let id = path.into_inner();
+    let config = body.into_inner();
+    check_config(&config)?;
+    let table = state
+        .blocking(move |s| {
+            s.db.write(|conn| {
+                let table = load_table(conn, &id)?;
+                if table.is_open() {
+                    return Err(ApiError::conflict("table_open", "close the table before changing its options"));
+                }
+                if table.config.game() != config.game() {
+                    return Err(ApiError::unprocessable("wrong_game", "a table's game cannot change"));
+                }
+                tables::update_config(conn, &id, &config)?;
+                crate::significant_events::record(
+                    conn,
+                    crate::significant_events::EventKind::TableCreated,
+                    Some(&caller.user_id),
+                    Some(&id),
+                    serde_json::json!({ "reconfigured": config }),
+                )?;
+                load_table(conn, &id)
+            })
+        })
+        .await?;
+    Ok(web::Json(table))
+}
+
+/// Opens a table (pit boss). A significant event.
+#[utoipa::path(tag = "tables", security(("bearer" = [])), responses(
+    (status = 200, body = Table),
+    (status = 403, body = super::error::ErrorBody),
+    (status = 422, body = super::error::ErrorBody),
+))]
+#[post("/api/v1/tables/{table_id}/open")]
+pub async fn open_table(state: web::Data<AppState>, caller: Caller, path: web::Path<String>) -> ApiResult<web::Json<Table>> {
+    caller.require(&[Role::Pitboss])?;
+    let id = path.into_inner();
+    let table = state
+        .blocking(move |s| {
+            s.db.write(|conn| {
+                let table = load_table(conn, &id)?;
+                let details = match &table.config {
+                    TableConfig::Lobo(cfg) => match rounds::lobo::check_openable(cfg)? {
+                        Some(edge) => serde_json::json!({ "proven_house_edge": edge }),
+                        None => {
+                            crate::significant_events::record(
+                                conn,
+                                crate::significant_events::EventKind::HouseRuleOverride,
+                                Some(&caller.user_id),
+                                Some(&id),
+                                serde_json::json!({ "house_rule": cfg.house_rule, "loss_cap_points": cfg.loss_cap_points }),
+                            )?;
+                            serde_json::json!({ "house_rule_override": true })
+                        }
+                    },
+                    TableConfig::PrimaCarta(_) => {
+                        let pay = side_bets::for_table(conn, &id)?;
+                        serde_json::json!({ "pay_table_id": pay.id, "pay_table": pay.name, "version": pay.version })
+                    }
+                };
+                tables::set_status(conn, &id, TableStatus::Open, &caller.user_id, details)?;
+                load_table(conn, &id)
+            })
+        })
+        .await?;
+    state.live.publish(&table.id, "table_opened", &table);
+    Ok(web::Json(table))
+}
+
+/// Closes a table (pit boss): no new rounds; a round in progress may finish.
+#[utoipa::path(tag = "tables", security(("bearer" = [])), responses((status = 200, body = Table)))]
+#[post("/api/v1/tables/{table_id}/close")]
+pub async fn close_table(state: web::Data<AppState>, caller: Caller, path: web::Path<String>) -> ApiResult<web::Json<Table>> {
+    caller.require(&[Role::Pitboss])?;
+    let id = path.into_inner();
+    let table = state
+        .blocking(move |s| {
+            s.db.write(|conn| {
+                load_table(conn, &id)?;
+                tables::set_status(conn, &id, TableStatus::Closed, &caller.user_id, serde_json::json!({}))?;
+                load_table(conn, &id)
+            })
+        })
+        .await?;
+    state.live.publish(&table.id, "table_closed", &table);
+    Ok(web::Json(table))
+}
+
+/// Assigns a dealer to a table (pit boss).
+#[utoipa::path(tag = "tables", security(("bearer" = [])), responses(
+    (status = 200, body = Table),
+    (status = 422, body = super::error::ErrorBody),
+))]
+#[put("/api/v1/tables/{table_id}/dealers/{dealer_id}")]
+pub async fn assign_dealer(state: web::Data<AppState>, caller: Caller, path: web::Path<(String, String)>) -> ApiResult<web::Json<Table>> {
+    caller.require(&[Role::Pitboss])?;
+    let (id, dealer_id) = path.into_inner();
+    let table = state
+        .blocking(move |s| {
+            s.db.write(|conn| {
+                load_table(conn, &id)?;
+                let dealer = users::find(conn, &dealer_id)?.ok_or_else(|| ApiError::not_found("dealer"))?;
+                if dealer.role() != Role::Dealer {
+                    return Err(ApiError::unprocessable("not_a_dealer", "only dealer accounts can be assigned to tables"));
+                }
+                tables::assign_dealer(conn, &id, &dealer_id, Some(&caller.user_id))?;
+                load_table(conn, &id)
+            })
+        })
+        .await?;
+    Ok(web::Json(table))
+}
+
+/// Removes a dealer from a table (pit boss).
+#[utoipa::path(tag = "tables", security(("bearer" = [])), responses((status = 200, body = Table)))]
+#[delete("/api/v1/tables/{table_id}/dealers/{dealer_id}")]
+pub async fn unassign_dealer(state: web::Data<AppState>, caller: Caller, path: web::Path<(String, String)>) -> ApiResult<web::Json<Table>> {
+    caller.require(&[Role::Pitboss])?;
+    let (id, dealer_id) = path.into_inner();
+    let table = state
+        .blocking(move |s| {
+            s.db.write(|conn| {
+                load_table(conn, &id)?;
+                tables::unassign_dealer(conn, &id, &dealer_id)?;
+                load_table(conn, &id)
+            })
+        })
+        .await?;
+    Ok(web::Json(table))
+}
+
+/// Installs a pay table on a Prima Carta table (pit boss). It is certified
+/// first; one with any bet outside the RTP bounds is refused with a 422 that
+/// names the bet and its RTP. A significant event.
+#[utoipa::path(tag = "side bets", security(("bearer" = [])), request_body(content = Object, description = "A pay table (docs/side-bets.md)"), responses(
+    (status = 200, body = PayTableView),
+    (status = 400, body = super::error::ErrorBody),
+    (status = 422, body = super::error::ErrorBody),
+))]
+#[put("/api/v1/tables/{table_id}/pay-table")]
+pub async fn install_pay_table(
+    state: web::Data<AppState>,
+    caller: Caller,
+    path: web::Path<String>,
+    body: web::Json<PayTableSpec>,
+) -> ApiResult<web::Json<PayTableView>> {
+    caller.require(&[Role::Pitboss])?;
+    let id = path.into_inner();
+    let pay_table = PayTable::new(body.into_inner()).map_err(|e| ApiError::bad_request("invalid_pay_table", e.0))?;
+    let row = state
+        .blocking(move |s| {
+            s.db.write(|conn| {
+                let table = load_table(conn, &id)?;
+                prima_carta::config_of(&table)?;
+                side_bets::install(conn, &id, &pay_table, &caller.user_id)
+            })
+        })
+        .await?;
+    Ok(web::Json(PayTableView::from(&row)))
+}
+
+/// The pay table a Prima Carta table uses, with its certificate (any role).
+#[utoipa::path(tag = "side bets", security(("bearer" = [])), responses((status = 200, body = PayTableView)))]
+#[get("/api/v1/tables/{table_id}/pay-table")]
+pub async fn table_pay_table(state: web::Data<AppState>, _caller: Caller, path: web::Path<String>) -> ApiResult<web::Json<PayTableView>> {
+    let id = path.into_inner();
+    let row = state
+        .blocking(move |s| {
+            s.db.write(|conn| {
+                let table = load_table(conn, &id)?;
+                prima_carta::config_of(&table)?;
+                side_bets::for_table(conn, &id)
+            })
+        })
+        .await?;
+    Ok(web::Json(PayTableView::from(&row)))
+}
+
+/// Every stored (certified) pay table (pit boss, auditor).
+#[utoipa::path(tag = "side bets", security(("bearer" = [])), responses((status = 200, body = Vec<PayTableView>)))]
+#[get("/api/v1/pay-tables")]
+pub async fn list_pay_tables(state: web::Data<AppState>, caller: Caller) -> ApiResult<web::Json<Vec<PayTableView>>> {
+    caller.require(&[Role::Pitboss, Role::Auditor])?;
+    let rows = state
+        .blocking(|s| {
+            s.db.write(|conn| {
+                side_bets::builtin(conn)?;
+                side_bets::list_pay_tables(conn)
+            })
+        })
+        .await?;
+    Ok(web::Json(rows.iter().map(PayTableView::from).collect()))
+}
+
+/// The table's live events as Server-Sent Events (any role). The first event,
+/// `state`, is the current round's public view (or `null`); then every change.
+#[utoipa::path(tag = "tables", security(("bearer" = [])), responses((status = 200, content_type = "text/event-stream", body = String)))]
+#[get("/api/v1/tables/{table_id}/events")]
+pub async fn table_events(state: web::Data<AppState>, _caller: Caller, path: web::Path<String>) -> ApiResult<impl actix_web::Responder> {
+    let id = path.into_inner();
+    // Subscribe first, so nothing published between the snapshot and the stream is lost.
+    let mut live = state.live.subscribe(&id);
+    let table_id = id.clone();
+    let snapshot = state
+        .blocking(move |s| {
+            let mut conn = s.db.conn()?;
+            let table = load_table(&mut conn, &table_id)?;
+            match &table.config {
+                TableConfig::PrimaCarta(_) => match rounds::record::latest(&mut conn, &table_id)? {
+                    Some(row) => Ok(serde_json::to_value(prima_carta::round_view(&mut conn, &s.vault, &row)?).unwrap_or_default()),
+                    None => Ok(serde_json::Value::Null),
+                },
+                TableConfig::Lobo(_) => Ok(serde_json::json!({ "table": table })),
+            }
+        })
+        .await?;
+    let (tx, rx) = tokio::sync::mpsc::channel::<sse::Event>(64);
+    actix_web::rt::spawn(async move {
+        let first = sse::Data::new(snapshot.to_string()).event("state");
+        if tx.send(first.into()).await.is_err() {
+            return;
+        }
+        loop {
+            let event = match live.recv().await {
+                Ok(e) => sse::Data::new(e.data).event(e.name),
+                Err(tokio::sync::broadcast::error::RecvError::Lagged(_)) => {
+                    sse::Data::new("{\"reason\":\"fell behind; reload the table state\"}").event("resync")
+                }
+                Err(tokio::sync::broadcast::error::RecvError::Closed) => break,
+            };
+            if tx.send(event.into()).await.is_err() {
+                break;
+            }
+        }
+    });
+    Ok(sse::Sse::from_infallible_receiver(rx).with_keep_alive(Duration::from_secs(15)))
+}

@@ -1,0 +1,47 @@
+//! `djego serve`, `migrate`, `demo` and `openapi`: running and preparing the service.
+
+use std::process::ExitCode;
+
+use djego::config::{DatabaseArgs, ServeArgs, Settings};
+use djego::startup::Application;
+use djego::store::Database;
+
+/// Connects, migrates and makes sure the house accounts exist.
+pub fn open_db(args: &DatabaseArgs) -> Result<Database, String> {
+    let db = Database::connect(&args.database_url, args.db_max_connections.min(4)).map_err(|e| e.to_string())?;
+    db.migrate().map_err(|e| e.to_string())?;
+    djego::bootstrap::ensure_house_accounts(&db).map_err(|e| e.to_string())?;
+    Ok(db)
+}
+
+pub fn serve(args: ServeArgs) -> Result<ExitCode, String> {
+    let settings = Settings::resolve(&args)?;
+    let app = Application::build(settings.clone())?;
+    if args.demo {
+        djego::bootstrap::demo(&app.state.db, &settings).map_err(|e| e.to_string())?;
+    }
+    tracing::info!(bind = %settings.bind, port = app.port, "djego listening");
+    println!("djego listening on http://{} (API docs at /docs)", settings.bind);
+    actix_web::rt::System::new().block_on(app.server).map_err(|e| e.to_string())?;
+    Ok(ExitCode::SUCCESS)
+}
+
+pub fn migrate(args: DatabaseArgs) -> Result<ExitCode, String> {
+    let db = Database::connect(&args.database_url, 2).map_err(|e| e.to_string())?;
+    let applied = db.migrate().map_err(|e| e.to_string())?;
+    println!("applied {applied} migration(s)");
+    Ok(ExitCode::SUCCESS)
+}
+
+pub fn demo(args: ServeArgs) -> Result<ExitCode, String> {
+    let settings = Settings::resolve(&args)?;
+    let db = open_db(&args.database)?;
+    djego::bootstrap::first_admin(&db, &settings).map_err(|e| e.to_string())?;
+    djego::bootstrap::demo(&db, &settings).map_err(|e| e.to_string())?;
+    Ok(ExitCode::SUCCESS)
+}
+
+pub fn openapi() -> Result<ExitCode, String> {
+    print!("{}", djego::api::openapi_json());
+    Ok(ExitCode::SUCCESS)
+}

@@ -1,0 +1,82 @@
+//! `djego simulate …`: the simulation of N, the first-pass count (SPEC §7).
+
+use std::fmt::Write as _;
+use std::process::ExitCode;
+use std::time::Instant;
+
+use djego::math::{extend_simulation, simulate_first_pass, NDistribution, N_MAX, N_MIN};
+
+use super::{progress, threads_or_all_cores};
+use crate::SimulateFirstPassArgs;
+
+/// The distribution as a Markdown table with 95% Wilson intervals (docs/math.md's format).
+pub fn n_table(d: &NDistribution) -> String {
+    let mut s = String::new();
+    let _ = writeln!(
+        s,
+        "Run: {} deals, seed {}, {}, code {}; mean N = {:.4}",
+        d.total,
+        d.seed,
+        d.algorithm,
+        d.code_version,
+        d.mean()
+    );
+    let _ = writeln!(s);
+    let _ = writeln!(s, "| N | deals | P(N) | 95% CI |");
+    let _ = writeln!(s, "|---:|---:|---:|---|");
+    let f = |x: f64| if x < 1e-3 { format!("{x:.3e}") } else { format!("{x:.6}") };
+    for n in N_MIN..=N_MAX {
+        if d.count(n) == 0 {
+            continue;
+        }
+        let e = d.probability(n);
+        let _ = writeln!(s, "| {n} | {} | {} | {} – {} |", d.count(n), f(e.value), f(e.low_95), f(e.high_95));
+    }
+    let unseen: Vec<u8> = (N_MIN..=d.max_seen()).filter(|&n| d.count(n) == 0).collect();
+    let _ = writeln!(s);
+    let _ = writeln!(s, "largest N seen: {}; unseen below it: {unseen:?}", d.max_seen());
+    s
+}
+
+pub fn first_pass(args: SimulateFirstPassArgs) -> Result<ExitCode, String> {
+    if args.deals == 0 {
+        return Err("--deals must be at least 1".into());
+    }
+    let threads = threads_or_all_cores(args.threads);
+    let bar = progress::bar(args.deals, "deals");
+    let progress = |done: u64| bar.set_position(done);
+    let started;
+    let dist = match &args.extend {
+        Some(path) => {
+            let text = std::fs::read_to_string(path).map_err(|e| format!("cannot read {}: {e}", path.display()))?;
+            let mut d: NDistribution = serde_json::from_str(&text)
+                .map_err(|e| format!("{} is not a distribution of N: {e}", path.display()))?;
+            d.validate().map_err(|e| format!("{}: {e}", path.display()))?;
+            started = Instant::now();
+            extend_simulation(&mut d, args.deals, threads, &progress)?;
+            d
+        }
+        None => {
+            let seed = args.seed.ok_or("--seed is required")?;
+            started = Instant::now();
+            simulate_first_pass(args.deals, seed, threads, &progress)
+        }
+    };
+    let seconds = started.elapsed().as_secs_f64();
+    bar.finish_and_clear();
+
+    print!("{}", n_table(&dist));
+    let rate = args.deals as f64 / seconds.max(1e-9);
+    println!();
+    println!(
+        "{} deals in {seconds:.2} s on {threads} thread(s): {rate:.0} deals/s in total, {:.0} deals/s per thread",
+        args.deals,
+        rate / threads as f64
+    );
+    if let Some(path) = &args.out {
+        let json = serde_json::to_string_pretty(&dist).map_err(|e| e.to_string())?;
+        std::fs::write(path, json).map_err(|e| format!("cannot write {}: {e}", path.display()))?;
+        println!("wrote {}", path.display());
+    }
+    Ok(ExitCode::SUCCESS)
+}

@@ -1,0 +1,79 @@
+//! `djego verify …`: the ledger's hash chain, and round recalls checked offline.
+
+use std::io::Read as _;
+use std::path::Path;
+use std::process::ExitCode;
+
+use djego::cards::transcript::{verify, ShuffleTranscript, VerificationReport};
+use djego::config::DatabaseArgs;
+
+use super::serve::open_db;
+use crate::VerifyRoundArgs;
+
+pub fn ledger(args: DatabaseArgs) -> Result<ExitCode, String> {
+    let db = open_db(&args)?;
+    let report = db
+        .read(|conn| djego::ledger::verify::verify(conn).map_err(djego::store::StoreError::from))
+        .map_err(|e| e.to_string())?;
+    println!("{}", serde_json::to_string_pretty(&report).map_err(|e| e.to_string())?);
+    Ok(if report.ok { ExitCode::SUCCESS } else { ExitCode::from(1) })
+}
+
+/// Reads one transcript, a JSON list of them, or an object holding one under
+/// `transcript` (as a verification response might). Errors name the file.
+pub fn read_transcripts(path: &Path) -> Result<Vec<ShuffleTranscript>, String> {
+    let shown = path.display();
+    let text = if path.as_os_str() == "-" {
+        let mut s = String::new();
+        std::io::stdin().read_to_string(&mut s).map_err(|e| format!("cannot read standard input: {e}"))?;
+        s
+    } else {
+        std::fs::read_to_string(path).map_err(|e| format!("cannot read {shown}: {e}"))?
+    };
+    let value: serde_json::Value =
+        serde_json::from_str(&text).map_err(|e| format!("{shown} is not valid JSON: {e}"))?;
+    let not_a_transcript =
+        |e: serde_json::Error| format!("{shown} is not a shuffle transcript or a JSON list of them: {e}");
+    let transcripts = match value {
+        serde_json::Value::Array(_) => {
+            serde_json::from_value::<Vec<ShuffleTranscript>>(value).map_err(not_a_transcript)?
+        }
+        serde_json::Value::Object(ref map) if !map.contains_key("algorithm") && map.contains_key("transcript") => {
+            vec![serde_json::from_value(map["transcript"].clone()).map_err(not_a_transcript)?]
+        }
+        other => vec![serde_json::from_value(other).map_err(not_a_transcript)?],
+    };
+    if transcripts.is_empty() {
+        return Err(format!("{shown} holds an empty list: no transcript to verify"));
+    }
+    Ok(transcripts)
+}
+
+pub fn round(args: VerifyRoundArgs) -> Result<ExitCode, String> {
+    let transcripts = read_transcripts(&args.transcript)?;
+    let reports: Vec<VerificationReport> = transcripts.iter().map(verify).collect();
+    let verified = reports.iter().filter(|r| r.passed).count();
+    if args.json {
+        let items: Vec<serde_json::Value> = transcripts
+            .iter()
+            .zip(&reports)
+            .map(|(t, r)| serde_json::json!({ "game": t.game, "round_id": t.round_id, "report": r }))
+            .collect();
+        println!("{}", serde_json::to_string_pretty(&items).map_err(|e| e.to_string())?);
+    } else {
+        for (i, (t, r)) in transcripts.iter().zip(&reports).enumerate() {
+            if transcripts.len() > 1 {
+                if i > 0 {
+                    println!();
+                }
+                println!("transcript {} of {}: {} round {:?}", i + 1, transcripts.len(), t.game, t.round_id);
+            }
+            print!("{}", r.to_text());
+        }
+        if transcripts.len() > 1 {
+            println!();
+            println!("{verified} of {} transcripts verified", transcripts.len());
+        }
+    }
+    Ok(if verified == reports.len() { ExitCode::SUCCESS } else { ExitCode::from(1) })
+}

@@ -1,0 +1,222 @@
+//! Exact expectimax over the unknown cards, memoised on the rank-count position.
+//!
+//! The value of a position is the player's expected net points under best play:
+//! `max(fold, best capture)` where a fold (or having no capture) pays
+//! `-min(wolf points, loss cap)`, a win pays the player's hand, and every card turned up
+//! or dealt from under the cub is averaged over the unknown multiset.
+
+use super::position::{card_count, rank_plays, rank_total, remove_cards, Counts, Position, RankPlay, RANKS};
+use super::super::PlayKind;
+use std::collections::HashMap;
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use std::sync::Mutex;
+
+/// The game the solver plays: Over limit and loss cap.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+pub struct GameLimits {
+    /// Largest Over difference the player may use (9 or more = the full rules).
+    pub max_over_difference: u8,
+    pub loss_cap_points: Option<u32>,
+}
+
+impl GameLimits {
+    pub const FULL_RULES: u8 = 9;
+    pub fn full(loss_cap_points: Option<u32>) -> GameLimits {
+        GameLimits { max_over_difference: Self::FULL_RULES, loss_cap_points }
+    }
+    pub fn is_full_rules(&self) -> bool {
+        self.max_over_difference >= Self::FULL_RULES
+    }
+    pub fn loss_points(&self, wolf: &Counts) -> f64 {
+        let points = rank_total(wolf);
+        self.loss_cap_points.map_or(points, |cap| points.min(cap)) as f64
+    }
+}
+
+const SHARDS: usize = 64;
+
+/// A memoising solver shared by threads. Aborts once `state_budget` states are stored.
+pub struct Expectimax {
+    limits: GameLimits,
+    shards: Vec<Mutex<HashMap<u128, f32>>>,
+    states: AtomicU64,
+    state_budget: Option<u64>,
+    aborted: AtomicBool,
+}
+
+/// The solver stopped because it reached its state budget.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct BudgetExceeded;
+
+impl Expectimax {
+    pub fn new(limits: GameLimits, state_budget: Option<u64>) -> Expectimax {
+        Expectimax {
+            limits,
+            shards: (0..SHARDS).map(|_| Mutex::new(HashMap::new())).collect(),
+            states: AtomicU64::new(0),
+            state_budget,
+            aborted: AtomicBool::new(false),
+        }
+    }
+
+    pub fn limits(&self) -> GameLimits {
+        self.limits
+    }
+
+    /// Distinct decision positions solved and stored.
+    pub fn states(&self) -> u64 {
+        self.states.load(Ordering::Relaxed)
+    }
+
+    fn shard(&self, key: u128) -> &Mutex<HashMap<u128, f32>> {
+        let h = (key ^ (key >> 61) ^ (key >> 29)) as u64;
+        &self.shards[(h.wrapping_mul(0x9E37_79B9_7F4A_7C15) >> 58) as usize % SHARDS]
+    }
+
+    /// The value of a decision position (the player to choose).
+    pub fn value(&self, pos: &Position) -> Result<f64, BudgetExceeded> {
+        let key = pos.key();
+        if let Some(&v) = self.shard(key).lock().unwrap().get(&key) {
+            return Ok(v as f64);
+        }
+        if self.aborted.load(Ordering::Relaxed) {
+            return Err(BudgetExceeded);
+        }
+        let mut best = -self.limits.loss_points(&pos.wolf);
+        let mut plays = Vec::new();
+        rank_plays(pos, self.limits.max_over_difference, &mut plays);
+        for play in &plays {
+            best = best.max(self.play_value(pos, play)?);
+        }
+        let mut shard = self.shard(key).lock().unwrap();
+        if shard.insert(key, best as f32).is_none() {
+            drop(shard);
+            let n = self.states.fetch_add(1, Ordering::Relaxed) + 1;
+            if self.state_budget.is_some_and(|b| n > b) {
+                self.aborted.store(true, Ordering::Relaxed);
+            }
+        }
+        Ok(best)
+    }
+
+    /// Each legal capture's expected value, and the fold value, at a decision position.
+    pub fn play_values(&self, pos: &Position) -> Result<(f64, Vec<(RankPlay, f64)>), BudgetExceeded> {
+        let mut plays = Vec::new();
+        rank_plays(pos, self.limits.max_over_difference, &mut plays);
+        let mut out = Vec::with_capacity(plays.len());
+        for play in plays {
+            out.push((play, self.play_value(pos, &play)?));
+        }
+        Ok((-self.limits.loss_points(&pos.wolf), out))
+    }
+
+    /// The expected value after making `play` at `pos`.
+    pub fn play_value(&self, pos: &Position, play: &RankPlay) -> Result<f64, BudgetExceeded> {
+        let mut next = remove_cards(pos, play);
+        match play.kind {
+            PlayKind::Perfect | PlayKind::Sum => {
+                if next.cub > 0 {
+                    next.player[next.cub as usize - 1] += 1;
+                }
+                if card_count(&next.wolf) == 0 {
+                    return Ok(rank_total(&next.player) as f64);
+                }
+                self.turn_up_cub(&next)
+            }
+            PlayKind::Split => {
+                if next.cub == 0 {
+                    return self.after_deal(&next);
+                }
+                next.wolf[next.cub as usize - 1] += 1;
+                self.turn_up_cub(&next)
+            }
+            PlayKind::Over => {
+                if next.cub == 0 {
+                    return self.after_deal(&next);
+                }
+                next.wolf[next.cub as usize - 1] += 1;
+                let more = (play.difference as u32 - 1).min(next.unknown_count());
+                if more == 0 {
+                    return self.turn_up_cub(&next);
+                }
+                let total = next.unknown_count();
+                let mut acc = 0.0;
+                let mut chosen = [0u8; RANKS];
+                let mut result = Ok(());
+                hypergeometric(&next.unknown, 0, more, &mut chosen, &mut |taken, ways| {
+                    if result.is_err() {
+                        return;
+                    }
+                    let mut after = next;
+                    for r in 0..RANKS {
+                        after.unknown[r] -= taken[r];
+                        after.wolf[r] += taken[r];
+                    }
+                    match self.turn_up_cub(&after) {
+                        Ok(v) => acc += ways * v,
+                        Err(e) => result = Err(e),
+                    }
+                });
+                result?;
+                Ok(acc / choose(total, more))
+            }
+            PlayKind::Fold => Ok(-self.limits.loss_points(&pos.wolf)),
+        }
+    }
+
+    /// The deck ran out before this play dealt anything: the round goes on (or is won).
+    fn after_deal(&self, pos: &Position) -> Result<f64, BudgetExceeded> {
+        if card_count(&pos.wolf) == 0 {
+            return Ok(rank_total(&pos.player) as f64);
+        }
+        self.value(pos)
+    }
+
+    /// The old cub has left; the next card is turned up (averaged over the unknown cards).
+    fn turn_up_cub(&self, pos: &Position) -> Result<f64, BudgetExceeded> {
+        let total = pos.unknown_count();
+        if total == 0 {
+            let mut next = *pos;
+            next.cub = 0;
+            return self.value(&next);
+        }
+        let mut acc = 0.0;
+        for r in 0..RANKS {
+            let n = pos.unknown[r];
+            if n == 0 {
+                continue;
+            }
+            let mut next = *pos;
+            next.unknown[r] -= 1;
+            next.cub = r as u8 + 1;
+            acc += n as f64 * self.value(&next)?;
+        }
+        Ok(acc / total as f64)
+    }
+}
+
+pub fn choose(n: u32, k: u32) -> f64 {
+    if k > n {
+        return 0.0;
+    }
+    (0..k).fold(1.0, |acc, i| acc * (n - i) as f64 / (i + 1) as f64)
+}
+
+/// Every multiset of `remaining` cards drawn from `avail`, with its number of ways
+/// (product of binomials); dividing by C(total, drawn) gives its probability.
+pub fn hypergeometric(avail: &Counts, rank: usize, remaining: u32, chosen: &mut Counts, found: &mut dyn FnMut(&Counts, f64)) {
+    if remaining == 0 {
+        let ways = (0..RANKS).map(|r| choose(avail[r] as u32, chosen[r] as u32)).product();
+        found(chosen, ways);
+        return;
+    }
+    if rank == RANKS {
+        return;
+    }
+    let max = (avail[rank] as u32).min(remaining);
+    for k in 0..=max {
+        chosen[rank] = k as u8;
+        hypergeometric(avail, rank + 1, remaining - k, chosen, found);
+    }
+    chosen[rank] = 0;
+}

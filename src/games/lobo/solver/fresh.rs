@@ -1,0 +1,141 @@
+//! The value of a fresh round: exact over every opening, or estimated over sampled deals.
+
+use super::clairvoyant::Clairvoyant;
+use super::deals::{all_openings, deck_ranks, opening_of, sample_decks};
+use super::expectimax::{Expectimax, GameLimits};
+use super::policy::{play_deck, SimplePolicy};
+use super::super::Mode;
+use serde::{Deserialize, Serialize};
+use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
+use std::sync::Mutex;
+
+/// A progress callback: items done so far (out of the total the caller was told).
+pub type Progress<'a> = &'a (dyn Fn(u64) + Sync);
+
+/// An estimate of a fresh round's value in points (positive = the player's edge).
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct FreshValue {
+    pub mean_points: f64,
+    /// 0 when exact.
+    pub std_error_points: f64,
+    pub ci95_low: f64,
+    pub ci95_high: f64,
+    /// One-sided 99.9% bounds (mean ∓ 3.09 standard errors).
+    pub low_999: f64,
+    pub high_999: f64,
+    /// `None` when every opening was enumerated (an exact weighted average).
+    pub samples: Option<usize>,
+    pub seed: Option<u64>,
+    /// Distinct positions solved (summed over deals for the clairvoyant bound).
+    pub states: u64,
+}
+
+impl FreshValue {
+    fn exact(mean: f64, states: u64) -> FreshValue {
+        FreshValue { mean_points: mean, std_error_points: 0.0, ci95_low: mean, ci95_high: mean, low_999: mean, high_999: mean, samples: None, seed: None, states }
+    }
+    fn sampled(values: &[f64], seed: u64, states: u64) -> FreshValue {
+        let n = values.len() as f64;
+        let mean = values.iter().sum::<f64>() / n;
+        let var = values.iter().map(|v| (v - mean).powi(2)).sum::<f64>() / (n - 1.0).max(1.0);
+        let se = (var / n).sqrt();
+        FreshValue {
+            mean_points: mean,
+            std_error_points: se,
+            ci95_low: mean - 1.96 * se,
+            ci95_high: mean + 1.96 * se,
+            low_999: mean - 3.09 * se,
+            high_999: mean + 3.09 * se,
+            samples: Some(values.len()),
+            seed: Some(seed),
+            states,
+        }
+    }
+}
+
+/// Runs `f` on items 0..n over `threads` threads; progress counts finished items.
+fn par_map(n: usize, threads: usize, progress: Progress, f: &(dyn Fn(usize) -> f64 + Sync)) -> Vec<f64> {
+    let next = AtomicUsize::new(0);
+    let done = AtomicU64::new(0);
+    let out = Mutex::new(vec![0.0; n]);
+    std::thread::scope(|s| {
+        for _ in 0..threads.max(1) {
+            s.spawn(|| loop {
+                let i = next.fetch_add(1, Ordering::Relaxed);
+                if i >= n {
+                    break;
+                }
+                let v = f(i);
+                out.lock().unwrap()[i] = v;
+                progress(done.fetch_add(1, Ordering::Relaxed) + 1);
+            });
+        }
+    });
+    out.into_inner().unwrap()
+}
+
+/// Exact value of the game with `limits` over every opening (weighted). Progress counts openings
+/// (see `all_openings(mode).len()` for the total). Feasible only with small Over limits.
+pub fn exact_value(mode: Mode, limits: GameLimits, threads: usize, progress: Progress) -> FreshValue {
+    let openings = all_openings(mode);
+    let solver = Expectimax::new(limits, None);
+    let values = par_map(openings.len(), threads, progress, &|i| solver.value(&openings[i].0).expect("no budget"));
+    let mean = values.iter().zip(&openings).map(|(v, (_, w))| v * w).sum();
+    FreshValue::exact(mean, solver.states())
+}
+
+/// Exact value of the game with `limits` at the openings of `samples` seeded deals, averaged.
+/// A lower bound on perfect play when `limits` restricts Overs (the restricted player is a policy).
+pub fn sampled_value(mode: Mode, limits: GameLimits, samples: usize, seed: u64, threads: usize, progress: Progress) -> FreshValue {
+    let decks = sample_decks(mode, samples, seed);
+    let solver = Expectimax::new(limits, None);
+    let values = par_map(samples, threads, progress, &|i| {
+        solver.value(&opening_of(&deck_ranks(&decks[i]))).expect("no budget")
+    });
+    FreshValue::sampled(&values, seed, solver.states())
+}
+
+/// Tries the exact value of the game with `limits` at the openings of `samples` seeded deals
+/// within `state_budget` stored positions; `Err(states stored)` when the budget ran out first.
+pub fn sampled_value_within(mode: Mode, limits: GameLimits, samples: usize, seed: u64, state_budget: u64, threads: usize, progress: Progress) -> Result<FreshValue, u64> {
+    let decks = sample_decks(mode, samples, seed);
+    let solver = Expectimax::new(limits, Some(state_budget));
+    let values = par_map(samples, threads, progress, &|i| solver.value(&opening_of(&deck_ranks(&decks[i]))).unwrap_or(f64::NAN));
+    if values.iter().any(|v| v.is_nan()) {
+        return Err(solver.states());
+    }
+    Ok(FreshValue::sampled(&values, seed, solver.states()))
+}
+
+/// The clairvoyant upper bound over `samples` seeded deals, for the game with `limits`.
+/// With `penalty_over_limit = Some(k)` each deal's clairvoyant player is charged the
+/// information penalty built from the exact value of the game with Overs limited to `k`
+/// (see [`Clairvoyant`]): still a valid upper bound, and far tighter. Returns the bound and,
+/// when penalised, the lower bound `V̂(opening)` on the same deals (paired).
+pub fn clairvoyant_value(mode: Mode, limits: GameLimits, penalty_over_limit: Option<u8>, penalty_max_over: u8, samples: usize, seed: u64, threads: usize, progress: Progress) -> (FreshValue, Option<FreshValue>) {
+    let decks = sample_decks(mode, samples, seed);
+    let states = AtomicU64::new(0);
+    let vhat = penalty_over_limit.map(|k| Expectimax::new(GameLimits { max_over_difference: k, loss_cap_points: limits.loss_cap_points }, None));
+    let values = par_map(samples, threads, progress, &|i| {
+        let ranks = deck_ranks(&decks[i]);
+        let (v, n) = Clairvoyant::solve(&ranks, limits, vhat.as_ref(), penalty_max_over);
+        states.fetch_add(n, Ordering::Relaxed);
+        v
+    });
+    let lower = vhat.as_ref().map(|s| {
+        let lows: Vec<f64> = decks.iter().map(|d| s.value(&opening_of(&deck_ranks(d))).expect("no budget")).collect();
+        FreshValue::sampled(&lows, seed, s.states())
+    });
+    let extra = vhat.as_ref().map_or(0, |s| s.states());
+    (FreshValue::sampled(&values, seed, states.into_inner() + extra), lower)
+}
+
+/// A simple strategy's value over `samples` seeded deals (exact for `FoldAtOnce`).
+pub fn policy_value(mode: Mode, policy: SimplePolicy, limits: GameLimits, samples: usize, seed: u64, threads: usize, progress: Progress) -> FreshValue {
+    if policy == SimplePolicy::FoldAtOnce {
+        return FreshValue::exact(-super::deals::expected_opening_loss(mode, limits.loss_cap_points), 0);
+    }
+    let decks = sample_decks(mode, samples, seed);
+    let values = par_map(samples, threads, progress, &|i| play_deck(&deck_ranks(&decks[i]), policy, limits));
+    FreshValue::sampled(&values, seed, 0)
+}

@@ -1,0 +1,15 @@
+//! The Lobo solver: exact expectimax (lower bounds with Overs limited, exact values where
+//! reachable), the clairvoyant upper bound, simple strategies, and best-play hints.
+
+pub mod clairvoyant;
+pub mod deals;
+pub mod expectimax;
+pub mod fresh;
+pub mod hint;
+pub mod policy;
+pub mod position;
+
+pub use expectimax::{BudgetExceeded, Expectimax, GameLimits};
+pub use fresh::{clairvoyant_value, exact_value, policy_value, sampled_value, sampled_value_within, FreshValue, Progress};
+pub use hint::{hint, Hint, HintBasis};
+pub use policy::SimplePolicy;

@@ -1,0 +1,156 @@
+//! The stored round: status, sealed seed, decisions, result, and the guard
+//! that makes every state change happen once (row lock + version check).
+
+use diesel::prelude::*;
+use serde::{Deserialize, Serialize};
+use utoipa::ToSchema;
+
+use crate::api::error::ApiError;
+use crate::store::schema::rounds as r;
+use crate::store::{lock_for_update, now_us, AnyConnection};
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize, ToSchema)]
+#[serde(rename_all = "snake_case")]
+pub enum RoundStatus {
+    /// Seats and side bets are accepted.
+    Betting,
+    /// Betting closed; the client seed is fixed; awaiting the deal.
+    Closed,
+    /// The first pass is dealt; awaiting a copa decision.
+    Copa,
+    /// The outcome is determined; awaiting the dealer's repasso and settlement.
+    Finished,
+    /// Lobo: the player is playing.
+    InPlay,
+    Settled,
+    Voided,
+}
+
+impl RoundStatus {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            RoundStatus::Betting => "betting",
+            RoundStatus::Closed => "closed",
+            RoundStatus::Copa => "copa",
+            RoundStatus::Finished => "finished",
+            RoundStatus::InPlay => "in_play",
+            RoundStatus::Settled => "settled",
+            RoundStatus::Voided => "voided",
+        }
+    }
+    pub fn parse(text: &str) -> RoundStatus {
+        match text {
+            "betting" => RoundStatus::Betting,
+            "closed" => RoundStatus::Closed,
+            "copa" => RoundStatus::Copa,
+            "finished" => RoundStatus::Finished,
+            "in_play" => RoundStatus::InPlay,
+            "settled" => RoundStatus::Settled,
+            _ => RoundStatus::Voided,
+        }
+    }
+    /// Secrets (the server seed and everything derived from it) may be shown.
+    pub fn is_over(self) -> bool {
+        matches!(self, RoundStatus::Settled | RoundStatus::Voided)
+    }
+}
+
+#[derive(Queryable, Selectable, Debug, Clone)]
+#[diesel(table_name = r)]
+pub struct RoundRow {
+    pub id: String,
+    pub table_id: String,
+    pub game: String,
+    pub number: i64,
+    pub status: String,
+    pub config: String,
+    pub commitment: String,
+    pub server_seed_sealed: String,
+    pub client_seed: Option<String>,
+    pub revealed_server_seed: Option<String>,
+    pub decisions: String,
+    pub result: Option<String>,
+    pub version: i64,
+    pub created_by: String,
+    pub created_at_us: i64,
+    pub updated_at_us: i64,
+}
+
+impl RoundRow {
+    pub fn status(&self) -> RoundStatus {
+        RoundStatus::parse(&self.status)
+    }
+
+    pub fn require_status(&self, allowed: &[RoundStatus], action: &str) -> Result<(), ApiError> {
+        if allowed.contains(&self.status()) {
+            Ok(())
+        } else {
+            Err(ApiError::conflict(
+                "wrong_round_state",
+                format!("cannot {action}: round is {}", self.status),
+            ))
+        }
+    }
+}
+
+pub fn find(conn: &mut AnyConnection, id: &str) -> QueryResult<Option<RoundRow>> {
+    r::table.find(id).select(RoundRow::as_select()).first(conn).optional()
+}
+
+/// A table's rounds, newest first.
+pub fn for_table(conn: &mut AnyConnection, table_id: &str, limit: i64) -> QueryResult<Vec<RoundRow>> {
+    r::table.filter(r::table_id.eq(table_id)).order(r::number.desc()).limit(limit).select(RoundRow::as_select()).load(conn)
+}
+
+/// The table's most recent round.
+pub fn latest(conn: &mut AnyConnection, table_id: &str) -> QueryResult<Option<RoundRow>> {
+    r::table.filter(r::table_id.eq(table_id)).order(r::number.desc()).select(RoundRow::as_select()).first(conn).optional()
+}
+
+/// Loads a round and, on PostgreSQL, holds its row lock to the end of the
+/// transaction, so concurrent requests about one round run one at a time
+/// across every instance.
+pub fn lock(conn: &mut AnyConnection, id: &str) -> Result<RoundRow, ApiError> {
+    if uuid::Uuid::parse_str(id).is_err() {
+        return Err(ApiError::not_found("round"));
+    }
+    lock_for_update(conn, &format!("SELECT id FROM rounds WHERE id = '{id}' FOR UPDATE"))?;
+    find(conn, id)?.ok_or_else(|| ApiError::not_found("round"))
+}
+
+/// Writes a new status (and optionally other fields) if the round is still at
+/// `expected_version`; a lost race is a 409, never a double application.
+pub struct RoundUpdate<'a> {
+    pub status: RoundStatus,
+    pub client_seed: Option<&'a str>,
+    pub revealed_server_seed: Option<&'a str>,
+    pub decisions: Option<&'a str>,
+    pub result: Option<&'a str>,
+}
+
+impl<'a> RoundUpdate<'a> {
+    pub fn status(status: RoundStatus) -> RoundUpdate<'a> {
+        RoundUpdate { status, client_seed: None, revealed_server_seed: None, decisions: None, result: None }
+    }
+}
+
+pub fn update(conn: &mut AnyConnection, row: &RoundRow, change: RoundUpdate<'_>) -> Result<(), ApiError> {
+    let target = r::table.filter(r::id.eq(&row.id)).filter(r::version.eq(row.version));
+    let n = diesel::update(target)
+        .set((
+            r::status.eq(change.status.as_str()),
+            r::client_seed.eq(change.client_seed.map(str::to_string).or_else(|| row.client_seed.clone())),
+            r::revealed_server_seed
+                .eq(change.revealed_server_seed.map(str::to_string).or_else(|| row.revealed_server_seed.clone())),
+            r::decisions.eq(change.decisions.unwrap_or(&row.decisions)),
+            r::result.eq(change.result.map(str::to_string).or_else(|| row.result.clone())),
+            r::version.eq(row.version + 1),
+            r::updated_at_us.eq(now_us()),
+        ))
+        .execute(conn)?;
+    if n == 1 {
+        Ok(())
+    } else {
+        Err(ApiError::conflict("round_changed", "the round changed meanwhile; reload and retry"))
+    }
+}

@@ -1,0 +1,512 @@
+//! House side bets on live Prima Carta rounds (SPEC §5): pay tables installed
+//! on tables, placing bets into escrow, settling them on the deal's facts,
+//! refunds on a void, and the observed RTP auditors compare with theory.
+
+use diesel::prelude::*;
+use rust_decimal::prelude::ToPrimitive;
+use rust_decimal::Decimal;
+use serde::{Deserialize, Serialize};
+use utoipa::ToSchema;
+
+use crate::api::error::ApiError;
+use crate::bets::{self, BetKind, BetResult, PayTable, Selection};
+use crate::domain::{format_minor, minor_to_decimal, Amount, MINOR_DIGITS};
+use crate::games::prima_carta::DealFacts;
+use crate::ledger::{self, AccountId, Refs, TransferKind, TransferSpec};
+use crate::math::{self, Certificate, RtpBounds};
+use crate::rounds::record::{RoundRow, RoundStatus};
+use crate::significant_events::{self, EventKind};
+use crate::store::schema::{bets as b, pay_tables as pt, table_pay_tables as tpt};
+use crate::store::{new_id, now_us, AnyConnection};
+use crate::tables::config::PrimaCartaConfig;
+
+#[derive(Queryable, Selectable, Debug, Clone)]
+#[diesel(table_name = pt)]
+pub struct PayTableRow {
+    pub id: String,
+    pub name: String,
+    pub version: i64,
+    pub fingerprint: String,
+    pub spec: String,
+    pub certificate: String,
+    pub created_by: Option<String>,
+    pub created_at_us: i64,
+}
+
+impl PayTableRow {
+    pub fn pay_table(&self) -> Result<PayTable, ApiError> {
+        PayTable::from_json(&self.spec).map_err(|e| ApiError::internal(format!("stored pay table: {}", e.0)))
+    }
+    pub fn certificate(&self) -> Result<Certificate, ApiError> {
+        serde_json::from_str(&self.certificate).map_err(|e| ApiError::internal(format!("stored certificate: {e}")))
+    }
+}
+
+/// A stored pay table as shown over the API.
+#[derive(Serialize, ToSchema)]
+pub struct PayTableView {
+    pub id: String,
+    pub name: String,
+    pub version: i64,
+    pub fingerprint: String,
+    #[schema(value_type = Object)]
+    pub spec: serde_json::Value,
+    #[schema(value_type = Object)]
+    pub certificate: serde_json::Value,
+    pub created_at_us: i64,
+}
+
+impl From<&PayTableRow> for PayTableView {
+    fn from(r: &PayTableRow) -> PayTableView {
+        PayTableView {
+            id: r.id.clone(),
+            name: r.name.clone(),
+            version: r.version,
+            fingerprint: r.fingerprint.clone(),
+            spec: serde_json::from_str(&r.spec).unwrap_or_default(),
+            certificate: serde_json::from_str(&r.certificate).unwrap_or_default(),
+            created_at_us: r.created_at_us,
+        }
+    }
+}
+
+/// Certifies a pay table on the cached distribution of N; refuses (422,
+/// naming the bet and its RTP) one outside the bounds.
+pub fn certify(table: &PayTable) -> Result<Certificate, ApiError> {
+    let certificate = math::certify_pay_table(table, math::cached_n_distribution(), RtpBounds::default());
+    match &certificate.first_failure {
+        Some(f) if !certificate.pass => Err(ApiError::unprocessable("pay_table_not_certified", f.message.clone())),
+        _ if !certificate.pass => Err(ApiError::unprocessable("pay_table_not_certified", "pay table failed certification")),
+        _ => Ok(certificate),
+    }
+}
+
+/// Stores a certified pay table (once per fingerprint) and returns its row.
+pub fn store_certified(conn: &mut AnyConnection, table: &PayTable, actor: Option<&str>) -> Result<PayTableRow, ApiError> {
+    let certificate = certify(table)?;
+    let fingerprint = table.fingerprint();
+    if let Some(row) = pt::table.filter(pt::fingerprint.eq(&fingerprint)).select(PayTableRow::as_select()).first(conn).optional()? {
+        return Ok(row);
+    }
+    let id = new_id();
+    diesel::insert_into(pt::table)
+        .values((
+            pt::id.eq(&id),
+            pt::name.eq(table.name()),
+            pt::version.eq(table.version() as i64),
+            pt::fingerprint.eq(&fingerprint),
+            pt::spec.eq(table.to_json_pretty()),
+            pt::certificate.eq(certificate.to_json_pretty()),
+            pt::created_by.eq(actor),
+            pt::created_at_us.eq(now_us()),
+        ))
+        .execute(conn)
+        .map_err(|e| match e {
+            diesel::result::Error::DatabaseError(diesel::result::DatabaseErrorKind::UniqueViolation, _) => ApiError::conflict(
+                "pay_table_exists",
+                format!("a different pay table named {} version {} exists; raise the version", table.name(), table.version()),
+            ),
+            other => other.into(),
+        })?;
+    pt::table.find(&id).select(PayTableRow::as_select()).first(conn).map_err(Into::into)
+}
+
+/// The pay table every Prima Carta table uses until a pit boss installs another.
+pub fn builtin(conn: &mut AnyConnection) -> Result<PayTableRow, ApiError> {
+    store_certified(conn, &PayTable::house_table(), None)
+}
+
+pub fn install(conn: &mut AnyConnection, table_id: &str, table: &PayTable, actor: &str) -> Result<PayTableRow, ApiError> {
+    let row = store_certified(conn, table, Some(actor))?;
+    diesel::delete(tpt::table.find(table_id)).execute(conn)?;
+    diesel::insert_into(tpt::table)
+        .values((
+            tpt::table_id.eq(table_id),
+            tpt::pay_table_id.eq(&row.id),
+            tpt::installed_by.eq(actor),
+            tpt::installed_at_us.eq(now_us()),
+        ))
+        .execute(conn)?;
+    significant_events::record(
+        conn,
+        EventKind::PayTableInstalled,
+        Some(actor),
+        Some(table_id),
+        serde_json::json!({ "pay_table_id": row.id, "name": row.name, "version": row.version, "fingerprint": row.fingerprint }),
+    )?;
+    Ok(row)
+}
+
+pub fn for_table(conn: &mut AnyConnection, table_id: &str) -> Result<PayTableRow, ApiError> {
+    let installed: Option<String> = tpt::table.find(table_id).select(tpt::pay_table_id).first(conn).optional()?;
+    match installed {
+        Some(id) => Ok(pt::table.find(id).select(PayTableRow::as_select()).first(conn)?),
+        None => builtin(conn),
+    }
+}
+
+pub fn find_pay_table(conn: &mut AnyConnection, id: &str) -> Result<PayTableRow, ApiError> {
+    pt::table.find(id).select(PayTableRow::as_select()).first(conn).optional()?.ok_or_else(|| ApiError::not_found("pay table"))
+}
+
+pub fn list_pay_tables(conn: &mut AnyConnection) -> Result<Vec<PayTableRow>, ApiError> {
+    Ok(pt::table.select(PayTableRow::as_select()).order((pt::name.asc(), pt::version.asc())).load(conn)?)
+}
+
+#[derive(Queryable, Selectable, Debug, Clone)]
+#[diesel(table_name = b)]
+pub struct BetRow {
+    pub id: String,
+    pub round_id: String,
+    pub table_id: String,
+    pub player_id: String,
+    pub kind: String,
+    pub selection: String,
+    pub amount_minor: i64,
+    pub pay_table_id: String,
+    pub client_seed: Option<String>,
+    pub status: String,
+    pub returned_minor: i64,
+    pub decided_by: Option<String>,
+    pub placed_at_us: i64,
+    pub settled_at_us: Option<i64>,
+}
+
+#[derive(Serialize, ToSchema, Debug, Clone)]
+pub struct BetView {
+    pub id: String,
+    pub round_id: String,
+    pub table_id: String,
+    pub player_id: String,
+    pub kind: String,
+    #[schema(value_type = Object)]
+    pub selection: serde_json::Value,
+    pub amount: String,
+    pub pay_table_id: String,
+    /// open, won, lost, pushed or refunded.
+    pub status: String,
+    /// What the bet returned to the wallet (stake included); "0.00" while open or lost.
+    pub returned: String,
+    /// The facts that decided the bet.
+    #[schema(value_type = Option<Object>)]
+    pub decided_by: Option<serde_json::Value>,
+    pub placed_at_us: i64,
+    pub settled_at_us: Option<i64>,
+}
+
+impl From<&BetRow> for BetView {
+    fn from(r: &BetRow) -> BetView {
+        BetView {
+            id: r.id.clone(),
+            round_id: r.round_id.clone(),
+            table_id: r.table_id.clone(),
+            player_id: r.player_id.clone(),
+            kind: r.kind.clone(),
+            selection: serde_json::from_str(&r.selection).unwrap_or_default(),
+            amount: format_minor(r.amount_minor),
+            pay_table_id: r.pay_table_id.clone(),
+            status: r.status.clone(),
+            returned: format_minor(r.returned_minor),
+            decided_by: r.decided_by.as_deref().and_then(|d| serde_json::from_str(d).ok()),
+            placed_at_us: r.placed_at_us,
+            settled_at_us: r.settled_at_us,
+        }
+    }
+}
+
+pub struct NewBet<'a> {
+    pub kind: BetKind,
+    pub suit: Option<&'a str>,
+    pub number: Option<i64>,
+    pub amount: Amount,
+    pub client_seed: Option<&'a str>,
+}
+
+fn refs(row: &RoundRow, player_id: &str, bet_id: &str) -> Refs {
+    Refs {
+        user_id: Some(player_id.to_string()),
+        table_id: Some(row.table_id.clone()),
+        round_id: Some(row.id.clone()),
+        bet_id: Some(bet_id.to_string()),
+    }
+}
+
+/// Places a bet while betting is open: the stake moves to the round's escrow
+/// in the same transaction.
+pub fn place(
+    conn: &mut AnyConnection,
+    row: &RoundRow,
+    config: &PrimaCartaConfig,
+    player_id: &str,
+    bet: &NewBet<'_>,
+    idempotency_key: Option<&str>,
+) -> Result<BetRow, ApiError> {
+    if row.status() != RoundStatus::Betting {
+        return Err(ApiError::conflict("betting_closed", format!("bets are accepted only while betting is open; round is {}", row.status)));
+    }
+    if bet.amount < config.min_bet || bet.amount > config.max_bet {
+        return Err(ApiError::unprocessable(
+            "amount_out_of_limits",
+            format!("a bet at this table must be between {} and {}", config.min_bet, config.max_bet),
+        ));
+    }
+    let pay_row = for_table(conn, &row.table_id)?;
+    let pay_table = pay_row.pay_table()?;
+    let selection = bet
+        .kind
+        .parse_selection(bet.suit, bet.number, &pay_table)
+        .map_err(|e| ApiError::unprocessable("bad_selection", describe_bet_error(&e)))?;
+    // Summed here rather than by SUM(): the databases type SUM(bigint) differently.
+    let staked: i64 = b::table
+        .filter(b::round_id.eq(&row.id))
+        .filter(b::player_id.eq(player_id))
+        .select(b::amount_minor)
+        .load::<i64>(conn)?
+        .iter()
+        .sum();
+    let exposure = staked + bet.amount.minor();
+    if exposure > config.max_exposure_per_round.minor() {
+        return Err(ApiError::unprocessable(
+            "exposure_limit",
+            format!("your bets on this round would total {}, over the limit of {}", format_minor(exposure), config.max_exposure_per_round),
+        ));
+    }
+    let id = new_id();
+    let now = now_us();
+    diesel::insert_into(b::table)
+        .values((
+            b::id.eq(&id),
+            b::round_id.eq(&row.id),
+            b::table_id.eq(&row.table_id),
+            b::player_id.eq(player_id),
+            b::kind.eq(bet.kind.name()),
+            b::selection.eq(serde_json::to_string(&selection).expect("selections serialize")),
+            b::amount_minor.eq(bet.amount.minor()),
+            b::pay_table_id.eq(&pay_row.id),
+            b::client_seed.eq(bet.client_seed),
+            b::status.eq("open"),
+            b::returned_minor.eq(0i64),
+            b::placed_at_us.eq(now),
+        ))
+        .execute(conn)?;
+    ledger::post(
+        conn,
+        &[TransferSpec::new(AccountId::wallet(player_id), AccountId::escrow(&row.id), bet.amount, TransferKind::BetStake)
+            .refs(refs(row, player_id, &id))
+            .idempotency_key(idempotency_key)
+            .memo(format!("{} bet", bet.kind.name()))],
+    )?;
+    Ok(b::table.find(&id).select(BetRow::as_select()).first(conn)?)
+}
+
+fn describe_bet_error(e: &bets::BetError) -> String {
+    match e {
+        bets::BetError::WrongSelection { kind, needed } => {
+            format!("a {} bet needs a selection of kind {:?}", kind.name(), needed).to_lowercase()
+        }
+        bets::BetError::UnknownSuit(s) => format!("unknown suit '{s}'"),
+        bets::BetError::NumberNotOffered(n) => format!("Cartas number {n} is not offered at this table"),
+    }
+}
+
+pub fn round_bets(conn: &mut AnyConnection, round_id: &str) -> QueryResult<Vec<BetRow>> {
+    b::table.filter(b::round_id.eq(round_id)).select(BetRow::as_select()).order((b::placed_at_us.asc(), b::id.asc())).load(conn)
+}
+
+pub fn player_bets(conn: &mut AnyConnection, player_id: &str, limit: i64) -> QueryResult<Vec<BetRow>> {
+    b::table
+        .filter(b::player_id.eq(player_id))
+        .select(BetRow::as_select())
+        .order((b::placed_at_us.desc(), b::id.desc()))
+        .limit(limit)
+        .load(conn)
+}
+
+pub fn client_seeds(conn: &mut AnyConnection, round_id: &str) -> QueryResult<Vec<String>> {
+    Ok(b::table
+        .filter(b::round_id.eq(round_id))
+        .select(b::client_seed)
+        .load::<Option<String>>(conn)?
+        .into_iter()
+        .flatten()
+        .collect())
+}
+
+/// Settles every open bet of the round on the deal's facts, in one batch of
+/// transfers: a lost stake goes to the house bankroll; a won or pushed stake
+/// returns to the wallet, and winnings come from the bankroll.
+pub fn settle_round(conn: &mut AnyConnection, row: &RoundRow, facts: &DealFacts) -> Result<(), ApiError> {
+    let open: Vec<BetRow> = round_bets(conn, &row.id)?.into_iter().filter(|b| b.status == "open").collect();
+    let mut specs = Vec::new();
+    let now = now_us();
+    for bet in &open {
+        let kind = BetKind::parse(&bet.kind).ok_or_else(|| ApiError::internal("stored bet kind"))?;
+        let selection: Selection = serde_json::from_str(&bet.selection).map_err(|e| ApiError::internal(e.to_string()))?;
+        let pay_table = find_pay_table(conn, &bet.pay_table_id)?.pay_table()?;
+        let settlement = bets::settle(kind, &selection, &pay_table, facts).map_err(|e| ApiError::internal(describe_bet_error(&e)))?;
+        let stake = minor_to_decimal(bet.amount_minor);
+        let returned = bets::returned_amount(stake, &settlement.result);
+        let returned_minor = decimal_to_minor(returned)?;
+        let stake_amount = Amount::from_minor(bet.amount_minor).map_err(|e| ApiError::internal(e.to_string()))?;
+        let escrow = AccountId::escrow(&row.id);
+        let wallet = AccountId::wallet(&bet.player_id);
+        let r = refs(row, &bet.player_id, &bet.id);
+        let status = match settlement.result {
+            BetResult::Lost => {
+                specs.push(TransferSpec::new(escrow, AccountId::house_bankroll(), stake_amount, TransferKind::BetCollected).refs(r));
+                "lost"
+            }
+            BetResult::Pushed => {
+                specs.push(TransferSpec::new(escrow, wallet, stake_amount, TransferKind::BetReturned).refs(r));
+                "pushed"
+            }
+            BetResult::Won { .. } => {
+                specs.push(TransferSpec::new(escrow, wallet.clone(), stake_amount, TransferKind::BetReturned).refs(r.clone()));
+                let winnings = returned_minor - bet.amount_minor;
+                if winnings > 0 {
+                    let amount = Amount::from_minor(winnings).map_err(|e| ApiError::internal(e.to_string()))?;
+                    specs.push(TransferSpec::new(AccountId::house_bankroll(), wallet, amount, TransferKind::BetPayout).refs(r));
+                }
+                "won"
+            }
+        };
+        diesel::update(b::table.find(&bet.id))
+            .set((
+                b::status.eq(status),
+                b::returned_minor.eq(if status == "lost" { 0 } else { returned_minor }),
+                b::decided_by.eq(serde_json::to_string(&settlement).ok()),
+                b::settled_at_us.eq(now),
+            ))
+            .execute(conn)?;
+    }
+    ledger::post(conn, &specs)?;
+    Ok(())
+}
+
+/// A voided round returns every open stake.
+pub fn refund_round(conn: &mut AnyConnection, row: &RoundRow) -> Result<(), ApiError> {
+    let open: Vec<BetRow> = round_bets(conn, &row.id)?.into_iter().filter(|b| b.status == "open").collect();
+    let mut specs = Vec::new();
+    for bet in &open {
+        let amount = Amount::from_minor(bet.amount_minor).map_err(|e| ApiError::internal(e.to_string()))?;
+        specs.push(
+            TransferSpec::new(AccountId::escrow(&row.id), AccountId::wallet(&bet.player_id), amount, TransferKind::BetRefund)
+                .refs(refs(row, &bet.player_id, &bet.id)),
+        );
+        diesel::update(b::table.find(&bet.id))
+            .set((b::status.eq("refunded"), b::returned_minor.eq(bet.amount_minor), b::settled_at_us.eq(now_us())))
+            .execute(conn)?;
+    }
+    ledger::post(conn, &specs)?;
+    Ok(())
+}
+
+fn decimal_to_minor(value: Decimal) -> Result<i64, ApiError> {
+    let scaled = (value * Decimal::from(10i64.pow(MINOR_DIGITS))).trunc();
+    scaled.to_i64().ok_or_else(|| ApiError::internal("amount out of range"))
+}
+
+/// Bet totals by kind for a round's public view (not who bet).
+#[derive(Serialize, ToSchema, Debug, Clone)]
+pub struct BetTotal {
+    pub kind: String,
+    pub bets: i64,
+    pub staked: String,
+}
+
+pub fn totals(rows: &[BetRow]) -> Vec<BetTotal> {
+    let mut out: Vec<BetTotal> = Vec::new();
+    for kind in BetKind::ALL {
+        let of_kind: Vec<&BetRow> = rows.iter().filter(|r| r.kind == kind.name()).collect();
+        if !of_kind.is_empty() {
+            out.push(BetTotal {
+                kind: kind.name().to_string(),
+                bets: of_kind.len() as i64,
+                staked: format_minor(of_kind.iter().map(|r| r.amount_minor).sum()),
+            });
+        }
+    }
+    out
+}
+
+#[derive(Deserialize, Debug, Clone, Default)]
+pub struct RtpQuery {
+    pub table_id: Option<String>,
+    pub kind: Option<String>,
+    pub from_us: Option<i64>,
+    pub to_us: Option<i64>,
+}
+
+/// Observed against theoretical RTP for one group of settled bets.
+#[derive(Serialize, ToSchema, Debug, Clone)]
+pub struct RtpLine {
+    pub kind: String,
+    pub table_id: String,
+    pub pay_table_id: String,
+    pub bets: i64,
+    pub staked: String,
+    pub returned: String,
+    /// returned / staked, as a fraction (e.g. 0.9612).
+    pub observed_rtp: f64,
+    /// The certified RTP of this bet under the pay table it was placed under.
+    pub theoretical_rtp: f64,
+    /// Standard error of the observed RTP for these stakes.
+    pub standard_error: f64,
+    /// |observed − theoretical| exceeds 2.576 standard errors (the 99% band).
+    pub outside_99_band: bool,
+}
+
+/// The 99% two-sided normal quantile.
+const Z_99: f64 = 2.5758;
+
+pub fn observed_rtp(conn: &mut AnyConnection, q: &RtpQuery) -> Result<Vec<RtpLine>, ApiError> {
+    let mut query = b::table.select(BetRow::as_select()).filter(b::status.eq_any(["won", "lost", "pushed"])).into_boxed();
+    if let Some(t) = &q.table_id {
+        query = query.filter(b::table_id.eq(t.clone()));
+    }
+    if let Some(k) = &q.kind {
+        query = query.filter(b::kind.eq(k.clone()));
+    }
+    if let Some(f) = q.from_us {
+        query = query.filter(b::placed_at_us.ge(f));
+    }
+    if let Some(t) = q.to_us {
+        query = query.filter(b::placed_at_us.lt(t));
+    }
+    let rows: Vec<BetRow> = query.load(conn)?;
+    // Group by (kind incl. Cartas number, table, pay table).
+    type Group<'a> = std::collections::BTreeMap<(String, Option<u8>, String, String), Vec<&'a BetRow>>;
+    let mut groups: Group = Default::default();
+    for r in &rows {
+        let number = match serde_json::from_str::<Selection>(&r.selection) {
+            Ok(Selection::Number(n)) => Some(n),
+            _ => None,
+        };
+        groups.entry((r.kind.clone(), number, r.table_id.clone(), r.pay_table_id.clone())).or_default().push(r);
+    }
+    let mut lines = Vec::new();
+    for ((kind, number, table_id, pay_table_id), bets) in groups {
+        let certificate = find_pay_table(conn, &pay_table_id)?.certificate()?;
+        let Some(cert) = certificate.bets.iter().find(|c| c.kind.name() == kind && c.number == number) else { continue };
+        let label = cert.bet.clone();
+        let staked: i64 = bets.iter().map(|b| b.amount_minor).sum();
+        let returned: i64 = bets.iter().map(|b| b.returned_minor).sum();
+        let sum_sq: f64 = bets.iter().map(|b| (b.amount_minor as f64).powi(2)).sum();
+        let observed = returned as f64 / staked as f64;
+        let theoretical = cert.rtp.value();
+        let se = cert.std_dev_per_unit * sum_sq.sqrt() / staked as f64;
+        lines.push(RtpLine {
+            kind: label,
+            table_id,
+            pay_table_id,
+            bets: bets.len() as i64,
+            staked: format_minor(staked),
+            returned: format_minor(returned),
+            observed_rtp: observed,
+            theoretical_rtp: theoretical,
+            standard_error: se,
+            outside_99_band: (observed - theoretical).abs() > Z_99 * se,
+        });
+    }
+    Ok(lines)
+}

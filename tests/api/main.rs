@@ -1,0 +1,17 @@
+//! Integration tests through real HTTP, each on SQLite and on PostgreSQL.
+//!
+//! `cargo test --test api` (PostgreSQL at TEST_DATABASE_URL, default
+//! postgres://postgres@127.0.0.1:5432/postgres; the PostgreSQL tests fail,
+//! never skip, when it cannot be reached).
+
+#[macro_use]
+mod helpers;
+
+mod auth;
+mod bad_input;
+mod bootstrap;
+mod ledger;
+mod lobo;
+mod operations;
+mod roles;
+mod schema;

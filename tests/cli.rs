@@ -1,0 +1,159 @@
+//! The `djego` command line, run as a built binary: certify, verify round, simulate.
+//! Each test is small (a few seconds at most).
+
+use std::path::Path;
+use std::process::{Command, Output};
+
+fn djego(args: &[&str]) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_djego"))
+        .args(args)
+        .env("RUST_LOG", "warn")
+        .output()
+        .expect("run djego")
+}
+
+fn stdout(o: &Output) -> String {
+    String::from_utf8_lossy(&o.stdout).into_owned()
+}
+
+fn stderr(o: &Output) -> String {
+    String::from_utf8_lossy(&o.stderr).into_owned()
+}
+
+fn vectors() -> std::path::PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("docs/verify/test_vectors.json")
+}
+
+#[test]
+fn certify_shuffle_small_run_passes_and_writes_its_report() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("report");
+    let o = djego(&["certify", "shuffle", "--shuffles", "2000", "--seed", "1", "--threads", "2", "--out", out.to_str().unwrap()]);
+    let text = stdout(&o);
+    assert_eq!(o.status.code(), Some(0), "{text}\n{}", stderr(&o));
+    assert!(text.contains("overall: PASS"), "{text}");
+    assert!(text.contains("seed 20261122"), "the expected distribution's source is named: {text}");
+    let json: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(out.join("certification.json")).unwrap()).unwrap();
+    assert_eq!(json["passed"], true);
+    assert_eq!(json["shuffles"], 2000);
+    assert_eq!(json["seed"], 1);
+    assert_eq!(json["tests"].as_array().unwrap().len(), 8);
+    assert_eq!(json["expected_first_pass_source"]["seed"], 20261122);
+    let report: djego::cards::certify::CertificationReport = serde_json::from_value(json).unwrap();
+    assert!(report.passed);
+    let txt = std::fs::read_to_string(out.join("certification.txt")).unwrap();
+    assert!(txt.contains("position_by_card") && txt.contains("overall: PASS"));
+}
+
+#[test]
+fn certify_pay_table_house_passes_and_default_fails_naming_the_conto_bets() {
+    let o = djego(&["certify", "pay-table", "--house"]);
+    assert_eq!(o.status.code(), Some(0), "{}", stdout(&o));
+    assert!(stdout(&o).contains("CERTIFIED: every bet within bounds"));
+
+    // The rules' printed 8:1 and 14:1 fail certification (docs/math.md, section 5).
+    let o = djego(&["certify", "pay-table", "--default"]);
+    let text = stdout(&o);
+    assert_eq!(o.status.code(), Some(1), "{text}");
+    assert!(text.contains("NOT CERTIFIED") && text.contains("failing: conto_alto, conto_bajo"), "{text}");
+
+    let o = djego(&["certify", "pay-table", "--default", "--json"]);
+    assert_eq!(o.status.code(), Some(1));
+    let cert: serde_json::Value = serde_json::from_str(&stdout(&o)).unwrap();
+    let failing: Vec<&str> = cert["bets"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|b| b["pass"] == false)
+        .map(|b| b["bet"].as_str().unwrap())
+        .collect();
+    assert_eq!(failing, ["conto_alto", "conto_bajo"]);
+}
+
+#[test]
+fn certify_pay_table_reads_a_file_and_rejects_an_unreadable_one() {
+    let dir = tempfile::tempdir().unwrap();
+    let file = dir.path().join("house.json");
+    std::fs::write(&file, djego::bets::PayTable::house_table().to_json_pretty()).unwrap();
+    let o = djego(&["certify", "pay-table", file.to_str().unwrap()]);
+    assert_eq!(o.status.code(), Some(0), "{}{}", stdout(&o), stderr(&o));
+    let missing = dir.path().join("missing.json");
+    let o = djego(&["certify", "pay-table", missing.to_str().unwrap()]);
+    assert_eq!(o.status.code(), Some(2));
+    assert!(stderr(&o).contains("cannot read"), "{}", stderr(&o));
+}
+
+#[test]
+fn certify_suggest_prints_pays_below_the_target() {
+    let o = djego(&["certify", "suggest", "--bet", "prima", "--target", "0.96", "--step", "1"]);
+    let text = stdout(&o);
+    assert_eq!(o.status.code(), Some(0), "{text}{}", stderr(&o));
+    assert!(text.contains("pays         4:1") && text.contains("ace_pays     2:1"), "{text}");
+    assert!(text.contains("RTP 96.0000%"), "{text}");
+}
+
+#[test]
+fn verify_round_passes_the_vectors_and_fails_a_corrupted_copy() {
+    let o = djego(&["verify", "round", vectors().to_str().unwrap()]);
+    let text = stdout(&o);
+    assert_eq!(o.status.code(), Some(0), "{text}{}", stderr(&o));
+    assert!(text.contains("6 of 6 transcripts verified"), "{text}");
+
+    // Swap two dealt cards of the first transcript.
+    let mut list: Vec<serde_json::Value> =
+        serde_json::from_str(&std::fs::read_to_string(vectors()).unwrap()).unwrap();
+    let deck = list[0]["deck"].as_array_mut().unwrap();
+    deck.swap(3, 4);
+    let dir = tempfile::tempdir().unwrap();
+    let bad = dir.path().join("corrupted.json");
+    std::fs::write(&bad, serde_json::to_string(&list).unwrap()).unwrap();
+    let o = djego(&["verify", "round", bad.to_str().unwrap()]);
+    let text = stdout(&o);
+    assert_eq!(o.status.code(), Some(1), "{text}");
+    assert!(text.contains("FAIL deck (first mismatch at 3)"), "{text}");
+    assert!(text.contains("5 of 6 transcripts verified"), "{text}");
+
+    // A single transcript (not a list) is accepted too.
+    let one = dir.path().join("one.json");
+    std::fs::write(&one, serde_json::to_string(&list[1]).unwrap()).unwrap();
+    let o = djego(&["verify", "round", one.to_str().unwrap()]);
+    assert_eq!(o.status.code(), Some(0), "{}", stdout(&o));
+    assert!(stdout(&o).ends_with("VERIFIED\n"));
+}
+
+#[test]
+fn verify_round_on_garbage_exits_2_without_panicking() {
+    let dir = tempfile::tempdir().unwrap();
+    for (name, contents) in [("garbage.json", "not json at all {"), ("wrong.json", r#"{"hello": "world"}"#), ("empty.json", "[]")] {
+        let path = dir.path().join(name);
+        std::fs::write(&path, contents).unwrap();
+        let o = djego(&["verify", "round", path.to_str().unwrap()]);
+        let err = stderr(&o);
+        assert_eq!(o.status.code(), Some(2), "{name}: {err}");
+        assert!(err.contains("error:") && err.contains(name) && !err.contains("panicked"), "{name}: {err}");
+    }
+    let o = djego(&["verify", "round", dir.path().join("absent.json").to_str().unwrap()]);
+    assert_eq!(o.status.code(), Some(2));
+    assert!(stderr(&o).contains("cannot read"));
+}
+
+#[test]
+fn simulate_first_pass_prints_the_table_and_writes_the_cache_format() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("n.json");
+    let o = djego(&["simulate", "first-pass", "--deals", "20000", "--seed", "7", "--out", out.to_str().unwrap()]);
+    let text = stdout(&o);
+    assert_eq!(o.status.code(), Some(0), "{text}{}", stderr(&o));
+    assert!(text.contains("| N | deals | P(N) | 95% CI |"), "{text}");
+    assert!(text.contains("| 13 | "), "{text}");
+    assert!(text.contains("deals/s"), "{text}");
+    let dist: djego::math::NDistribution = serde_json::from_str(&std::fs::read_to_string(&out).unwrap()).unwrap();
+    dist.validate().unwrap();
+    assert_eq!((dist.total, dist.seed), (20000, 7));
+    // The same run does not depend on the thread count.
+    let again = dir.path().join("again.json");
+    let o = djego(&["simulate", "first-pass", "--deals", "20000", "--seed", "7", "--threads", "1", "--out", again.to_str().unwrap()]);
+    assert_eq!(o.status.code(), Some(0));
+    assert_eq!(std::fs::read_to_string(&out).unwrap(), std::fs::read_to_string(&again).unwrap());
+}

@@ -1,0 +1,59 @@
+//! The committed OpenAPI document (openapi/openapi.json) is the one the code
+//! generates. When this fails, regenerate it and commit the result:
+//!
+//!     cargo run -- openapi > openapi/openapi.json
+
+const REGENERATE: &str = "cargo run -- openapi > openapi/openapi.json";
+
+#[test]
+fn committed_openapi_document_matches_the_code() {
+    let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("openapi/openapi.json");
+    let generated = djego::api::openapi_json();
+    let committed = match std::fs::read_to_string(&path) {
+        Ok(text) => text,
+        Err(e) => panic!("cannot read {}: {e}\nGenerate it with:\n    {REGENERATE}", path.display()),
+    };
+    if committed == generated {
+        return;
+    }
+    // Point at the first difference to make the drift easy to see.
+    let first = committed
+        .lines()
+        .zip(generated.lines())
+        .enumerate()
+        .find(|(_, (a, b))| a != b)
+        .map(|(i, (a, b))| format!("first difference at line {}:\n  committed: {a}\n  generated: {b}", i + 1))
+        .unwrap_or_else(|| {
+            format!(
+                "one document is a prefix of the other ({} vs {} lines)",
+                committed.lines().count(),
+                generated.lines().count()
+            )
+        });
+    panic!(
+        "openapi/openapi.json is out of date with the code (the API changed).\n{first}\n\
+         Regenerate and commit it:\n    {REGENERATE}"
+    );
+}
+
+#[test]
+fn the_document_is_valid_json_with_every_operation_documented() {
+    let doc: serde_json::Value = serde_json::from_str(&djego::api::openapi_json()).expect("valid JSON");
+    assert!(doc["openapi"].as_str().unwrap_or("").starts_with("3."));
+    let paths = doc["paths"].as_object().expect("paths");
+    assert!(!paths.is_empty());
+    for (path, ops) in paths {
+        for (method, op) in ops.as_object().unwrap() {
+            if !["get", "post", "put", "patch", "delete"].contains(&method.as_str()) {
+                continue;
+            }
+            let responses = op["responses"].as_object().unwrap_or_else(|| panic!("{method} {path}: no responses"));
+            assert!(!responses.is_empty(), "{method} {path}: no responses");
+            assert!(op["tags"].as_array().is_some_and(|t| !t.is_empty()), "{method} {path}: no tag");
+            // Protected endpoints declare the bearer scheme.
+            if path.starts_with("/api/v1/") && path != "/api/v1/auth/login" {
+                assert!(op.get("security").is_some(), "{method} {path}: no security requirement");
+            }
+        }
+    }
+}
