@@ -4,6 +4,11 @@
 //! after their transaction commits, so watchers never see a change that was
 //! rolled back. A watcher that falls behind by more than the channel's
 //! capacity is told to resynchronise from the table's current state.
+//!
+//! Across instances sharing one PostgreSQL, a change is also announced with
+//! `NOTIFY djego_live` (table and round ids only, never game data); every
+//! other instance's relay thread hears it, reloads the round from the
+//! database and publishes it to its own watchers. No broker is needed.
 
 use serde::Serialize;
 use std::collections::HashMap;
@@ -21,8 +26,24 @@ pub struct LiveEvent {
     pub data: String,
 }
 
+/// The PostgreSQL channel that carries change announcements between instances.
+pub const NOTIFY_CHANNEL: &str = "djego_live";
+/// How often the relay thread polls its connection for announcements.
+const RELAY_POLL_MS: u64 = 100;
+
+/// A change announced by one instance to the others.
+#[derive(serde::Serialize, serde::Deserialize, Debug, Clone, PartialEq, Eq)]
+pub struct Announcement {
+    /// The announcing instance (so it ignores its own).
+    pub instance: String,
+    pub table_id: String,
+    pub round_id: Option<String>,
+}
+
 #[derive(Clone, Default)]
 pub struct LiveHub {
+    /// This instance's id in announcements.
+    pub instance: Arc<String>,
     channels: Arc<Mutex<HashMap<String, broadcast::Sender<LiveEvent>>>>,
     /// Per round: how many of its events this instance has published.
     published: Arc<Mutex<HashMap<String, usize>>>,
@@ -32,6 +53,60 @@ impl LiveHub {
     fn sender(&self, table_id: &str) -> broadcast::Sender<LiveEvent> {
         let mut map = self.channels.lock().unwrap_or_else(|p| p.into_inner());
         map.entry(table_id.to_string()).or_insert_with(|| broadcast::channel(CHANNEL_CAPACITY).0).clone()
+    }
+
+    pub fn new() -> LiveHub {
+        LiveHub { instance: Arc::new(uuid::Uuid::new_v4().to_string()), ..LiveHub::default() }
+    }
+
+    /// The SQL that announces a change to the other instances (PostgreSQL).
+    pub fn announcement_sql(&self, table_id: &str, round_id: Option<&str>) -> String {
+        let payload = serde_json::to_string(&Announcement {
+            instance: self.instance.to_string(),
+            table_id: table_id.to_string(),
+            round_id: round_id.map(str::to_string),
+        })
+        .unwrap_or_default();
+        // Ids are UUIDs and the payload is JSON we built: quoting '' suffices.
+        format!("SELECT pg_notify('{NOTIFY_CHANNEL}', '{}')", payload.replace('\'', "''"))
+    }
+
+    /// Listens for other instances' announcements on a dedicated PostgreSQL
+    /// connection and hands each to `on_remote`, until the process ends.
+    /// Reconnects after a lost connection.
+    pub fn start_relay(&self, database_url: String, on_remote: impl Fn(Announcement) + Send + 'static) {
+        use diesel::{Connection, RunQueryDsl};
+        let me = self.instance.to_string();
+        std::thread::Builder::new()
+            .name("djego-live-relay".into())
+            .spawn(move || loop {
+                let mut conn = match diesel::PgConnection::establish(&database_url) {
+                    Ok(c) => c,
+                    Err(e) => {
+                        tracing::warn!(error = %e, "live relay cannot connect; retrying");
+                        std::thread::sleep(std::time::Duration::from_secs(1));
+                        continue;
+                    }
+                };
+                if diesel::sql_query(format!("LISTEN {NOTIFY_CHANNEL}")).execute(&mut conn).is_err() {
+                    continue;
+                }
+                loop {
+                    // A round trip makes libpq read pending notifications.
+                    if diesel::sql_query("SELECT 1").execute(&mut conn).is_err() {
+                        break;
+                    }
+                    let received: Vec<_> = conn.notifications_iter().filter_map(Result::ok).collect();
+                    for n in received {
+                        match serde_json::from_str::<Announcement>(&n.payload) {
+                            Ok(a) if a.instance != me => on_remote(a),
+                            _ => {}
+                        }
+                    }
+                    std::thread::sleep(std::time::Duration::from_millis(RELAY_POLL_MS));
+                }
+            })
+            .expect("spawning the live relay thread");
     }
 
     pub fn subscribe(&self, table_id: &str) -> broadcast::Receiver<LiveEvent> {

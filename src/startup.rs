@@ -35,7 +35,13 @@ impl Application {
         let listener = TcpListener::bind(&settings.bind).map_err(|e| format!("cannot bind {}: {e}", settings.bind))?;
         let port = listener.local_addr().map_err(|e| e.to_string())?.port();
         let vault = crate::rounds::SeedVault::new(&settings.seed_key);
-        let state = AppState { db, settings, vault, live: crate::live::LiveHub::default() };
+        let state = AppState { db, settings, vault, live: crate::live::LiveHub::new() };
+        if state.db.backend() == crate::store::Backend::Postgres {
+            let relay_state = state.clone();
+            state.live.start_relay(state.settings.database_url.clone(), move |a| {
+                api::prima_carta::relay_remote(&relay_state, a)
+            });
+        }
         let server = run(listener, state.clone()).map_err(|e| e.to_string())?;
         Ok(Application { port, server, state })
     }

@@ -55,14 +55,59 @@ fn prima_round(conn: &mut AnyConnection, round_id: &str) -> Result<(RoundRow, Ta
     Ok((row, table))
 }
 
-/// Tells the table's watchers about the round as it now stands: every event
-/// not yet sent, then the whole public view.
+/// Tells this instance's watchers about the round as it now stands (every
+/// event not yet sent, then the whole public view), and announces the change
+/// to the other instances.
 fn publish(state: &AppState, view: &RoundView) {
+    publish_locally(state, view);
+    announce(state, &view.table_id, Some(&view.id));
+}
+
+fn publish_locally(state: &AppState, view: &RoundView) {
     let already = state.live.mark_published(&view.id, view.events.len());
     for event in view.events.iter().skip(already) {
         state.live.publish(&view.table_id, event_name(event), event);
     }
     state.live.publish(&view.table_id, "round", view);
+}
+
+/// `NOTIFY`s the other instances (PostgreSQL only), off the request's thread.
+pub fn announce(state: &AppState, table_id: &str, round_id: Option<&str>) {
+    if state.db.backend() != crate::store::Backend::Postgres {
+        return;
+    }
+    let sql = state.live.announcement_sql(table_id, round_id);
+    let db = state.db.clone();
+    actix_web::rt::task::spawn_blocking(move || {
+        use diesel::RunQueryDsl;
+        if let Ok(mut conn) = db.conn() {
+            if let Err(e) = diesel::sql_query(sql).execute(&mut *conn) {
+                tracing::warn!(error = %e, "could not announce a live change");
+            }
+        }
+    });
+}
+
+/// Publishes to this instance's watchers a change another instance announced.
+pub fn relay_remote(state: &AppState, announcement: crate::live::Announcement) {
+    let reloaded = (|| -> Result<(), ApiError> {
+        let mut conn = state.db.conn()?;
+        match &announcement.round_id {
+            Some(round_id) => {
+                let row = find_prima(&mut conn, round_id)?;
+                let view = service::round_view(&mut conn, &state.vault, &row)?;
+                publish_locally(state, &view);
+            }
+            None => {
+                let table = load_table(&mut conn, &announcement.table_id)?;
+                state.live.publish(&table.id, "table", &table);
+            }
+        }
+        Ok(())
+    })();
+    if let Err(e) = reloaded {
+        tracing::warn!(error = %e, "could not relay a live change");
+    }
 }
 
 /// Reloads a round after an idempotent action and publishes it.

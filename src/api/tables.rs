@@ -184,7 +184,8 @@ pub async fn open_table(state: web::Data<AppState>, caller: Caller, path: web::P
             })
         })
         .await?;
-    state.live.publish(&table.id, "table_opened", &table);
+    state.live.publish(&table.id, "table", &table);
+    super::prima_carta::announce(&state, &table.id, None);
     Ok(web::Json(table))
 }
 
@@ -203,7 +204,8 @@ pub async fn close_table(state: web::Data<AppState>, caller: Caller, path: web::
             })
         })
         .await?;
-    state.live.publish(&table.id, "table_closed", &table);
+    state.live.publish(&table.id, "table", &table);
+    super::prima_carta::announce(&state, &table.id, None);
     Ok(web::Json(table))
 }
 

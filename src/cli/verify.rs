@@ -7,11 +7,12 @@ use std::process::ExitCode;
 use djego::cards::transcript::{verify, ShuffleTranscript, VerificationReport};
 use djego::config::DatabaseArgs;
 
-use super::serve::open_db;
 use crate::VerifyRoundArgs;
 
+/// Reads only: works against a read-only replica or a restored backup, and
+/// never migrates the database it is asked to check.
 pub fn ledger(args: DatabaseArgs) -> Result<ExitCode, String> {
-    let db = open_db(&args)?;
+    let db = djego::store::Database::connect(&args.database_url, 2).map_err(|e| e.to_string())?;
     let report = db
         .read(|conn| djego::ledger::verify::verify(conn).map_err(djego::store::StoreError::from))
         .map_err(|e| e.to_string())?;

@@ -65,7 +65,8 @@ impl Amount {
         if !digits(int) || !frac.map_or(true, digits) {
             return Err(AmountError::NotADecimal);
         }
-        if frac.map_or(0, |f| f.trim_end_matches('0').len()) > MINOR_DIGITS as usize {
+        // "1.500" is refused too: a third decimal place is more than the currency has.
+        if frac.map_or(0, str::len) > MINOR_DIGITS as usize {
             return Err(AmountError::TooManyDecimals);
         }
         let value = Decimal::from_str_exact(text).map_err(|_| AmountError::TooLarge)?;
@@ -118,7 +119,8 @@ mod tests {
         assert_eq!(Amount::parse("12.50").unwrap().minor(), 1250);
         assert_eq!(Amount::parse("7").unwrap().minor(), 700);
         assert_eq!(Amount::parse("0.01").unwrap().minor(), 1);
-        assert_eq!(Amount::parse("1.500").unwrap().minor(), 150);
+        assert_eq!(Amount::parse("1.5").unwrap().minor(), 150);
+        assert_eq!(Amount::parse("1.500"), Err(AmountError::TooManyDecimals));
         assert_eq!(Amount::parse("12.50").unwrap().to_string(), "12.50");
     }
 

@@ -13,5 +13,7 @@ mod bootstrap;
 mod ledger;
 mod lobo;
 mod operations;
+mod prima_carta;
 mod roles;
 mod schema;
+mod side_bets;
