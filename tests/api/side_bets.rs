@@ -367,6 +367,7 @@ both_backends!(async fn observed_rtp_report(app: TestApp) {
     let lines = app.get(&format!("/api/v1/audit/rtp?table_id={}", c.table), Some(&auditor)).await.expect(200);
     let lines = lines.as_array().unwrap();
     assert_eq!(lines.len(), expected.len(), "one line per bet kind (and Cartas number): {lines:?}");
+    let mut outside: Vec<String> = Vec::new();
     for line in lines {
         let label = s(&line["kind"]).to_string();
         let (n, staked, returned) = expected.get(&label).copied().unwrap_or_else(|| panic!("unexpected line {line}"));
@@ -384,10 +385,21 @@ both_backends!(async fn observed_rtp_report(app: TestApp) {
             line["standard_error"].as_f64().unwrap(),
             line["outside_99_band"]
         );
-        if n >= 30 {
-            assert_eq!(line["outside_99_band"], false, "{line}");
+        // The flag is what its definition says: |observed − theoretical| > 2.5758 standard errors.
+        let se = line["standard_error"].as_f64().unwrap();
+        assert!(se > 0.0, "{line}");
+        let z = (observed - theoretical).abs() / se;
+        if (z - 2.5758).abs() > 1e-3 {
+            assert_eq!(line["outside_99_band"], z > 2.5758, "{line}");
+        }
+        if n >= 30 && line["outside_99_band"] == true {
+            outside.push(label.clone());
         }
     }
+    // With 40 bets per line the normal band is rough (the long shots are skewed)
+    // and there are 11 lines: one line outside its 99% band happens by chance in
+    // a few percent of runs; more than one would point at the settlement.
+    assert!(outside.len() <= 1, "lines outside their 99% band: {outside:?}");
     for kind in ["prima", "escucha", "maximo", "conto_alto", "conto_bajo", "conto_medio", "comeco"] {
         assert!(expected.contains_key(kind), "{kind} missing");
     }
