@@ -334,7 +334,124 @@ pub fn check_recall(rec: &Value, commitment: &str, c: &Casino) {
     // The side-bet facts agree with the dealt order.
     let facts = &rec["round"]["result"]["facts"];
     assert_eq!(facts["first_card"].as_u64().unwrap() as u8, dealt[0]);
+    let (independent, reshuffled) = independent_facts(&t, c.variant == "jasper");
+    assert_eq!(facts, &independent, "the side-bet facts of the full deal-out");
+    if let (Some(r), Some(mine)) = (t.reshuffles.first(), reshuffled) {
+        assert_eq!(r.after, mine, "the Jasper reshuffle continues the deck's stream");
+    }
     assert_eq!(res["prima"], SUITS[dealt[0] as usize / 10]);
+}
+
+// ---------------------------------------------------------------------------
+// An independent deal-out (SPEC §3 items 4–8, §4 items 2, 6, 8, 9), written from
+// the text for the test: recomputes the side-bet facts from the revealed seeds.
+// ---------------------------------------------------------------------------
+
+/// SPEC §3 item 5 and 7 over the ChaCha20 words of the round's stream.
+fn spec_shuffle(stream: &mut djego::cards::shuffle::Shuffler, items: &mut [u8]) {
+    let mut uniform = |n: u32| -> u32 {
+        let t = n.wrapping_neg() % n;
+        loop {
+            let x = stream.next_u32();
+            if x >= t {
+                return x % n;
+            }
+        }
+    };
+    for i in (1..items.len()).rev() {
+        let j = uniform(i as u32 + 1) as usize;
+        items.swap(i, j);
+    }
+}
+
+#[derive(Default)]
+struct Layout {
+    top: [Option<u8>; 5],
+    count: [u8; 5],
+    foundation: [Option<u8>; 5],
+    foundation_order: Vec<usize>,
+    completed: Vec<usize>,
+    discard: Vec<u8>,
+}
+
+impl Layout {
+    fn playable(&self, id: u8) -> bool {
+        let (suit, rank) = (id as usize / 10, id % 10 + 1);
+        match self.top[suit] {
+            None => true,
+            Some(top) => self.count[suit] < 10 && rank == top % 10 + 1,
+        }
+    }
+    fn place(&mut self, id: u8) {
+        let suit = id as usize / 10;
+        if self.top[suit].is_none() {
+            self.foundation[suit] = Some(id);
+            self.foundation_order.push(suit);
+        }
+        self.top[suit] = Some(id % 10 + 1);
+        self.count[suit] += 1;
+        if self.count[suit] == 10 {
+            self.completed.push(suit);
+        }
+    }
+    fn play_up(&mut self) {
+        while let Some(&top) = self.discard.last() {
+            if !self.playable(top) {
+                break;
+            }
+            self.discard.pop();
+            self.place(top);
+        }
+    }
+    fn pass(&mut self, deck: &[u8]) {
+        for &id in deck {
+            self.play_up();
+            if self.playable(id) {
+                self.place(id);
+            } else {
+                self.discard.push(id);
+            }
+        }
+        self.play_up();
+    }
+}
+
+/// The facts of the full deal-out, recomputed from the transcript's seeds.
+/// Returns (facts as JSON, the Jasper reshuffle if one was needed).
+fn independent_facts(t: &ShuffleTranscript, jasper: bool) -> (Value, Option<Vec<u8>>) {
+    use djego::cards::shuffle::{deck_seed, Game, ServerSeed, Shuffler};
+    let seed = ServerSeed::from_hex(&t.server_seed).unwrap();
+    let mut stream = Shuffler::from_deck_seed(deck_seed(&seed, Game::PrimaCarta, &t.round_id, &t.client_seed));
+    let mut deck: Vec<u8> = (0..50).collect();
+    spec_shuffle(&mut stream, &mut deck);
+    assert_eq!(deck, t.deck, "the independent shuffle agrees with the transcript");
+    let mut layout = Layout::default();
+    layout.pass(&deck);
+    let counts = layout.count;
+    let n: u8 = counts.iter().sum();
+    let foundations: Vec<u8> = layout.foundation.iter().map(|f| f.expect("every suit is dealt in the first pass")).collect();
+    let order: Vec<&str> = layout.foundation_order.iter().map(|&i| SUITS[i]).collect();
+    let mut reshuffled = None;
+    let mut passes = 1;
+    while layout.completed.is_empty() {
+        let mut next = std::mem::take(&mut layout.discard);
+        if jasper && passes == 1 {
+            spec_shuffle(&mut stream, &mut next);
+            reshuffled = Some(next.clone());
+        }
+        layout.pass(&next);
+        passes += 1;
+        assert!(passes < 60, "the deal-out does not end");
+    }
+    let facts = json!({
+        "first_card": deck[0],
+        "foundations": foundations,
+        "foundation_order": order,
+        "first_pass_counts": counts,
+        "first_pass_count": n,
+        "first_to_complete": SUITS[layout.completed[0]],
+    });
+    (facts, reshuffled)
 }
 
 // ---------------------------------------------------------------------------
