@@ -9,8 +9,13 @@
 # secrets, puts nginx (deploy/nginx/nginx.conf with loopback addresses) in
 # front, and drives the API through it with deploy/multi-instance-drive.py:
 # accounts, deposits and withdrawals with Idempotency-Keys, concurrent load
-# during which one instance is killed, then reconciliation of the ledger
-# against every acknowledged request. Cleans up on exit.
+# during which one instance is killed; after restarting it, tables, complete
+# Prima Carta rounds with side bets (an SSE watcher connected directly to one
+# instance must see every round, whichever instance handled it; another
+# instance is killed mid-round and the round goes on) and Lobo rounds; then
+# reconciliation of the ledger against every acknowledged request and round,
+# and every round's shuffle transcript through docs/verify/verify_round.py.
+# Cleans up on exit.
 #
 # Needs: PostgreSQL reachable with trust (or PGPASSWORD) auth for a role that
 # may create databases; cargo; curl; python3. Installs nginx with apt-get if
@@ -300,7 +305,12 @@ EOF
 drive_api() {
     say "API scenarios through the load balancer (deploy/multi-instance-drive.py)"
     write_env_json
-    python3 "$ROOT/deploy/multi-instance-drive.py" drive "$PRIVATE" || die "a scenario failed"
+    python3 "$ROOT/deploy/multi-instance-drive.py" drive "$PRIVATE" cage || die "a scenario failed"
+}
+
+drive_games() {
+    say "game scenarios through the load balancer: tables, Prima Carta with SSE across instances, Lobo"
+    python3 "$ROOT/deploy/multi-instance-drive.py" drive "$PRIVATE" games || die "a game scenario failed"
 }
 
 wait_for_lb_to_use() {  # wait_for_lb_to_use PORT: until nginx sends a request there again
@@ -345,10 +355,12 @@ verify_offline() {
     info "djego verify ledger: $(python3 -c 'import json, sys; r = json.load(open(sys.argv[1]))
 print("ok=%s, %s transfers, head seq %s, stored total %s" % (r["ok"], r["transfers_checked"], r["head_seq"], r["stored_total"]))' "$WORK/verify-ledger.json")"
     local dup
-    dup=$(psql -XAtd "$DB_NAME" -c "SELECT count(*) FROM (SELECT idempotency_key FROM transfers
-          WHERE idempotency_key IS NOT NULL GROUP BY idempotency_key HAVING count(*) > 1) d")
-    [[ "$dup" -eq 0 ]] || die "$dup idempotency keys have more than one transfer"
-    info "no Idempotency-Key produced two transfers; $(psql -XAtd "$DB_NAME" -c 'SELECT count(*) FROM idempotency_keys') keys stored"
+    # One request may post several transfers of different kinds (a seat: spiga,
+    # seat fee, corte held); none may post the same kind twice.
+    dup=$(psql -XAtd "$DB_NAME" -c "SELECT count(*) FROM (SELECT idempotency_key, kind FROM transfers
+          WHERE idempotency_key IS NOT NULL GROUP BY idempotency_key, kind HAVING count(*) > 1) d")
+    [[ "$dup" -eq 0 ]] || die "$dup idempotency keys have more than one transfer of one kind"
+    info "no Idempotency-Key produced two transfers of one kind; $(psql -XAtd "$DB_NAME" -c 'SELECT count(*) FROM idempotency_keys') keys stored"
     for i in "${!INSTANCE_PORTS[@]}"; do
         info "instance $((i + 1)) /metrics: $(curl -fsS "http://127.0.0.1:${INSTANCE_PORTS[$i]}/metrics" \
             | awk '/^djego_http_requests_total\{/ && /route="\/api\/v1\/cage\/(deposits|withdrawals)"/ {s += $NF} END {print s + 0}') cage requests answered since it (re)started"
@@ -367,6 +379,8 @@ STEPS=(
     start_load_balancer
     smoke_with_curl
     drive_api
+    restart_dead_instances
+    drive_games
     restart_dead_instances
     reconcile_api
     verify_offline
