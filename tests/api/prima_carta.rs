@@ -479,7 +479,9 @@ both_backends!(async fn classic_rounds_reconcile_and_replay(app: TestApp) {
     let seats: BTreeSet<usize> = recalls.iter().map(|r| r["round"]["seats"].as_array().unwrap().len()).collect();
     assert_eq!(seats, BTreeSet::from([2, 3, 4, 5]));
     let hows: Vec<&str> = recalls.iter().map(|r| s(&r["round"]["result"]["result"]["how"])).collect();
-    eprintln!("classic wins: {hows:?}");
+    let cobres = recalls.iter().filter(|r| !r["round"]["result"]["result"]["cobre"].is_null()).count();
+    let carried: Vec<&str> = recalls.iter().map(|r| s(&r["round"]["result"]["carried_cobre_in"])).collect();
+    eprintln!("classic wins: {hows:?}; rounds with a cobre: {cobres}; carried in: {carried:?}");
 });
 
 both_backends!(async fn cinco_rounds_reconcile_and_replay(app: TestApp) {
