@@ -47,6 +47,9 @@ pub struct LiveHub {
     channels: Arc<Mutex<HashMap<String, broadcast::Sender<LiveEvent>>>>,
     /// Per round: how many of its events this instance has published.
     published: Arc<Mutex<HashMap<String, usize>>>,
+    /// Held while a round's new events are sent, so a request and the relay
+    /// publishing the same round never interleave.
+    round_send: Arc<Mutex<()>>,
 }
 
 impl LiveHub {
@@ -120,6 +123,24 @@ impl LiveHub {
         let before = map.get(round_id).copied().unwrap_or(0);
         map.insert(round_id.to_string(), before.max(count));
         before.min(count)
+    }
+
+    /// Sends a round's events not yet published (as `(name, data)` pairs,
+    /// all of them each time), then `snapshot` under `snapshot_name`.
+    pub fn publish_round<T: Serialize>(
+        &self,
+        table_id: &str,
+        round_id: &str,
+        events: &[(&str, T)],
+        snapshot_name: &str,
+        snapshot: &impl Serialize,
+    ) {
+        let _order = self.round_send.lock().unwrap_or_else(|p| p.into_inner());
+        let already = self.mark_published(round_id, events.len());
+        for (name, data) in events.iter().skip(already) {
+            self.publish(table_id, name, data);
+        }
+        self.publish(table_id, snapshot_name, snapshot);
     }
 
     pub fn publish(&self, table_id: &str, name: &str, data: &impl Serialize) {

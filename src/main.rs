@@ -201,6 +201,23 @@ pub struct SuggestArgs {
 enum SimulateCommand {
     /// Simulate the distribution of N (the first-pass count) through the real shuffle and engine.
     FirstPass(SimulateFirstPassArgs),
+    /// The first player's result under the printed basic strategy, never folding, and perfect knowledge.
+    BasicStrategy(SimulateBasicStrategyArgs),
+}
+
+#[derive(Args)]
+pub struct SimulateBasicStrategyArgs {
+    /// Rounds to simulate.
+    #[arg(long)]
+    pub deals: u64,
+    #[arg(long)]
+    pub seed: u64,
+    /// Worker threads (default: all cores).
+    #[arg(long)]
+    pub threads: Option<usize>,
+    /// Print JSON instead of text.
+    #[arg(long)]
+    pub json: bool,
 }
 
 #[derive(Args)]
@@ -308,6 +325,7 @@ fn run(cli: Cli) -> Result<ExitCode, String> {
         Command::Certify { command: CertifyCommand::PayTable(args) } => cli::certify::pay_table(args),
         Command::Certify { command: CertifyCommand::Suggest(args) } => cli::certify::suggest(args),
         Command::Simulate { command: SimulateCommand::FirstPass(args) } => cli::simulate::first_pass(args),
+        Command::Simulate { command: SimulateCommand::BasicStrategy(args) } => cli::simulate::basic_strategy(args),
         Command::Solve { command: SolveCommand::Lobo(args) } => cli::solve::lobo(args),
         Command::Openapi => cli::serve::openapi(),
     }

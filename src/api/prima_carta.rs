@@ -64,11 +64,8 @@ fn publish(state: &AppState, view: &RoundView) {
 }
 
 fn publish_locally(state: &AppState, view: &RoundView) {
-    let already = state.live.mark_published(&view.id, view.events.len());
-    for event in view.events.iter().skip(already) {
-        state.live.publish(&view.table_id, event_name(event), event);
-    }
-    state.live.publish(&view.table_id, "round", view);
+    let events: Vec<(&str, &Event)> = view.events.iter().map(|e| (event_name(e), e)).collect();
+    state.live.publish_round(&view.table_id, &view.id, &events, "round", view);
 }
 
 /// `NOTIFY`s the other instances (PostgreSQL only), off the request's thread.

@@ -7,7 +7,7 @@ use std::time::Instant;
 use djego::math::{extend_simulation, simulate_first_pass, NDistribution, N_MAX, N_MIN};
 
 use super::{progress, threads_or_all_cores};
-use crate::SimulateFirstPassArgs;
+use crate::{SimulateBasicStrategyArgs, SimulateFirstPassArgs};
 
 /// The distribution as a Markdown table with 95% Wilson intervals (docs/math.md's format).
 pub fn n_table(d: &NDistribution) -> String {
@@ -77,6 +77,35 @@ pub fn first_pass(args: SimulateFirstPassArgs) -> Result<ExitCode, String> {
         let json = serde_json::to_string_pretty(&dist).map_err(|e| e.to_string())?;
         std::fs::write(path, json).map_err(|e| format!("cannot write {}: {e}", path.display()))?;
         println!("wrote {}", path.display());
+    }
+    Ok(ExitCode::SUCCESS)
+}
+
+/// `djego simulate basic-strategy`: the copa analysis of docs/math.md §7.
+pub fn basic_strategy(args: SimulateBasicStrategyArgs) -> Result<ExitCode, String> {
+    if args.deals == 0 {
+        return Err("--deals must be at least 1".into());
+    }
+    let threads = threads_or_all_cores(args.threads);
+    let bar = progress::bar(args.deals, "rounds");
+    let started = Instant::now();
+    let report = djego::math::basic_strategy::analyse_basic_strategy(args.deals, args.seed, threads, &|done| bar.set_position(done));
+    bar.finish_and_clear();
+    let seconds = started.elapsed().as_secs_f64();
+    if args.json {
+        println!("{}", serde_json::to_string_pretty(&report).map_err(|e| e.to_string())?);
+    } else {
+        println!("The Prima player's mean net result per round, in units (95% interval):");
+        for (name, r) in [
+            ("printed basic strategy", &report.basic_strategy),
+            ("never fold", &report.never_fold),
+            ("perfect knowledge of the deck", &report.perfect_knowledge),
+        ] {
+            println!("  {name:<30} {:+.4}  ({:+.4} to {:+.4})", r.mean_units, r.low_95, r.high_95);
+        }
+        println!("  basic strategy decides as perfect knowledge would in {:.2}% of copas", 100.0 * report.basic_agrees_with_perfect);
+        println!("  rounds ending in the first pass: {:.2}%", 100.0 * report.early_end);
+        println!("{} rounds, seed {}, in {seconds:.1} s on {threads} threads", args.deals, args.seed);
     }
     Ok(ExitCode::SUCCESS)
 }

@@ -391,7 +391,10 @@ pub fn start_round(
     if uuid::Uuid::parse_str(&table.id).is_err() {
         return Err(ApiError::not_found("table"));
     }
-    lock_for_update(conn, &format!("SELECT id FROM casino_tables WHERE id = '{}' FOR UPDATE", table.id))?;
+    // NO KEY UPDATE: creators queue behind each other, but foreign-key checks
+    // on rounds.table_id (KEY SHARE) do not wait, which would deadlock with
+    // a round settling on the same table.
+    lock_for_update(conn, &format!("SELECT id FROM casino_tables WHERE id = '{}' FOR NO KEY UPDATE", table.id))?;
     let last: Option<i64> = r::table.filter(r::table_id.eq(&table.id)).select(diesel::dsl::max(r::number)).first(conn)?;
 
     let id = new_id();
