@@ -107,20 +107,7 @@ pub async fn deposit(
     req: HttpRequest,
     body: web::Json<CageRequest>,
 ) -> ApiResult<HttpResponse> {
-    caller.require(&[Role::Cashier])?;
-    check_memo(&body.memo)?;
-    let idem = IdempotentRequest::from_request(&req, &*body)?;
-    let body = body.into_inner();
-    let cashier = caller.user_id.clone();
-    idempotency::run(&state, &caller.user_id, idem, StatusCode::CREATED, move |conn, key| {
-        let wallet = player_wallet(conn, &body.player_id)?;
-        let spec = TransferSpec::new(AccountId::cage(), wallet.clone(), body.amount, TransferKind::Deposit)
-            .refs(Refs { user_id: Some(body.player_id.clone()), ..Refs::default() })
-            .idempotency_key(key)
-            .memo(body.memo.unwrap_or_else(|| format!("deposit by {cashier}")));
-        move_money(conn, spec, &wallet)
-    })
-    .await
+    cash_movement(state, caller, req, body, TransferKind::Deposit).await
 }
 
 /// Cash out: a player's wallet pays the cage (never below zero: 422).
@@ -140,6 +127,17 @@ pub async fn withdraw(
     req: HttpRequest,
     body: web::Json<CageRequest>,
 ) -> ApiResult<HttpResponse> {
+    cash_movement(state, caller, req, body, TransferKind::Withdrawal).await
+}
+
+/// Money in (cage → wallet) or out (wallet → cage), by the cashier.
+async fn cash_movement(
+    state: web::Data<AppState>,
+    caller: Caller,
+    req: HttpRequest,
+    body: web::Json<CageRequest>,
+    kind: TransferKind,
+) -> ApiResult<HttpResponse> {
     caller.require(&[Role::Cashier])?;
     check_memo(&body.memo)?;
     let idem = IdempotentRequest::from_request(&req, &*body)?;
@@ -147,10 +145,14 @@ pub async fn withdraw(
     let cashier = caller.user_id.clone();
     idempotency::run(&state, &caller.user_id, idem, StatusCode::CREATED, move |conn, key| {
         let wallet = player_wallet(conn, &body.player_id)?;
-        let spec = TransferSpec::new(wallet.clone(), AccountId::cage(), body.amount, TransferKind::Withdrawal)
+        let (debit, credit) = match kind {
+            TransferKind::Deposit => (AccountId::cage(), wallet.clone()),
+            _ => (wallet.clone(), AccountId::cage()),
+        };
+        let spec = TransferSpec::new(debit, credit, body.amount, kind)
             .refs(Refs { user_id: Some(body.player_id.clone()), ..Refs::default() })
             .idempotency_key(key)
-            .memo(body.memo.unwrap_or_else(|| format!("withdrawal by {cashier}")));
+            .memo(body.memo.unwrap_or_else(|| format!("{} by {cashier}", kind.as_str())));
         move_money(conn, spec, &wallet)
     })
     .await

@@ -18,7 +18,6 @@
 //! The client only ever sees [`LoboView`], built from `LoboState::public_view`:
 //! never a face-down card. The deck is shown by the recall, after settlement.
 
-use diesel::prelude::*;
 use serde::{Deserialize, Serialize};
 use utoipa::ToSchema;
 
@@ -32,8 +31,7 @@ use crate::domain::{format_minor, Amount};
 use crate::games::lobo::{self as engine, proven_edge, HouseRule, LoboState, Mode, Outcome, Play, PlayKind, ProvenEdge};
 use crate::ledger::{self, accounts, AccountId, LedgerError, Refs, TransferKind, TransferSpec};
 use crate::significant_events::{self, EventKind};
-use crate::store::schema::rounds as r;
-use crate::store::{lock_for_update, new_id, now_us, AnyConnection};
+use crate::store::{lock_for_update, new_id, AnyConnection};
 use crate::tables::config::LoboConfig;
 use crate::tables::{Table, TableConfig};
 
@@ -395,7 +393,6 @@ pub fn start_round(
     // on rounds.table_id (KEY SHARE) do not wait, which would deadlock with
     // a round settling on the same table.
     lock_for_update(conn, &format!("SELECT id FROM casino_tables WHERE id = '{}' FOR NO KEY UPDATE", table.id))?;
-    let last: Option<i64> = r::table.filter(r::table_id.eq(&table.id)).select(diesel::dsl::max(r::number)).first(conn)?;
 
     let id = new_id();
     let seed = SeedVault::draw_seed();
@@ -412,25 +409,18 @@ pub fn start_round(
         charge: format_minor(money.charge_minor),
         wolf_opening_points: wolf_points,
     };
-    let now = now_us();
-    diesel::insert_into(r::table)
-        .values((
-            r::id.eq(&id),
-            r::table_id.eq(&table.id),
-            r::game.eq("lobo"),
-            r::number.eq(last.unwrap_or(0) + 1),
-            r::status.eq(RoundStatus::InPlay.as_str()),
-            r::config.eq(serde_json::to_string(&config).expect("configs serialize")),
-            r::commitment.eq(shuffle::commitment(&seed)),
-            r::server_seed_sealed.eq(vault.seal(&id, &seed)),
-            r::client_seed.eq(Some(&client_seed_text)),
-            r::decisions.eq("[]"),
-            r::version.eq(0i64),
-            r::created_by.eq(player_id),
-            r::created_at_us.eq(now),
-            r::updated_at_us.eq(now),
-        ))
-        .execute(conn)
+    let config_json = serde_json::to_string(&config).expect("configs serialize");
+    let new = record::NewRound {
+        id: &id,
+        table_id: &table.id,
+        game: "lobo",
+        status: RoundStatus::InPlay,
+        config_json: &config_json,
+        seed: &seed,
+        client_seed: Some(&client_seed_text),
+        created_by: player_id,
+    };
+    record::insert(conn, vault, &new)
         .map_err(|e| match e {
             diesel::result::Error::DatabaseError(diesel::result::DatabaseErrorKind::UniqueViolation, _) => {
                 ApiError::conflict("round_in_progress", "you already have a Lobo round in play at this table; finish it first")

@@ -22,7 +22,7 @@ use crate::games::prima_carta::{
     CORTE_UNITS, SPIGA_UNITS,
 };
 use crate::ledger::{self, accounts, AccountId, Refs, TransferKind, TransferSpec};
-use crate::store::schema::{rounds as r, seats as st};
+use crate::store::schema::seats as st;
 use crate::store::{new_id, now_us, AnyConnection};
 use crate::tables::config::{CobreOption, PrimaCartaConfig, PrimaVariant};
 use crate::tables::{self, Table, TableConfig};
@@ -159,27 +159,20 @@ pub fn visible_events(progress: &RoundProgress, status: RoundStatus) -> Vec<Even
 /// publishes its commitment before any seat or bet is accepted.
 pub fn create_round(conn: &mut AnyConnection, vault: &SeedVault, table: &Table, dealer_id: &str) -> Result<RoundRow, ApiError> {
     let config = config_of(table)?.clone();
-    let last: Option<i64> = r::table.filter(r::table_id.eq(&table.id)).select(diesel::dsl::max(r::number)).first(conn)?;
     let id = new_id();
     let seed = SeedVault::draw_seed();
-    let now = now_us();
-    diesel::insert_into(r::table)
-        .values((
-            r::id.eq(&id),
-            r::table_id.eq(&table.id),
-            r::game.eq("prima_carta"),
-            r::number.eq(last.unwrap_or(0) + 1),
-            r::status.eq(RoundStatus::Betting.as_str()),
-            r::config.eq(serde_json::to_string(&config).expect("configs serialize")),
-            r::commitment.eq(shuffle::commitment(&seed)),
-            r::server_seed_sealed.eq(vault.seal(&id, &seed)),
-            r::decisions.eq("[]"),
-            r::version.eq(0i64),
-            r::created_by.eq(dealer_id),
-            r::created_at_us.eq(now),
-            r::updated_at_us.eq(now),
-        ))
-        .execute(conn)
+    let config_json = serde_json::to_string(&config).expect("configs serialize");
+    let new = record::NewRound {
+        id: &id,
+        table_id: &table.id,
+        game: "prima_carta",
+        status: RoundStatus::Betting,
+        config_json: &config_json,
+        seed: &seed,
+        client_seed: None,
+        created_by: dealer_id,
+    };
+    record::insert(conn, vault, &new)
         .map_err(|e| match e {
             diesel::result::Error::DatabaseError(diesel::result::DatabaseErrorKind::UniqueViolation, _) => {
                 ApiError::conflict("round_in_progress", "this table already has a round in progress")

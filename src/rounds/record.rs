@@ -97,6 +97,45 @@ pub fn find(conn: &mut AnyConnection, id: &str) -> QueryResult<Option<RoundRow>>
     r::table.find(id).select(RoundRow::as_select()).first(conn).optional()
 }
 
+/// A round about to be stored: its seed is sealed here, and only its
+/// commitment is stored in the clear.
+pub struct NewRound<'a> {
+    pub id: &'a str,
+    pub table_id: &'a str,
+    pub game: &'a str,
+    pub status: RoundStatus,
+    pub config_json: &'a str,
+    pub seed: &'a crate::cards::shuffle::ServerSeed,
+    pub client_seed: Option<&'a str>,
+    pub created_by: &'a str,
+}
+
+/// Inserts a round numbered after the table's last one. A unique violation
+/// means the table (or, for Lobo, the player) already has a round in progress.
+pub fn insert(conn: &mut AnyConnection, vault: &super::SeedVault, new: &NewRound<'_>) -> QueryResult<()> {
+    let last: Option<i64> = r::table.filter(r::table_id.eq(new.table_id)).select(diesel::dsl::max(r::number)).first(conn)?;
+    let now = now_us();
+    diesel::insert_into(r::table)
+        .values((
+            r::id.eq(new.id),
+            r::table_id.eq(new.table_id),
+            r::game.eq(new.game),
+            r::number.eq(last.unwrap_or(0) + 1),
+            r::status.eq(new.status.as_str()),
+            r::config.eq(new.config_json),
+            r::commitment.eq(crate::cards::shuffle::commitment(new.seed)),
+            r::server_seed_sealed.eq(vault.seal(new.id, new.seed)),
+            r::client_seed.eq(new.client_seed),
+            r::decisions.eq("[]"),
+            r::version.eq(0i64),
+            r::created_by.eq(new.created_by),
+            r::created_at_us.eq(now),
+            r::updated_at_us.eq(now),
+        ))
+        .execute(conn)?;
+    Ok(())
+}
+
 /// A table's rounds, newest first.
 pub fn for_table(conn: &mut AnyConnection, table_id: &str, limit: i64) -> QueryResult<Vec<RoundRow>> {
     r::table.filter(r::table_id.eq(table_id)).order(r::number.desc()).limit(limit).select(RoundRow::as_select()).load(conn)
