@@ -1,6 +1,6 @@
 //! The distribution of N from djego's largest recorded simulation, embedded so
 //! that installing a pay table certifies in milliseconds. Regenerate with
-//! `cargo run --release --example simulate_n -- <deals> <seed> 2 src/math/n_distribution_cache.json`
+//! `djego simulate first-pass --deals <deals> --seed <seed> --out src/math/n_distribution_cache.json`
 //! (its seed, size and code version are inside the file).
 
 use super::n_distribution::NDistribution;
