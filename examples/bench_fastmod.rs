@@ -23,7 +23,11 @@ impl Fast {
             thresh[n as usize] = (u32::MAX - n + 1) % n;
             magic[n as usize] = u64::MAX / n as u64 + 1;
         }
-        Fast { rng: ChaCha20Rng::from_seed(seed), thresh, magic }
+        Fast {
+            rng: ChaCha20Rng::from_seed(seed),
+            thresh,
+            magic,
+        }
     }
     #[inline]
     fn uniform(&mut self, n: u32) -> u32 {
@@ -45,7 +49,10 @@ impl Fast {
 }
 
 fn main() {
-    let deals: u64 = std::env::args().nth(1).and_then(|s| s.parse().ok()).unwrap_or(3_000_000);
+    let deals: u64 = std::env::args()
+        .nth(1)
+        .and_then(|s| s.parse().ok())
+        .unwrap_or(3_000_000);
     let seed = deck_seed(&ServerSeed::from_bytes([7; 32]), Game::PrimaCarta, "bench", "");
     let ordered = ordered_deck(10);
     let (mut a, mut b) = (Shuffler::from_deck_seed(seed), Fast::new(seed));

@@ -9,7 +9,10 @@ use std::hint::black_box;
 use std::time::Instant;
 
 fn main() {
-    let deals: u64 = std::env::args().nth(1).and_then(|s| s.parse().ok()).unwrap_or(5_000_000);
+    let deals: u64 = std::env::args()
+        .nth(1)
+        .and_then(|s| s.parse().ok())
+        .unwrap_or(5_000_000);
     let seed = deck_seed(&ServerSeed::from_bytes([7; 32]), Game::PrimaCarta, "bench", "");
     let ordered = ordered_deck(10);
     let mut deck = [ordered[0]; Card::DECK_SIZE];
@@ -60,8 +63,20 @@ fn main() {
     println!("certify_pay_table on the embedded distribution: {certify_ms:.3} ms");
     let rate = |s: f64| deals as f64 / s / 1e6;
     println!("deals: {deals}");
-    println!("shuffle only, 1 thread:          {:.2} M/s ({:.0} ns/deal)", rate(shuffle_s), shuffle_s * 1e9 / deals as f64);
-    println!("first_pass_count only, 1 thread: {:.2} M/s ({:.0} ns/deal)", rate(count_s), count_s * 1e9 / deals as f64);
+    println!(
+        "shuffle only, 1 thread:          {:.2} M/s ({:.0} ns/deal)",
+        rate(shuffle_s),
+        shuffle_s * 1e9 / deals as f64
+    );
+    println!(
+        "first_pass_count only, 1 thread: {:.2} M/s ({:.0} ns/deal)",
+        rate(count_s),
+        count_s * 1e9 / deals as f64
+    );
     println!("simulate_first_pass, 1 thread:   {:.2} M deals/s", rate(both_1));
-    println!("simulate_first_pass, 2 threads:  {:.2} M deals/s ({:.2} M/s per thread)", rate(both_2), rate(both_2) / 2.0);
+    println!(
+        "simulate_first_pass, 2 threads:  {:.2} M deals/s ({:.2} M/s per thread)",
+        rate(both_2),
+        rate(both_2) / 2.0
+    );
 }

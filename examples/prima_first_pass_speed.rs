@@ -48,10 +48,7 @@ fn main() {
     }
     let secs = start.elapsed().as_secs_f64();
     black_box(total);
-    println!(
-        "first_pass_counts: {:.2} M deals/s on one core",
-        deals / secs / 1e6
-    );
+    println!("first_pass_counts: {:.2} M deals/s on one core", deals / secs / 1e6);
 
     let mean: f64 = histogram
         .iter()

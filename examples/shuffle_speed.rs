@@ -22,9 +22,7 @@ fn main() {
             &client_seed,
             10,
         );
-        checksum = checksum
-            .wrapping_mul(31)
-            .wrapping_add(u64::from(deck[0].id()));
+        checksum = checksum.wrapping_mul(31).wrapping_add(u64::from(deck[0].id()));
     }
     let secs = started.elapsed().as_secs_f64();
     println!(

@@ -58,7 +58,12 @@ pub fn first_admin(db: &Database, settings: &Settings) -> Result<(), BootstrapEr
         let username = Username::parse(ADMIN_USERNAME).map_err(BootstrapError::Invalid)?;
         let user = users::create(
             conn,
-            &NewUser { username: &username, display_name: "Pit boss", role: Role::Pitboss, password: &password },
+            &NewUser {
+                username: &username,
+                display_name: "Pit boss",
+                role: Role::Pitboss,
+                password: &password,
+            },
             None,
             settings.argon2_memory_kib,
         )?;
@@ -85,11 +90,31 @@ pub struct DemoAccount {
 }
 
 pub const DEMO_ACCOUNTS: [DemoAccount; 5] = [
-    DemoAccount { username: "dealer", role: Role::Dealer, password: "demo-dealer-pass" },
-    DemoAccount { username: "cashier", role: Role::Cashier, password: "demo-cashier-pass" },
-    DemoAccount { username: "auditor", role: Role::Auditor, password: "demo-auditor-pass" },
-    DemoAccount { username: "ana", role: Role::Player, password: "demo-player-pass" },
-    DemoAccount { username: "bruno", role: Role::Player, password: "demo-player-pass" },
+    DemoAccount {
+        username: "dealer",
+        role: Role::Dealer,
+        password: "demo-dealer-pass",
+    },
+    DemoAccount {
+        username: "cashier",
+        role: Role::Cashier,
+        password: "demo-cashier-pass",
+    },
+    DemoAccount {
+        username: "auditor",
+        role: Role::Auditor,
+        password: "demo-auditor-pass",
+    },
+    DemoAccount {
+        username: "ana",
+        role: Role::Player,
+        password: "demo-player-pass",
+    },
+    DemoAccount {
+        username: "bruno",
+        role: Role::Player,
+        password: "demo-player-pass",
+    },
 ];
 
 /// Each demo player's starting balance.
@@ -108,7 +133,12 @@ pub fn demo(db: &Database, settings: &Settings) -> Result<(), BootstrapError> {
             let username = Username::parse(account.username).map_err(BootstrapError::Invalid)?;
             let user = users::create(
                 conn,
-                &NewUser { username: &username, display_name: account.username, role: account.role, password: account.password },
+                &NewUser {
+                    username: &username,
+                    display_name: account.username,
+                    role: account.role,
+                    password: account.password,
+                },
                 admin.as_deref(),
                 settings.argon2_memory_kib,
             )?;
@@ -120,7 +150,10 @@ pub fn demo(db: &Database, settings: &Settings) -> Result<(), BootstrapError> {
             .filter(|(role, _)| *role == Role::Player)
             .map(|(_, id)| {
                 TransferSpec::new(AccountId::cage(), AccountId::wallet(id), funds, TransferKind::Deposit)
-                    .refs(Refs { user_id: Some(id.clone()), ..Refs::default() })
+                    .refs(Refs {
+                        user_id: Some(id.clone()),
+                        ..Refs::default()
+                    })
                     .memo("demo funds")
             })
             .collect();

@@ -101,12 +101,17 @@ impl Settings {
 
 pub fn parse_key(hex_text: &str) -> Result<[u8; 32], String> {
     let bytes = hex::decode(hex_text.trim()).map_err(|_| "DJEGO_SEED_KEY must be 64 hex digits".to_string())?;
-    bytes.try_into().map_err(|_| "DJEGO_SEED_KEY must be 64 hex digits (32 bytes)".to_string())
+    bytes
+        .try_into()
+        .map_err(|_| "DJEGO_SEED_KEY must be 64 hex digits (32 bytes)".to_string())
 }
 
 fn secrets_dir(database_url: &str) -> PathBuf {
     let path = database_url.strip_prefix("sqlite://").unwrap_or(database_url);
-    Path::new(path).parent().map(Path::to_path_buf).unwrap_or_else(|| PathBuf::from("."))
+    Path::new(path)
+        .parent()
+        .map(Path::to_path_buf)
+        .unwrap_or_else(|| PathBuf::from("."))
 }
 
 /// Reads a hex secret from `dir/name`, creating a random 32-byte one first if absent.

@@ -55,11 +55,16 @@ pub struct LiveHub {
 impl LiveHub {
     fn sender(&self, table_id: &str) -> broadcast::Sender<LiveEvent> {
         let mut map = self.channels.lock().unwrap_or_else(|p| p.into_inner());
-        map.entry(table_id.to_string()).or_insert_with(|| broadcast::channel(CHANNEL_CAPACITY).0).clone()
+        map.entry(table_id.to_string())
+            .or_insert_with(|| broadcast::channel(CHANNEL_CAPACITY).0)
+            .clone()
     }
 
     pub fn new() -> LiveHub {
-        LiveHub { instance: Arc::new(uuid::Uuid::new_v4().to_string()), ..LiveHub::default() }
+        LiveHub {
+            instance: Arc::new(uuid::Uuid::new_v4().to_string()),
+            ..LiveHub::default()
+        }
     }
 
     /// The SQL that announces a change to the other instances (PostgreSQL).
@@ -71,7 +76,10 @@ impl LiveHub {
         })
         .unwrap_or_default();
         // Ids are UUIDs and the payload is JSON we built: quoting '' suffices.
-        format!("SELECT pg_notify('{NOTIFY_CHANNEL}', '{}')", payload.replace('\'', "''"))
+        format!(
+            "SELECT pg_notify('{NOTIFY_CHANNEL}', '{}')",
+            payload.replace('\'', "''")
+        )
     }
 
     /// Listens for other instances' announcements on a dedicated PostgreSQL
@@ -91,7 +99,10 @@ impl LiveHub {
                         continue;
                     }
                 };
-                if diesel::sql_query(format!("LISTEN {NOTIFY_CHANNEL}")).execute(&mut conn).is_err() {
+                if diesel::sql_query(format!("LISTEN {NOTIFY_CHANNEL}"))
+                    .execute(&mut conn)
+                    .is_err()
+                {
                     continue;
                 }
                 loop {
@@ -146,6 +157,9 @@ impl LiveHub {
     pub fn publish(&self, table_id: &str, name: &str, data: &impl Serialize) {
         let data = serde_json::to_string(data).unwrap_or_else(|_| "null".into());
         // No receivers is fine: nobody is watching this table.
-        let _ = self.sender(table_id).send(LiveEvent { name: name.to_string(), data });
+        let _ = self.sender(table_id).send(LiveEvent {
+            name: name.to_string(),
+            data,
+        });
     }
 }

@@ -318,15 +318,33 @@ fn run(cli: Cli) -> Result<ExitCode, String> {
         Command::Serve(args) => cli::serve::serve(args),
         Command::Migrate(args) => cli::serve::migrate(args),
         Command::Demo(args) => cli::serve::demo(args),
-        Command::User { command: UserCommand::Create(args) } => cli::user::create(args),
-        Command::Verify { command: VerifyCommand::Ledger(args) } => cli::verify::ledger(args),
-        Command::Verify { command: VerifyCommand::Round(args) } => cli::verify::round(args),
-        Command::Certify { command: CertifyCommand::Shuffle(args) } => cli::certify::shuffle(args),
-        Command::Certify { command: CertifyCommand::PayTable(args) } => cli::certify::pay_table(args),
-        Command::Certify { command: CertifyCommand::Suggest(args) } => cli::certify::suggest(args),
-        Command::Simulate { command: SimulateCommand::FirstPass(args) } => cli::simulate::first_pass(args),
-        Command::Simulate { command: SimulateCommand::BasicStrategy(args) } => cli::simulate::basic_strategy(args),
-        Command::Solve { command: SolveCommand::Lobo(args) } => cli::solve::lobo(args),
+        Command::User {
+            command: UserCommand::Create(args),
+        } => cli::user::create(args),
+        Command::Verify {
+            command: VerifyCommand::Ledger(args),
+        } => cli::verify::ledger(args),
+        Command::Verify {
+            command: VerifyCommand::Round(args),
+        } => cli::verify::round(args),
+        Command::Certify {
+            command: CertifyCommand::Shuffle(args),
+        } => cli::certify::shuffle(args),
+        Command::Certify {
+            command: CertifyCommand::PayTable(args),
+        } => cli::certify::pay_table(args),
+        Command::Certify {
+            command: CertifyCommand::Suggest(args),
+        } => cli::certify::suggest(args),
+        Command::Simulate {
+            command: SimulateCommand::FirstPass(args),
+        } => cli::simulate::first_pass(args),
+        Command::Simulate {
+            command: SimulateCommand::BasicStrategy(args),
+        } => cli::simulate::basic_strategy(args),
+        Command::Solve {
+            command: SolveCommand::Lobo(args),
+        } => cli::solve::lobo(args),
         Command::Openapi => cli::serve::openapi(),
     }
 }

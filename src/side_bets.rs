@@ -76,16 +76,28 @@ pub fn certify(table: &PayTable) -> Result<Certificate, ApiError> {
     let certificate = math::certify_pay_table(table, math::cached_n_distribution(), RtpBounds::default());
     match &certificate.first_failure {
         Some(f) if !certificate.pass => Err(ApiError::unprocessable("pay_table_not_certified", f.message.clone())),
-        _ if !certificate.pass => Err(ApiError::unprocessable("pay_table_not_certified", "pay table failed certification")),
+        _ if !certificate.pass => Err(ApiError::unprocessable(
+            "pay_table_not_certified",
+            "pay table failed certification",
+        )),
         _ => Ok(certificate),
     }
 }
 
 /// Stores a certified pay table (once per fingerprint) and returns its row.
-pub fn store_certified(conn: &mut AnyConnection, table: &PayTable, actor: Option<&str>) -> Result<PayTableRow, ApiError> {
+pub fn store_certified(
+    conn: &mut AnyConnection,
+    table: &PayTable,
+    actor: Option<&str>,
+) -> Result<PayTableRow, ApiError> {
     let certificate = certify(table)?;
     let fingerprint = table.fingerprint();
-    if let Some(row) = pt::table.filter(pt::fingerprint.eq(&fingerprint)).select(PayTableRow::as_select()).first(conn).optional()? {
+    if let Some(row) = pt::table
+        .filter(pt::fingerprint.eq(&fingerprint))
+        .select(PayTableRow::as_select())
+        .first(conn)
+        .optional()?
+    {
         return Ok(row);
     }
     let id = new_id();
@@ -102,13 +114,23 @@ pub fn store_certified(conn: &mut AnyConnection, table: &PayTable, actor: Option
         ))
         .execute(conn)
         .map_err(|e| match e {
-            diesel::result::Error::DatabaseError(diesel::result::DatabaseErrorKind::UniqueViolation, _) => ApiError::conflict(
-                "pay_table_exists",
-                format!("a different pay table named {} version {} exists; raise the version", table.name(), table.version()),
-            ),
+            diesel::result::Error::DatabaseError(diesel::result::DatabaseErrorKind::UniqueViolation, _) => {
+                ApiError::conflict(
+                    "pay_table_exists",
+                    format!(
+                        "a different pay table named {} version {} exists; raise the version",
+                        table.name(),
+                        table.version()
+                    ),
+                )
+            }
             other => other.into(),
         })?;
-    pt::table.find(&id).select(PayTableRow::as_select()).first(conn).map_err(Into::into)
+    pt::table
+        .find(&id)
+        .select(PayTableRow::as_select())
+        .first(conn)
+        .map_err(Into::into)
 }
 
 /// The pay table every Prima Carta table uses until a pit boss installs another.
@@ -116,7 +138,12 @@ pub fn builtin(conn: &mut AnyConnection) -> Result<PayTableRow, ApiError> {
     store_certified(conn, &PayTable::house_table(), None)
 }
 
-pub fn install(conn: &mut AnyConnection, table_id: &str, table: &PayTable, actor: &str) -> Result<PayTableRow, ApiError> {
+pub fn install(
+    conn: &mut AnyConnection,
+    table_id: &str,
+    table: &PayTable,
+    actor: &str,
+) -> Result<PayTableRow, ApiError> {
     let row = store_certified(conn, table, Some(actor))?;
     diesel::delete(tpt::table.find(table_id)).execute(conn)?;
     diesel::insert_into(tpt::table)
@@ -138,7 +165,11 @@ pub fn install(conn: &mut AnyConnection, table_id: &str, table: &PayTable, actor
 }
 
 pub fn for_table(conn: &mut AnyConnection, table_id: &str) -> Result<PayTableRow, ApiError> {
-    let installed: Option<String> = tpt::table.find(table_id).select(tpt::pay_table_id).first(conn).optional()?;
+    let installed: Option<String> = tpt::table
+        .find(table_id)
+        .select(tpt::pay_table_id)
+        .first(conn)
+        .optional()?;
     match installed {
         Some(id) => Ok(pt::table.find(id).select(PayTableRow::as_select()).first(conn)?),
         None => builtin(conn),
@@ -146,11 +177,19 @@ pub fn for_table(conn: &mut AnyConnection, table_id: &str) -> Result<PayTableRow
 }
 
 pub fn find_pay_table(conn: &mut AnyConnection, id: &str) -> Result<PayTableRow, ApiError> {
-    pt::table.find(id).select(PayTableRow::as_select()).first(conn).optional()?.ok_or_else(|| ApiError::not_found("pay table"))
+    pt::table
+        .find(id)
+        .select(PayTableRow::as_select())
+        .first(conn)
+        .optional()?
+        .ok_or_else(|| ApiError::not_found("pay table"))
 }
 
 pub fn list_pay_tables(conn: &mut AnyConnection) -> Result<Vec<PayTableRow>, ApiError> {
-    Ok(pt::table.select(PayTableRow::as_select()).order((pt::name.asc(), pt::version.asc())).load(conn)?)
+    Ok(pt::table
+        .select(PayTableRow::as_select())
+        .order((pt::name.asc(), pt::version.asc()))
+        .load(conn)?)
 }
 
 #[derive(Queryable, Selectable, Debug, Clone)]
@@ -242,12 +281,18 @@ pub fn place(
     idempotency_key: Option<&str>,
 ) -> Result<BetRow, ApiError> {
     if row.status() != RoundStatus::Betting {
-        return Err(ApiError::conflict("betting_closed", format!("bets are accepted only while betting is open; round is {}", row.status)));
+        return Err(ApiError::conflict(
+            "betting_closed",
+            format!("bets are accepted only while betting is open; round is {}", row.status),
+        ));
     }
     if bet.amount < config.min_bet || bet.amount > config.max_bet {
         return Err(ApiError::unprocessable(
             "amount_out_of_limits",
-            format!("a bet at this table must be between {} and {}", config.min_bet, config.max_bet),
+            format!(
+                "a bet at this table must be between {} and {}",
+                config.min_bet, config.max_bet
+            ),
         ));
     }
     let pay_row = for_table(conn, &row.table_id)?;
@@ -268,7 +313,11 @@ pub fn place(
     if exposure > config.max_exposure_per_round.minor() {
         return Err(ApiError::unprocessable(
             "exposure_limit",
-            format!("your bets on this round would total {}, over the limit of {}", format_minor(exposure), config.max_exposure_per_round),
+            format!(
+                "your bets on this round would total {}, over the limit of {}",
+                format_minor(exposure),
+                config.max_exposure_per_round
+            ),
         ));
     }
     let id = new_id();
@@ -291,10 +340,15 @@ pub fn place(
         .execute(conn)?;
     ledger::post(
         conn,
-        &[TransferSpec::new(AccountId::wallet(player_id), AccountId::escrow(&row.id), bet.amount, TransferKind::BetStake)
-            .refs(refs(row, player_id, &id))
-            .idempotency_key(idempotency_key)
-            .memo(format!("{} bet", bet.kind.name()))],
+        &[TransferSpec::new(
+            AccountId::wallet(player_id),
+            AccountId::escrow(&row.id),
+            bet.amount,
+            TransferKind::BetStake,
+        )
+        .refs(refs(row, player_id, &id))
+        .idempotency_key(idempotency_key)
+        .memo(format!("{} bet", bet.kind.name()))],
     )?;
     Ok(b::table.find(&id).select(BetRow::as_select()).first(conn)?)
 }
@@ -310,7 +364,11 @@ fn describe_bet_error(e: &bets::BetError) -> String {
 }
 
 pub fn round_bets(conn: &mut AnyConnection, round_id: &str) -> QueryResult<Vec<BetRow>> {
-    b::table.filter(b::round_id.eq(round_id)).select(BetRow::as_select()).order((b::placed_at_us.asc(), b::id.asc())).load(conn)
+    b::table
+        .filter(b::round_id.eq(round_id))
+        .select(BetRow::as_select())
+        .order((b::placed_at_us.asc(), b::id.asc()))
+        .load(conn)
 }
 
 pub fn player_bets(conn: &mut AnyConnection, player_id: &str, limit: i64) -> QueryResult<Vec<BetRow>> {
@@ -336,14 +394,19 @@ pub fn client_seeds(conn: &mut AnyConnection, round_id: &str) -> QueryResult<Vec
 /// transfers: a lost stake goes to the house bankroll; a won or pushed stake
 /// returns to the wallet, and winnings come from the bankroll.
 pub fn settle_round(conn: &mut AnyConnection, row: &RoundRow, facts: &DealFacts) -> Result<(), ApiError> {
-    let open: Vec<BetRow> = round_bets(conn, &row.id)?.into_iter().filter(|b| b.status == "open").collect();
+    let open: Vec<BetRow> = round_bets(conn, &row.id)?
+        .into_iter()
+        .filter(|b| b.status == "open")
+        .collect();
     let mut specs = Vec::new();
     let now = now_us();
     for bet in &open {
         let kind = BetKind::parse(&bet.kind).ok_or_else(|| ApiError::internal("stored bet kind"))?;
-        let selection: Selection = serde_json::from_str(&bet.selection).map_err(|e| ApiError::internal(e.to_string()))?;
+        let selection: Selection =
+            serde_json::from_str(&bet.selection).map_err(|e| ApiError::internal(e.to_string()))?;
         let pay_table = find_pay_table(conn, &bet.pay_table_id)?.pay_table()?;
-        let settlement = bets::settle(kind, &selection, &pay_table, facts).map_err(|e| ApiError::internal(describe_bet_error(&e)))?;
+        let settlement = bets::settle(kind, &selection, &pay_table, facts)
+            .map_err(|e| ApiError::internal(describe_bet_error(&e)))?;
         let stake = minor_to_decimal(bet.amount_minor);
         let returned = bets::returned_amount(stake, &settlement.result);
         let returned_minor = decimal_to_minor(returned)?;
@@ -353,7 +416,15 @@ pub fn settle_round(conn: &mut AnyConnection, row: &RoundRow, facts: &DealFacts)
         let r = refs(row, &bet.player_id, &bet.id);
         let status = match settlement.result {
             BetResult::Lost => {
-                specs.push(TransferSpec::new(escrow, AccountId::house_bankroll(), stake_amount, TransferKind::BetCollected).refs(r));
+                specs.push(
+                    TransferSpec::new(
+                        escrow,
+                        AccountId::house_bankroll(),
+                        stake_amount,
+                        TransferKind::BetCollected,
+                    )
+                    .refs(r),
+                );
                 "lost"
             }
             BetResult::Pushed => {
@@ -361,11 +432,15 @@ pub fn settle_round(conn: &mut AnyConnection, row: &RoundRow, facts: &DealFacts)
                 "pushed"
             }
             BetResult::Won { .. } => {
-                specs.push(TransferSpec::new(escrow, wallet.clone(), stake_amount, TransferKind::BetReturned).refs(r.clone()));
+                specs.push(
+                    TransferSpec::new(escrow, wallet.clone(), stake_amount, TransferKind::BetReturned).refs(r.clone()),
+                );
                 let winnings = returned_minor - bet.amount_minor;
                 if winnings > 0 {
                     let amount = Amount::from_minor(winnings).map_err(|e| ApiError::internal(e.to_string()))?;
-                    specs.push(TransferSpec::new(AccountId::house_bankroll(), wallet, amount, TransferKind::BetPayout).refs(r));
+                    specs.push(
+                        TransferSpec::new(AccountId::house_bankroll(), wallet, amount, TransferKind::BetPayout).refs(r),
+                    );
                 }
                 "won"
             }
@@ -385,16 +460,28 @@ pub fn settle_round(conn: &mut AnyConnection, row: &RoundRow, facts: &DealFacts)
 
 /// A voided round returns every open stake.
 pub fn refund_round(conn: &mut AnyConnection, row: &RoundRow) -> Result<(), ApiError> {
-    let open: Vec<BetRow> = round_bets(conn, &row.id)?.into_iter().filter(|b| b.status == "open").collect();
+    let open: Vec<BetRow> = round_bets(conn, &row.id)?
+        .into_iter()
+        .filter(|b| b.status == "open")
+        .collect();
     let mut specs = Vec::new();
     for bet in &open {
         let amount = Amount::from_minor(bet.amount_minor).map_err(|e| ApiError::internal(e.to_string()))?;
         specs.push(
-            TransferSpec::new(AccountId::escrow(&row.id), AccountId::wallet(&bet.player_id), amount, TransferKind::BetRefund)
-                .refs(refs(row, &bet.player_id, &bet.id)),
+            TransferSpec::new(
+                AccountId::escrow(&row.id),
+                AccountId::wallet(&bet.player_id),
+                amount,
+                TransferKind::BetRefund,
+            )
+            .refs(refs(row, &bet.player_id, &bet.id)),
         );
         diesel::update(b::table.find(&bet.id))
-            .set((b::status.eq("refunded"), b::returned_minor.eq(bet.amount_minor), b::settled_at_us.eq(now_us())))
+            .set((
+                b::status.eq("refunded"),
+                b::returned_minor.eq(bet.amount_minor),
+                b::settled_at_us.eq(now_us()),
+            ))
             .execute(conn)?;
     }
     ledger::post(conn, &specs)?;
@@ -460,7 +547,10 @@ pub struct RtpLine {
 const Z_99: f64 = 2.5758;
 
 pub fn observed_rtp(conn: &mut AnyConnection, q: &RtpQuery) -> Result<Vec<RtpLine>, ApiError> {
-    let mut query = b::table.select(BetRow::as_select()).filter(b::status.eq_any(["won", "lost", "pushed"])).into_boxed();
+    let mut query = b::table
+        .select(BetRow::as_select())
+        .filter(b::status.eq_any(["won", "lost", "pushed"]))
+        .into_boxed();
     if let Some(t) = &q.table_id {
         query = query.filter(b::table_id.eq(t.clone()));
     }
@@ -482,12 +572,21 @@ pub fn observed_rtp(conn: &mut AnyConnection, q: &RtpQuery) -> Result<Vec<RtpLin
             Ok(Selection::Number(n)) => Some(n),
             _ => None,
         };
-        groups.entry((r.kind.clone(), number, r.table_id.clone(), r.pay_table_id.clone())).or_default().push(r);
+        groups
+            .entry((r.kind.clone(), number, r.table_id.clone(), r.pay_table_id.clone()))
+            .or_default()
+            .push(r);
     }
     let mut lines = Vec::new();
     for ((kind, number, table_id, pay_table_id), bets) in groups {
         let certificate = find_pay_table(conn, &pay_table_id)?.certificate()?;
-        let Some(cert) = certificate.bets.iter().find(|c| c.kind.name() == kind && c.number == number) else { continue };
+        let Some(cert) = certificate
+            .bets
+            .iter()
+            .find(|c| c.kind.name() == kind && c.number == number)
+        else {
+            continue;
+        };
         let label = cert.bet.clone();
         let staked: i64 = bets.iter().map(|b| b.amount_minor).sum();
         let returned: i64 = bets.iter().map(|b| b.returned_minor).sum();

@@ -67,7 +67,14 @@ pub fn record(
     details: serde_json::Value,
 ) -> QueryResult<()> {
     diesel::insert_into(se::table)
-        .values(NewEvent { id: new_id(), at_us: now_us(), kind: kind.as_str(), actor_id, subject, details: details.to_string() })
+        .values(NewEvent {
+            id: new_id(),
+            at_us: now_us(),
+            kind: kind.as_str(),
+            actor_id,
+            subject,
+            details: details.to_string(),
+        })
         .execute(conn)?;
     Ok(())
 }
@@ -105,5 +112,9 @@ pub fn list(conn: &mut AnyConnection, filter: &EventFilter) -> QueryResult<Vec<S
     if let Some(to) = filter.to_us {
         query = query.filter(se::at_us.lt(to));
     }
-    query.order((se::at_us.desc(), se::id.desc())).limit(filter.limit).offset(filter.offset).load(conn)
+    query
+        .order((se::at_us.desc(), se::id.desc()))
+        .limit(filter.limit)
+        .offset(filter.offset)
+        .load(conn)
 }

@@ -35,7 +35,12 @@ impl Application {
         let listener = TcpListener::bind(&settings.bind).map_err(|e| format!("cannot bind {}: {e}", settings.bind))?;
         let port = listener.local_addr().map_err(|e| e.to_string())?.port();
         let vault = crate::rounds::SeedVault::new(&settings.seed_key);
-        let state = AppState { db, settings, vault, live: crate::live::LiveHub::new() };
+        let state = AppState {
+            db,
+            settings,
+            vault,
+            live: crate::live::LiveHub::new(),
+        };
         if state.db.backend() == crate::store::Backend::Postgres {
             let relay_state = state.clone();
             state.live.start_relay(state.settings.database_url.clone(), move |a| {
@@ -48,7 +53,10 @@ impl Application {
 }
 
 fn run(listener: TcpListener, state: AppState) -> std::io::Result<Server> {
-    let keys = web::Data::new(TokenKeys::new(&state.settings.jwt_secret, state.settings.token_ttl_seconds));
+    let keys = web::Data::new(TokenKeys::new(
+        &state.settings.jwt_secret,
+        state.settings.token_ttl_seconds,
+    ));
     let json_limit = state.settings.json_limit_bytes;
     let workers = state.settings.workers;
     let data = web::Data::new(state);
@@ -58,7 +66,11 @@ fn run(listener: TcpListener, state: AppState) -> std::io::Result<Server> {
             .wrap(TracingLogger::default())
             .app_data(data.clone())
             .app_data(keys.clone())
-            .app_data(web::JsonConfig::default().limit(json_limit).error_handler(json_error_handler))
+            .app_data(
+                web::JsonConfig::default()
+                    .limit(json_limit)
+                    .error_handler(json_error_handler),
+            )
             .app_data(web::PathConfig::default().error_handler(path_error_handler))
             .app_data(web::QueryConfig::default().error_handler(query_error_handler))
             .configure(api::routes)

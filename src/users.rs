@@ -117,7 +117,11 @@ pub fn find_by_username(conn: &mut AnyConnection, username: &str) -> QueryResult
 }
 
 pub fn find(conn: &mut AnyConnection, id: &str) -> QueryResult<Option<UserRow>> {
-    users::table.find(id).select(UserRow::as_select()).first(conn).optional()
+    users::table
+        .find(id)
+        .select(UserRow::as_select())
+        .first(conn)
+        .optional()
 }
 
 pub fn count(conn: &mut AnyConnection) -> QueryResult<i64> {

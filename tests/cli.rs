@@ -28,11 +28,25 @@ fn vectors() -> std::path::PathBuf {
 fn certify_shuffle_small_run_passes_and_writes_its_report() {
     let dir = tempfile::tempdir().unwrap();
     let out = dir.path().join("report");
-    let o = djego(&["certify", "shuffle", "--shuffles", "2000", "--seed", "1", "--threads", "2", "--out", out.to_str().unwrap()]);
+    let o = djego(&[
+        "certify",
+        "shuffle",
+        "--shuffles",
+        "2000",
+        "--seed",
+        "1",
+        "--threads",
+        "2",
+        "--out",
+        out.to_str().unwrap(),
+    ]);
     let text = stdout(&o);
     assert_eq!(o.status.code(), Some(0), "{text}\n{}", stderr(&o));
     assert!(text.contains("overall: PASS"), "{text}");
-    assert!(text.contains("seed 20261122"), "the expected distribution's source is named: {text}");
+    assert!(
+        text.contains("seed 20261122"),
+        "the expected distribution's source is named: {text}"
+    );
     let json: serde_json::Value =
         serde_json::from_str(&std::fs::read_to_string(out.join("certification.json")).unwrap()).unwrap();
     assert_eq!(json["passed"], true);
@@ -56,7 +70,10 @@ fn certify_pay_table_house_passes_and_default_fails_naming_the_conto_bets() {
     let o = djego(&["certify", "pay-table", "--default"]);
     let text = stdout(&o);
     assert_eq!(o.status.code(), Some(1), "{text}");
-    assert!(text.contains("NOT CERTIFIED") && text.contains("failing: conto_alto, conto_bajo"), "{text}");
+    assert!(
+        text.contains("NOT CERTIFIED") && text.contains("failing: conto_alto, conto_bajo"),
+        "{text}"
+    );
 
     let o = djego(&["certify", "pay-table", "--default", "--json"]);
     assert_eq!(o.status.code(), Some(1));
@@ -86,10 +103,15 @@ fn certify_pay_table_reads_a_file_and_rejects_an_unreadable_one() {
 
 #[test]
 fn certify_suggest_prints_pays_below_the_target() {
-    let o = djego(&["certify", "suggest", "--bet", "prima", "--target", "0.96", "--step", "1"]);
+    let o = djego(&[
+        "certify", "suggest", "--bet", "prima", "--target", "0.96", "--step", "1",
+    ]);
     let text = stdout(&o);
     assert_eq!(o.status.code(), Some(0), "{text}{}", stderr(&o));
-    assert!(text.contains("pays         4:1") && text.contains("ace_pays     2:1"), "{text}");
+    assert!(
+        text.contains("pays         4:1") && text.contains("ace_pays     2:1"),
+        "{text}"
+    );
     assert!(text.contains("RTP 96.0000%"), "{text}");
 }
 
@@ -101,8 +123,7 @@ fn verify_round_passes_the_vectors_and_fails_a_corrupted_copy() {
     assert!(text.contains("6 of 6 transcripts verified"), "{text}");
 
     // Swap two dealt cards of the first transcript.
-    let mut list: Vec<serde_json::Value> =
-        serde_json::from_str(&std::fs::read_to_string(vectors()).unwrap()).unwrap();
+    let mut list: Vec<serde_json::Value> = serde_json::from_str(&std::fs::read_to_string(vectors()).unwrap()).unwrap();
     let deck = list[0]["deck"].as_array_mut().unwrap();
     deck.swap(3, 4);
     let dir = tempfile::tempdir().unwrap();
@@ -125,13 +146,20 @@ fn verify_round_passes_the_vectors_and_fails_a_corrupted_copy() {
 #[test]
 fn verify_round_on_garbage_exits_2_without_panicking() {
     let dir = tempfile::tempdir().unwrap();
-    for (name, contents) in [("garbage.json", "not json at all {"), ("wrong.json", r#"{"hello": "world"}"#), ("empty.json", "[]")] {
+    for (name, contents) in [
+        ("garbage.json", "not json at all {"),
+        ("wrong.json", r#"{"hello": "world"}"#),
+        ("empty.json", "[]"),
+    ] {
         let path = dir.path().join(name);
         std::fs::write(&path, contents).unwrap();
         let o = djego(&["verify", "round", path.to_str().unwrap()]);
         let err = stderr(&o);
         assert_eq!(o.status.code(), Some(2), "{name}: {err}");
-        assert!(err.contains("error:") && err.contains(name) && !err.contains("panicked"), "{name}: {err}");
+        assert!(
+            err.contains("error:") && err.contains(name) && !err.contains("panicked"),
+            "{name}: {err}"
+        );
     }
     let o = djego(&["verify", "round", dir.path().join("absent.json").to_str().unwrap()]);
     assert_eq!(o.status.code(), Some(2));
@@ -142,7 +170,16 @@ fn verify_round_on_garbage_exits_2_without_panicking() {
 fn simulate_first_pass_prints_the_table_and_writes_the_cache_format() {
     let dir = tempfile::tempdir().unwrap();
     let out = dir.path().join("n.json");
-    let o = djego(&["simulate", "first-pass", "--deals", "20000", "--seed", "7", "--out", out.to_str().unwrap()]);
+    let o = djego(&[
+        "simulate",
+        "first-pass",
+        "--deals",
+        "20000",
+        "--seed",
+        "7",
+        "--out",
+        out.to_str().unwrap(),
+    ]);
     let text = stdout(&o);
     assert_eq!(o.status.code(), Some(0), "{text}{}", stderr(&o));
     assert!(text.contains("| N | deals | P(N) | 95% CI |"), "{text}");
@@ -153,7 +190,21 @@ fn simulate_first_pass_prints_the_table_and_writes_the_cache_format() {
     assert_eq!((dist.total, dist.seed), (20000, 7));
     // The same run does not depend on the thread count.
     let again = dir.path().join("again.json");
-    let o = djego(&["simulate", "first-pass", "--deals", "20000", "--seed", "7", "--threads", "1", "--out", again.to_str().unwrap()]);
+    let o = djego(&[
+        "simulate",
+        "first-pass",
+        "--deals",
+        "20000",
+        "--seed",
+        "7",
+        "--threads",
+        "1",
+        "--out",
+        again.to_str().unwrap(),
+    ]);
     assert_eq!(o.status.code(), Some(0));
-    assert_eq!(std::fs::read_to_string(&out).unwrap(), std::fs::read_to_string(&again).unwrap());
+    assert_eq!(
+        std::fs::read_to_string(&out).unwrap(),
+        std::fs::read_to_string(&again).unwrap()
+    );
 }

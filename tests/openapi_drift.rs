@@ -11,7 +11,10 @@ fn committed_openapi_document_matches_the_code() {
     let generated = djego::api::openapi_json();
     let committed = match std::fs::read_to_string(&path) {
         Ok(text) => text,
-        Err(e) => panic!("cannot read {}: {e}\nGenerate it with:\n    {REGENERATE}", path.display()),
+        Err(e) => panic!(
+            "cannot read {}: {e}\nGenerate it with:\n    {REGENERATE}",
+            path.display()
+        ),
     };
     if committed == generated {
         return;
@@ -22,7 +25,12 @@ fn committed_openapi_document_matches_the_code() {
         .zip(generated.lines())
         .enumerate()
         .find(|(_, (a, b))| a != b)
-        .map(|(i, (a, b))| format!("first difference at line {}:\n  committed: {a}\n  generated: {b}", i + 1))
+        .map(|(i, (a, b))| {
+            format!(
+                "first difference at line {}:\n  committed: {a}\n  generated: {b}",
+                i + 1
+            )
+        })
         .unwrap_or_else(|| {
             format!(
                 "one document is a prefix of the other ({} vs {} lines)",
@@ -47,9 +55,14 @@ fn the_document_is_valid_json_with_every_operation_documented() {
             if !["get", "post", "put", "patch", "delete"].contains(&method.as_str()) {
                 continue;
             }
-            let responses = op["responses"].as_object().unwrap_or_else(|| panic!("{method} {path}: no responses"));
+            let responses = op["responses"]
+                .as_object()
+                .unwrap_or_else(|| panic!("{method} {path}: no responses"));
             assert!(!responses.is_empty(), "{method} {path}: no responses");
-            assert!(op["tags"].as_array().is_some_and(|t| !t.is_empty()), "{method} {path}: no tag");
+            assert!(
+                op["tags"].as_array().is_some_and(|t| !t.is_empty()),
+                "{method} {path}: no tag"
+            );
             // Protected endpoints declare the bearer scheme.
             if path.starts_with("/api/v1/") && path != "/api/v1/auth/login" {
                 assert!(op.get("security").is_some(), "{method} {path}: no security requirement");

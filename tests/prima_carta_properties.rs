@@ -49,10 +49,7 @@ fn play_out(case: &Case) -> Result<RoundProgress, String> {
                 // A decision from anyone else is refused, never a panic.
                 for other in Suit::ALL.into_iter().filter(|&s| s != turn.turn) {
                     let mut wrong = decisions.clone();
-                    wrong.push(CopaDecision {
-                        suit: other,
-                        pay: true,
-                    });
+                    wrong.push(CopaDecision { suit: other, pay: true });
                     let got = play(
                         &case.deck,
                         &case.rules,
@@ -94,10 +91,7 @@ impl Model {
         let stack = &mut self.stacks[card.suit().index()];
         if let Some(top) = stack.last() {
             if top.rank().successor() != card.rank() || stack.len() >= 10 {
-                return Err(format!(
-                    "{card:?} does not follow {top:?} (stack of {})",
-                    stack.len()
-                ));
+                return Err(format!("{card:?} does not follow {top:?} (stack of {})", stack.len()));
             }
         }
         stack.push(card);
@@ -160,9 +154,7 @@ fn check(case: &Case) -> Result<(), String> {
                     return Err("reshuffle outside Jasper's first repasso".into());
                 }
                 if *before != m.discard {
-                    return Err(
-                        "reshuffle did not start from the discard pile in deal order".into(),
-                    );
+                    return Err("reshuffle did not start from the discard pile in deal order".into());
                 }
                 let mut a = before.clone();
                 let mut b = after.clone();
@@ -186,9 +178,9 @@ fn check(case: &Case) -> Result<(), String> {
                 let count = match to {
                     Destination::Discard => {
                         let stack = &m.stacks[card.suit().index()];
-                        let playable = stack.last().map_or(true, |t| {
-                            t.rank().successor() == card.rank() && stack.len() < 10
-                        });
+                        let playable = stack
+                            .last()
+                            .map_or(true, |t| t.rank().successor() == card.rank() && stack.len() < 10);
                         if playable {
                             return Err(format!("playable {card:?} was discarded"));
                         }
@@ -207,9 +199,7 @@ fn check(case: &Case) -> Result<(), String> {
                     return Err("stack count mismatch".into());
                 }
             }
-            Event::PlayedUp {
-                card, stack_count, ..
-            } => {
+            Event::PlayedUp { card, stack_count, .. } => {
                 if m.discard.pop() != Some(*card) {
                     return Err(format!("played up {card:?}, not the top discard"));
                 }
@@ -219,10 +209,7 @@ fn check(case: &Case) -> Result<(), String> {
             }
             Event::SuitCompleted { suit, .. } => {
                 if m.stacks[suit.index()].len() != 10 || completed.contains(suit) {
-                    return Err(format!(
-                        "{suit} completed with {} cards",
-                        m.stacks[suit.index()].len()
-                    ));
+                    return Err(format!("{suit} completed with {} cards", m.stacks[suit.index()].len()));
                 }
                 completed.push(*suit);
             }
@@ -232,10 +219,7 @@ fn check(case: &Case) -> Result<(), String> {
                 ..
             } => {
                 // Every pass promotes at least one card.
-                if *promoted == 0
-                    || *promoted != m.promoted
-                    || *discard_count as usize != m.discard.len()
-                {
+                if *promoted == 0 || *promoted != m.promoted || *discard_count as usize != m.discard.len() {
                     return Err(format!(
                         "pass {} ended with {promoted} promoted (model {})",
                         m.pass, m.promoted
@@ -243,9 +227,10 @@ fn check(case: &Case) -> Result<(), String> {
                 }
                 if let Some(top) = m.discard.last() {
                     let stack = &m.stacks[top.suit().index()];
-                    if stack.last().map_or(true, |t| {
-                        t.rank().successor() == top.rank() && stack.len() < 10
-                    }) {
+                    if stack
+                        .last()
+                        .map_or(true, |t| t.rank().successor() == top.rank() && stack.len() < 10)
+                    {
                         return Err("pass ended with a playable top discard".into());
                     }
                 }
@@ -267,13 +252,7 @@ fn check(case: &Case) -> Result<(), String> {
 
     // Card conservation: every card is in exactly one place.
     let mut seen = [0u8; 50];
-    for card in m
-        .stacks
-        .iter()
-        .flatten()
-        .chain(&m.discard)
-        .chain(&m.deck[m.next..])
-    {
+    for card in m.stacks.iter().flatten().chain(&m.discard).chain(&m.deck[m.next..]) {
         seen[card.id() as usize] += 1;
     }
     if seen.iter().any(|&n| n != 1) {
@@ -284,32 +263,21 @@ fn check(case: &Case) -> Result<(), String> {
     for suit in Suit::ALL {
         let s = &table.stacks[suit.index()];
         let model = &m.stacks[suit.index()];
-        if s.count as usize != model.len()
-            || s.top != model.last().copied()
-            || s.foundation != model.first().copied()
-        {
+        if s.count as usize != model.len() || s.top != model.last().copied() || s.foundation != model.first().copied() {
             return Err(format!("table stack {suit} disagrees with the events"));
         }
     }
-    if table.discard_count as usize != m.discard.len()
-        || table.deck_remaining as usize != m.deck.len() - m.next
-    {
+    if table.discard_count as usize != m.discard.len() || table.deck_remaining as usize != m.deck.len() - m.next {
         return Err("table discard or deck size disagrees".into());
     }
 
     // The winner's stack: complete when won by completion.
-    if matches!(
-        result.how,
-        WinKind::FirstPassCompletion | WinKind::RepassoCompletion
-    ) {
+    if matches!(result.how, WinKind::FirstPassCompletion | WinKind::RepassoCompletion) {
         if completed.last() != Some(&result.winner) {
             return Err("the winner is not the suit that completed last".into());
         }
         // No earlier completion was live.
-        if completed[..completed.len() - 1]
-            .iter()
-            .any(|s| live_seats.contains(s))
-        {
+        if completed[..completed.len() - 1].iter().any(|s| live_seats.contains(s)) {
             return Err("a live suit completed before the winner".into());
         }
     }
@@ -327,9 +295,7 @@ fn check(case: &Case) -> Result<(), String> {
         .take_while(|&&s| s != result.winner)
         .any(|s| result.folded.contains(s));
     let expect_cobre = case.rules.cobre != CobreRule::Off && folded_completed_first;
-    if expect_cobre != result.cobre.is_some()
-        || (expect_cobre && cobre != result.folded.len() as u32)
-    {
+    if expect_cobre != result.cobre.is_some() || (expect_cobre && cobre != result.folded.len() as u32) {
         return Err("cobre wrong".into());
     }
     let prima_owned = case.seated.contains(&case.deck[0].suit());
@@ -342,17 +308,12 @@ fn check(case: &Case) -> Result<(), String> {
     if !(10..=50).contains(&first.count) || first.counts.iter().any(|&c| c < 2) {
         return Err(format!("N = {} out of range", first.count));
     }
-    if first_pass_counts(&case.deck) != first.counts || first_pass_count(&case.deck) != first.count
-    {
+    if first_pass_counts(&case.deck) != first.counts || first_pass_count(&case.deck) != first.count {
         return Err("fast first-pass count disagrees with the engine".into());
     }
     // Side-bet facts: same as the live round where the round saw it.
-    let facts = deal_facts(
-        &case.deck,
-        case.rules.variant,
-        &mut reshuffler(case.reshuffle_seed),
-    )
-    .map_err(|e| e.to_string())?;
+    let facts =
+        deal_facts(&case.deck, case.rules.variant, &mut reshuffler(case.reshuffle_seed)).map_err(|e| e.to_string())?;
     if facts.first_pass_counts != first.counts || facts.first_pass_count != first.count {
         return Err("facts' counts disagree".into());
     }
@@ -430,19 +391,17 @@ fn case_strategy() -> impl Strategy<Value = Case> {
         any::<bool>(),
         any::<u64>(),
     )
-        .prop_map(
-            |(deck, suits, seats, pays, v, c, corte, reshuffle_seed)| Case {
-                deck,
-                seated: suits[..seats].to_vec(),
-                pays,
-                rules: TableRules {
-                    variant: [Variant::Classic, Variant::Cinco, Variant::Jasper][v],
-                    corte,
-                    cobre: [CobreRule::Off, CobreRule::Carry, CobreRule::House][c],
-                },
-                reshuffle_seed,
+        .prop_map(|(deck, suits, seats, pays, v, c, corte, reshuffle_seed)| Case {
+            deck,
+            seated: suits[..seats].to_vec(),
+            pays,
+            rules: TableRules {
+                variant: [Variant::Classic, Variant::Cinco, Variant::Jasper][v],
+                corte,
+                cobre: [CobreRule::Off, CobreRule::Carry, CobreRule::House][c],
             },
-        )
+            reshuffle_seed,
+        })
 }
 
 proptest! {

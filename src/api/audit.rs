@@ -41,7 +41,13 @@ pub async fn events(
     caller.require(&[Role::Auditor, Role::Pitboss])?;
     let q = query.into_inner();
     let page = Page::new(q.limit, q.offset)?;
-    let filter = EventFilter { kind: q.kind, from_us: q.from_us, to_us: q.to_us, limit: page.limit, offset: page.offset };
+    let filter = EventFilter {
+        kind: q.kind,
+        from_us: q.from_us,
+        to_us: q.to_us,
+        limit: page.limit,
+        offset: page.offset,
+    };
     let list = state
         .blocking(move |s| {
             let mut conn = s.db.conn()?;
@@ -89,7 +95,10 @@ pub async fn ledger(
     let list = state
         .blocking(move |s| {
             let mut conn = s.db.conn()?;
-            Ok(read::transfers(&mut conn, &filter)?.iter().map(TransferView::from).collect())
+            Ok(read::transfers(&mut conn, &filter)?
+                .iter()
+                .map(TransferView::from)
+                .collect())
         })
         .await?;
     Ok(web::Json(list))

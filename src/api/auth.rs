@@ -89,7 +89,13 @@ pub async fn login(
         .await?;
     let now_s = (now_us() / 1_000_000) as u64;
     let (access_token, expires_at) = keys.issue(&user.id, user.role(), &user.username, now_s);
-    Ok(web::Json(LoginResponse { access_token, token_type: "Bearer", expires_at, role: user.role(), user_id: user.id }))
+    Ok(web::Json(LoginResponse {
+        access_token,
+        token_type: "Bearer",
+        expires_at,
+        role: user.role(),
+        user_id: user.id,
+    }))
 }
 
 fn record_failure(s: &AppState, username: &str, rate_limited: bool) -> Result<(), ApiError> {
@@ -98,8 +104,18 @@ fn record_failure(s: &AppState, username: &str, rate_limited: bool) -> Result<()
         diesel::insert_into(lf::table)
             .values((lf::id.eq(new_id()), lf::username.eq(&username), lf::at_us.eq(now_us())))
             .execute(conn)?;
-        let kind = if rate_limited { EventKind::LoginRateLimited } else { EventKind::LoginFailed };
-        significant_events::record(conn, kind, None, Some(&username), serde_json::json!({ "username": username }))?;
+        let kind = if rate_limited {
+            EventKind::LoginRateLimited
+        } else {
+            EventKind::LoginFailed
+        };
+        significant_events::record(
+            conn,
+            kind,
+            None,
+            Some(&username),
+            serde_json::json!({ "username": username }),
+        )?;
         Ok(())
     })
 }
@@ -114,7 +130,8 @@ pub async fn me(state: web::Data<AppState>, caller: Caller) -> ApiResult<web::Js
     let user = state
         .blocking(move |s| {
             let mut conn = s.db.conn()?;
-            users::find(&mut conn, &caller.user_id)?.ok_or_else(|| ApiError::unauthenticated("account no longer exists"))
+            users::find(&mut conn, &caller.user_id)?
+                .ok_or_else(|| ApiError::unauthenticated("account no longer exists"))
         })
         .await?;
     Ok(web::Json(user.public()))

@@ -67,7 +67,10 @@ impl From<LedgerError> for ApiError {
 
 fn check_memo(memo: &Option<String>) -> Result<(), ApiError> {
     match memo {
-        Some(m) if m.chars().count() > 200 => Err(ApiError::bad_request("invalid_memo", "memo must be at most 200 characters")),
+        Some(m) if m.chars().count() > 200 => Err(ApiError::bad_request(
+            "invalid_memo",
+            "memo must be at most 200 characters",
+        )),
         _ => Ok(()),
     }
 }
@@ -80,14 +83,13 @@ fn player_wallet(conn: &mut AnyConnection, player_id: &str) -> Result<AccountId,
     Ok(AccountId::wallet(player_id))
 }
 
-fn move_money(
-    conn: &mut AnyConnection,
-    spec: TransferSpec,
-    wallet: &AccountId,
-) -> Result<CageReceipt, ApiError> {
+fn move_money(conn: &mut AnyConnection, spec: TransferSpec, wallet: &AccountId) -> Result<CageReceipt, ApiError> {
     let posted = post(conn, &[spec])?;
     let balance = accounts::balance_minor(conn, wallet)?;
-    Ok(CageReceipt { transfer: TransferView::from(&posted[0]), balance: format_minor(balance) })
+    Ok(CageReceipt {
+        transfer: TransferView::from(&posted[0]),
+        balance: format_minor(balance),
+    })
 }
 
 /// Cash in: the cage credits a player's wallet.
@@ -150,7 +152,10 @@ async fn cash_movement(
             _ => (wallet.clone(), AccountId::cage()),
         };
         let spec = TransferSpec::new(debit, credit, body.amount, kind)
-            .refs(Refs { user_id: Some(body.player_id.clone()), ..Refs::default() })
+            .refs(Refs {
+                user_id: Some(body.player_id.clone()),
+                ..Refs::default()
+            })
             .idempotency_key(key)
             .memo(body.memo.unwrap_or_else(|| format!("{} by {cashier}", kind.as_str())));
         move_money(conn, spec, &wallet)
@@ -178,7 +183,10 @@ pub async fn correction(
     caller.require(&[Role::Cashier])?;
     let reason = body.reason.trim().to_string();
     if reason.len() < 3 || reason.chars().count() > 500 {
-        return Err(ApiError::bad_request("invalid_reason", "a correction needs a reason of 3 to 500 characters"));
+        return Err(ApiError::bad_request(
+            "invalid_reason",
+            "a correction needs a reason of 3 to 500 characters",
+        ));
     }
     let idem = IdempotentRequest::from_request(&req, &*body)?;
     let body = body.into_inner();
@@ -190,7 +198,10 @@ pub async fn correction(
             CorrectionDirection::Debit => (wallet.clone(), AccountId::cage()),
         };
         let spec = TransferSpec::new(debit, credit, body.amount, TransferKind::Correction)
-            .refs(Refs { user_id: Some(body.player_id.clone()), ..Refs::default() })
+            .refs(Refs {
+                user_id: Some(body.player_id.clone()),
+                ..Refs::default()
+            })
             .idempotency_key(key)
             .memo(reason.clone());
         let receipt = move_money(conn, spec, &wallet)?;
@@ -233,7 +244,11 @@ fn may_read_wallet(caller: &Caller, player_id: &str) -> Result<(), ApiError> {
     (status = 404, body = super::error::ErrorBody),
 ))]
 #[get("/api/v1/wallets/{player_id}")]
-pub async fn get_wallet(state: web::Data<AppState>, caller: Caller, path: web::Path<String>) -> ApiResult<web::Json<Wallet>> {
+pub async fn get_wallet(
+    state: web::Data<AppState>,
+    caller: Caller,
+    path: web::Path<String>,
+) -> ApiResult<web::Json<Wallet>> {
     let player_id = path.into_inner();
     may_read_wallet(&caller, &player_id)?;
     let w = state
@@ -241,7 +256,11 @@ pub async fn get_wallet(state: web::Data<AppState>, caller: Caller, path: web::P
             let mut conn = s.db.conn()?;
             let id = AccountId::wallet(&player_id);
             let row = accounts::find(&mut conn, &id)?.ok_or_else(|| ApiError::not_found("wallet"))?;
-            Ok(Wallet { player_id, account: row.id, balance: format_minor(row.balance_minor) })
+            Ok(Wallet {
+                player_id,
+                account: row.id,
+                balance: format_minor(row.balance_minor),
+            })
         })
         .await?;
     Ok(web::Json(w))
@@ -281,7 +300,10 @@ pub async fn wallet_history(
                 offset: page.offset,
                 newest_first: true,
             };
-            Ok(read::transfers(&mut conn, &filter)?.iter().map(TransferView::from).collect())
+            Ok(read::transfers(&mut conn, &filter)?
+                .iter()
+                .map(TransferView::from)
+                .collect())
         })
         .await?;
     Ok(web::Json(list))

@@ -29,7 +29,11 @@ pub struct ErrorDetail {
 
 impl ApiError {
     pub fn new(status: StatusCode, code: &'static str, message: impl Into<String>) -> ApiError {
-        ApiError { status, code, message: message.into() }
+        ApiError {
+            status,
+            code,
+            message: message.into(),
+        }
     }
     pub fn bad_request(code: &'static str, message: impl Into<String>) -> ApiError {
         ApiError::new(StatusCode::BAD_REQUEST, code, message)
@@ -69,7 +73,10 @@ impl ResponseError for ApiError {
     }
     fn error_response(&self) -> HttpResponse {
         HttpResponse::build(self.status).json(ErrorBody {
-            error: ErrorDetail { code: self.code.to_string(), message: self.message.clone() },
+            error: ErrorDetail {
+                code: self.code.to_string(),
+                message: self.message.clone(),
+            },
         })
     }
 }
@@ -95,9 +102,10 @@ impl From<diesel::result::Error> for ApiError {
             Error::DatabaseError(DatabaseErrorKind::SerializationFailure, _) => {
                 ApiError::conflict("retry", "concurrent update; retry the request")
             }
-            Error::DatabaseError(DatabaseErrorKind::ClosedConnection | DatabaseErrorKind::UnableToSendCommand, info) => {
-                ApiError::unavailable(info.message().to_string())
-            }
+            Error::DatabaseError(
+                DatabaseErrorKind::ClosedConnection | DatabaseErrorKind::UnableToSendCommand,
+                info,
+            ) => ApiError::unavailable(info.message().to_string()),
             other => {
                 tracing::error!(error = %other, "database error");
                 ApiError::internal("database error")
@@ -136,6 +144,9 @@ pub fn path_error_handler(err: actix_web::error::PathError, _req: &actix_web::Ht
     ApiError::bad_request("invalid_path", err.to_string()).into()
 }
 
-pub fn query_error_handler(err: actix_web::error::QueryPayloadError, _req: &actix_web::HttpRequest) -> actix_web::Error {
+pub fn query_error_handler(
+    err: actix_web::error::QueryPayloadError,
+    _req: &actix_web::HttpRequest,
+) -> actix_web::Error {
     ApiError::bad_request("invalid_query", err.to_string()).into()
 }

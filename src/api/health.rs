@@ -15,7 +15,10 @@ pub struct Health {
 #[utoipa::path(tag = "operations", responses((status = 200, body = Health)))]
 #[get("/health")]
 pub async fn health() -> web::Json<Health> {
-    web::Json(Health { status: "ok", version: env!("CARGO_PKG_VERSION") })
+    web::Json(Health {
+        status: "ok",
+        version: env!("CARGO_PKG_VERSION"),
+    })
 }
 
 #[derive(Serialize, ToSchema)]
@@ -38,7 +41,10 @@ pub async fn ready(state: web::Data<AppState>) -> ApiResult<web::Json<Ready>> {
         crate::store::Backend::Sqlite => "sqlite",
         crate::store::Backend::Postgres => "postgres",
     };
-    Ok(web::Json(Ready { status: "ready", database }))
+    Ok(web::Json(Ready {
+        status: "ready",
+        database,
+    }))
 }
 
 /// Prometheus metrics in the text exposition format.

@@ -42,12 +42,18 @@ impl IdempotentRequest {
         h.update(req.path());
         h.update(b"\n");
         h.update(serde_json::to_vec(body).unwrap_or_default());
-        Ok(IdempotentRequest { key, fingerprint: hex::encode(h.finalize()) })
+        Ok(IdempotentRequest {
+            key,
+            fingerprint: hex::encode(h.finalize()),
+        })
     }
 }
 
 fn invalid_key() -> ApiError {
-    ApiError::bad_request("invalid_idempotency_key", "Idempotency-Key must be 1 to 128 visible ASCII characters")
+    ApiError::bad_request(
+        "invalid_idempotency_key",
+        "Idempotency-Key must be 1 to 128 visible ASCII characters",
+    )
 }
 
 /// Runs `op` in a write transaction unless this caller already used the key;

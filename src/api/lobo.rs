@@ -109,7 +109,9 @@ pub async fn start_round(
     caller.require(&[Role::Player])?;
     let client_seed = match &body.client_seed {
         None => None,
-        Some(text) => Some(ClientSeed::parse(text).map_err(|e| ApiError::bad_request("invalid_client_seed", e.to_string()))?),
+        Some(text) => {
+            Some(ClientSeed::parse(text).map_err(|e| ApiError::bad_request("invalid_client_seed", e.to_string()))?)
+        }
     };
     let idem = IdempotentRequest::from_request(&req, &*body)?;
     let table_id = path.into_inner();
@@ -151,7 +153,11 @@ fn load(conn: &mut crate::store::AnyConnection, round_id: &str) -> Result<RoundR
         (status = 404, body = ErrorBody),
 ))]
 #[get("/api/v1/lobo-rounds/{id}")]
-pub async fn get_round(state: web::Data<AppState>, caller: Caller, path: web::Path<String>) -> ApiResult<web::Json<LoboView>> {
+pub async fn get_round(
+    state: web::Data<AppState>,
+    caller: Caller,
+    path: web::Path<String>,
+) -> ApiResult<web::Json<LoboView>> {
     caller.require(&[Role::Player, Role::Auditor, Role::Pitboss])?;
     let round_id = path.into_inner();
     let view = state
@@ -190,7 +196,11 @@ pub async fn make_play(
     caller.require(&[Role::Player])?;
     let idem = IdempotentRequest::from_request(&req, &*body)?;
     let body = body.into_inner();
-    let play = LoboPlay { kind: body.kind, player_cards: body.player_cards, wolf_cards: body.wolf_cards };
+    let play = LoboPlay {
+        kind: body.kind,
+        player_cards: body.player_cards,
+        wolf_cards: body.wolf_cards,
+    };
     run_play(state, caller, idem, path.into_inner(), play, body.expected_plays).await
 }
 
@@ -250,7 +260,11 @@ async fn run_play(
         (status = 409, body = ErrorBody),
 ))]
 #[get("/api/v1/lobo-rounds/{id}/hint")]
-pub async fn hint(state: web::Data<AppState>, caller: Caller, path: web::Path<String>) -> ApiResult<web::Json<LoboHint>> {
+pub async fn hint(
+    state: web::Data<AppState>,
+    caller: Caller,
+    path: web::Path<String>,
+) -> ApiResult<web::Json<LoboHint>> {
     caller.require(&[Role::Player])?;
     let round_id = path.into_inner();
     let hint = state
@@ -300,7 +314,11 @@ pub async fn hint(state: web::Data<AppState>, caller: Caller, path: web::Path<St
         (status = 409, body = ErrorBody, description = "the round is not settled yet"),
 ))]
 #[get("/api/v1/lobo-rounds/{id}/recall")]
-pub async fn recall(state: web::Data<AppState>, caller: Caller, path: web::Path<String>) -> ApiResult<web::Json<LoboRecall>> {
+pub async fn recall(
+    state: web::Data<AppState>,
+    caller: Caller,
+    path: web::Path<String>,
+) -> ApiResult<web::Json<LoboRecall>> {
     caller.require(&[Role::Player, Role::Auditor])?;
     let round_id = path.into_inner();
     let recall = state
@@ -309,7 +327,10 @@ pub async fn recall(state: web::Data<AppState>, caller: Caller, path: web::Path<
             let row = load(&mut conn, &round_id)?;
             may_read(&caller, &row)?;
             if !row.status().is_over() {
-                return Err(ApiError::conflict("wrong_round_state", "the recall is available once the round is settled"));
+                return Err(ApiError::conflict(
+                    "wrong_round_state",
+                    "the recall is available once the round is settled",
+                ));
             }
             let (config, st) = service::state_of(&s.vault, &row)?;
             let transcript = service::shuffle_transcript(&row, config.mode())
@@ -324,7 +345,10 @@ pub async fn recall(state: web::Data<AppState>, caller: Caller, path: web::Path<
                 offset: 0,
                 newest_first: false,
             };
-            let transfers = read::transfers(&mut conn, &filter)?.iter().map(TransferView::from).collect();
+            let transfers = read::transfers(&mut conn, &filter)?
+                .iter()
+                .map(TransferView::from)
+                .collect();
             let round = service::view(&row, &config, &st)?;
             Ok(LoboRecall {
                 plays: st.plays().iter().map(LoboPlay::from).collect(),

@@ -22,14 +22,23 @@ static METRICS: LazyLock<Metrics> = LazyLock::new(|| {
     )
     .expect("static metric definition");
     let latency_seconds = HistogramVec::new(
-        HistogramOpts::new("djego_http_request_duration_seconds", "HTTP request latency by method and route")
-            .buckets(vec![0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1.0, 2.5]),
+        HistogramOpts::new(
+            "djego_http_request_duration_seconds",
+            "HTTP request latency by method and route",
+        )
+        .buckets(vec![0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1.0, 2.5]),
         &["method", "route"],
     )
     .expect("static metric definition");
     registry.register(Box::new(requests.clone())).expect("registered once");
-    registry.register(Box::new(latency_seconds.clone())).expect("registered once");
-    Metrics { registry, requests, latency_seconds }
+    registry
+        .register(Box::new(latency_seconds.clone()))
+        .expect("registered once");
+    Metrics {
+        registry,
+        requests,
+        latency_seconds,
+    }
 });
 
 pub async fn track(
@@ -42,7 +51,10 @@ pub async fn track(
     let res = next.call(req).await?;
     let status = res.status().as_u16().to_string();
     METRICS.requests.with_label_values(&[&method, &route, &status]).inc();
-    METRICS.latency_seconds.with_label_values(&[&method, &route]).observe(started.elapsed().as_secs_f64());
+    METRICS
+        .latency_seconds
+        .with_label_values(&[&method, &route])
+        .observe(started.elapsed().as_secs_f64());
     Ok(res)
 }
 

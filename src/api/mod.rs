@@ -64,14 +64,21 @@ impl Modify for BearerAuth {
         let components = openapi.components.get_or_insert_with(Default::default);
         components.add_security_scheme(
             "bearer",
-            SecurityScheme::Http(HttpBuilder::new().scheme(HttpAuthScheme::Bearer).bearer_format("JWT").build()),
+            SecurityScheme::Http(
+                HttpBuilder::new()
+                    .scheme(HttpAuthScheme::Bearer)
+                    .bearer_format("JWT")
+                    .build(),
+            ),
         );
     }
 }
 
 /// The OpenAPI document as committed in openapi/openapi.json.
 pub fn openapi_json() -> String {
-    let mut text = ApiDoc::openapi().to_pretty_json().expect("the generated document serializes");
+    let mut text = ApiDoc::openapi()
+        .to_pretty_json()
+        .expect("the generated document serializes");
     text.push('\n');
     text
 }

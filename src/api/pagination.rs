@@ -15,7 +15,10 @@ impl Page {
         let limit = limit.unwrap_or(DEFAULT_PAGE_ROWS);
         let offset = offset.unwrap_or(0);
         if !(1..=MAX_PAGE_ROWS).contains(&limit) {
-            return Err(ApiError::bad_request("invalid_limit", format!("limit must be 1 to {MAX_PAGE_ROWS}")));
+            return Err(ApiError::bad_request(
+                "invalid_limit",
+                format!("limit must be 1 to {MAX_PAGE_ROWS}"),
+            ));
         }
         if offset < 0 {
             return Err(ApiError::bad_request("invalid_offset", "offset must not be negative"));

@@ -27,14 +27,18 @@ use crate::tables::Table;
 fn parse_client_seed(seed: &Option<String>) -> Result<Option<ClientSeed>, ApiError> {
     match seed.as_deref() {
         None | Some("") => Ok(None),
-        Some(s) => ClientSeed::parse(s)
-            .map(Some)
-            .map_err(|_| ApiError::bad_request("invalid_client_seed", "client_seed must be 1 to 64 printable ASCII characters")),
+        Some(s) => ClientSeed::parse(s).map(Some).map_err(|_| {
+            ApiError::bad_request(
+                "invalid_client_seed",
+                "client_seed must be 1 to 64 printable ASCII characters",
+            )
+        }),
     }
 }
 
 fn parse_suit(name: &str) -> Result<Suit, ApiError> {
-    Suit::parse(name).ok_or_else(|| ApiError::bad_request("invalid_suit", "suit must be crowns, locks, fruit, swords or cups"))
+    Suit::parse(name)
+        .ok_or_else(|| ApiError::bad_request("invalid_suit", "suit must be crowns, locks, fruit, swords or cups"))
 }
 
 fn require_dealer_of(caller: &Caller, table: &Table) -> Result<(), ApiError> {
@@ -65,7 +69,9 @@ fn publish(state: &AppState, view: &RoundView) {
 
 fn publish_locally(state: &AppState, view: &RoundView) {
     let events: Vec<(&str, &Event)> = view.events.iter().map(|e| (event_name(e), e)).collect();
-    state.live.publish_round(&view.table_id, &view.id, &events, "round", view);
+    state
+        .live
+        .publish_round(&view.table_id, &view.id, &events, "round", view);
 }
 
 /// `NOTIFY`s the other instances (PostgreSQL only), off the request's thread.
@@ -165,7 +171,11 @@ where
     (status = 409, body = super::error::ErrorBody),
 ))]
 #[post("/api/v1/tables/{table_id}/rounds")]
-pub async fn create_round(state: web::Data<AppState>, caller: Caller, path: web::Path<String>) -> ApiResult<HttpResponse> {
+pub async fn create_round(
+    state: web::Data<AppState>,
+    caller: Caller,
+    path: web::Path<String>,
+) -> ApiResult<HttpResponse> {
     let table_id = path.into_inner();
     let view = state
         .blocking(move |s| {
@@ -221,7 +231,11 @@ pub async fn list_rounds(
     (status = 404, body = super::error::ErrorBody),
 ))]
 #[get("/api/v1/rounds/{round_id}")]
-pub async fn get_round(state: web::Data<AppState>, _caller: Caller, path: web::Path<String>) -> ApiResult<web::Json<RoundView>> {
+pub async fn get_round(
+    state: web::Data<AppState>,
+    _caller: Caller,
+    path: web::Path<String>,
+) -> ApiResult<web::Json<RoundView>> {
     let round_id = path.into_inner();
     let view = state
         .blocking(move |s| {
@@ -237,7 +251,9 @@ fn find_prima(conn: &mut AnyConnection, round_id: &str) -> Result<RoundRow, ApiE
     if uuid::Uuid::parse_str(round_id).is_err() {
         return Err(ApiError::not_found("round"));
     }
-    record::find(conn, round_id)?.filter(|r| r.game == "prima_carta").ok_or_else(|| ApiError::not_found("round"))
+    record::find(conn, round_id)?
+        .filter(|r| r.game == "prima_carta")
+        .ok_or_else(|| ApiError::not_found("round"))
 }
 
 #[derive(Deserialize, Serialize, ToSchema)]
@@ -292,7 +308,11 @@ pub async fn take_seat(
     (status = 422, body = super::error::ErrorBody),
 ))]
 #[post("/api/v1/rounds/{round_id}/close")]
-pub async fn close_betting(state: web::Data<AppState>, caller: Caller, path: web::Path<String>) -> ApiResult<web::Json<RoundView>> {
+pub async fn close_betting(
+    state: web::Data<AppState>,
+    caller: Caller,
+    path: web::Path<String>,
+) -> ApiResult<web::Json<RoundView>> {
     round_action(state, path.into_inner(), move |conn, _s, row, table| {
         require_dealer_of(&caller, table)?;
         service::close_betting(conn, row).map(|_| ())
@@ -306,7 +326,11 @@ pub async fn close_betting(state: web::Data<AppState>, caller: Caller, path: web
     (status = 409, body = super::error::ErrorBody),
 ))]
 #[post("/api/v1/rounds/{round_id}/deal")]
-pub async fn deal(state: web::Data<AppState>, caller: Caller, path: web::Path<String>) -> ApiResult<web::Json<RoundView>> {
+pub async fn deal(
+    state: web::Data<AppState>,
+    caller: Caller,
+    path: web::Path<String>,
+) -> ApiResult<web::Json<RoundView>> {
     round_action(state, path.into_inner(), move |conn, s, row, table| {
         require_dealer_of(&caller, table)?;
         service::deal_first_pass(conn, &s.vault, row).map(|_| ())
@@ -362,7 +386,9 @@ pub async fn copa(
         let (suit, source) = match caller.role {
             Role::Dealer => {
                 require_dealer_of(&caller, &table)?;
-                let suit = stated_suit.ok_or_else(|| ApiError::bad_request("suit_required", "a dealer must name the suit whose decision this is"))?;
+                let suit = stated_suit.ok_or_else(|| {
+                    ApiError::bad_request("suit_required", "a dealer must name the suit whose decision this is")
+                })?;
                 (suit, DecisionSource::DealerVoice)
             }
             _ => {
@@ -402,7 +428,11 @@ pub struct Advice {
     (status = 409, body = super::error::ErrorBody),
 ))]
 #[get("/api/v1/rounds/{round_id}/advice")]
-pub async fn advice(state: web::Data<AppState>, caller: Caller, path: web::Path<String>) -> ApiResult<web::Json<Advice>> {
+pub async fn advice(
+    state: web::Data<AppState>,
+    caller: Caller,
+    path: web::Path<String>,
+) -> ApiResult<web::Json<Advice>> {
     caller.require(&[Role::Player])?;
     let round_id = path.into_inner();
     let advice = state
@@ -419,7 +449,12 @@ pub async fn advice(state: web::Data<AppState>, caller: Caller, path: web::Path<
                 .iter()
                 .find(|s| s.player_id == caller.user_id)
                 .ok_or_else(|| ApiError::forbidden("you are not seated in this round"))?;
-            let progress = service::replay(&service::deal_of(&s.vault, &row)?, &config, &seated, &service::decisions(&row))?;
+            let progress = service::replay(
+                &service::deal_of(&s.vault, &row)?,
+                &config,
+                &seated,
+                &service::decisions(&row),
+            )?;
             match progress.phase {
                 Phase::AwaitingCopa(turn) if turn.turn == seat.suit() => Ok(Advice {
                     suit: turn.turn,
@@ -429,7 +464,10 @@ pub async fn advice(state: web::Data<AppState>, caller: Caller, path: web::Path<
                     },
                     copa: service::units(config.unit, turn.copa_units.max(1))?.to_string(),
                 }),
-                _ => Err(ApiError::conflict("not_your_turn", "advice is given on your own copa turn")),
+                _ => Err(ApiError::conflict(
+                    "not_your_turn",
+                    "advice is given on your own copa turn",
+                )),
             }
         })
         .await?;
@@ -443,11 +481,21 @@ pub async fn advice(state: web::Data<AppState>, caller: Caller, path: web::Path<
     (status = 409, body = super::error::ErrorBody),
 ))]
 #[post("/api/v1/rounds/{round_id}/settle")]
-pub async fn settle(state: web::Data<AppState>, caller: Caller, path: web::Path<String>) -> ApiResult<web::Json<RoundView>> {
+pub async fn settle(
+    state: web::Data<AppState>,
+    caller: Caller,
+    path: web::Path<String>,
+) -> ApiResult<web::Json<RoundView>> {
     round_action(state, path.into_inner(), move |conn, s, row, table| {
         require_dealer_of(&caller, table)?;
         service::settle(conn, &s.vault, row)?;
-        significant_events::record(conn, EventKind::SeedRevealed, Some(&caller.user_id), Some(&row.id), serde_json::json!({ "reason": "settled" }))?;
+        significant_events::record(
+            conn,
+            EventKind::SeedRevealed,
+            Some(&caller.user_id),
+            Some(&row.id),
+            serde_json::json!({ "reason": "settled" }),
+        )?;
         Ok(())
     })
     .await
@@ -467,16 +515,36 @@ pub struct VoidRequest {
     (status = 409, body = super::error::ErrorBody),
 ))]
 #[post("/api/v1/rounds/{round_id}/void")]
-pub async fn void(state: web::Data<AppState>, caller: Caller, path: web::Path<String>, body: web::Json<VoidRequest>) -> ApiResult<web::Json<RoundView>> {
+pub async fn void(
+    state: web::Data<AppState>,
+    caller: Caller,
+    path: web::Path<String>,
+    body: web::Json<VoidRequest>,
+) -> ApiResult<web::Json<RoundView>> {
     caller.require(&[Role::Pitboss])?;
     let reason = body.into_inner().reason.trim().to_string();
     if reason.len() < 3 || reason.chars().count() > 500 {
-        return Err(ApiError::bad_request("invalid_reason", "a void needs a reason of 3 to 500 characters"));
+        return Err(ApiError::bad_request(
+            "invalid_reason",
+            "a void needs a reason of 3 to 500 characters",
+        ));
     }
     round_action(state, path.into_inner(), move |conn, s, row, _table| {
         service::void(conn, &s.vault, row)?;
-        significant_events::record(conn, EventKind::RoundVoided, Some(&caller.user_id), Some(&row.id), serde_json::json!({ "reason": reason }))?;
-        significant_events::record(conn, EventKind::SeedRevealed, Some(&caller.user_id), Some(&row.id), serde_json::json!({ "reason": "voided" }))?;
+        significant_events::record(
+            conn,
+            EventKind::RoundVoided,
+            Some(&caller.user_id),
+            Some(&row.id),
+            serde_json::json!({ "reason": reason }),
+        )?;
+        significant_events::record(
+            conn,
+            EventKind::SeedRevealed,
+            Some(&caller.user_id),
+            Some(&row.id),
+            serde_json::json!({ "reason": "voided" }),
+        )?;
         Ok(())
     })
     .await
@@ -490,7 +558,11 @@ pub async fn void(state: web::Data<AppState>, caller: Caller, path: web::Path<St
     (status = 409, body = super::error::ErrorBody),
 ))]
 #[get("/api/v1/rounds/{round_id}/recall")]
-pub async fn recall(state: web::Data<AppState>, caller: Caller, path: web::Path<String>) -> ApiResult<web::Json<RoundRecall>> {
+pub async fn recall(
+    state: web::Data<AppState>,
+    caller: Caller,
+    path: web::Path<String>,
+) -> ApiResult<web::Json<RoundRecall>> {
     caller.require(&[Role::Auditor, Role::Player, Role::Pitboss])?;
     let round_id = path.into_inner();
     let recall = state
@@ -522,7 +594,11 @@ pub struct Verification {
 /// before settlement, the full transcript after.
 #[utoipa::path(tag = "prima carta", security(("bearer" = [])), responses((status = 200, body = Verification)))]
 #[get("/api/v1/rounds/{round_id}/verification")]
-pub async fn verification(state: web::Data<AppState>, _caller: Caller, path: web::Path<String>) -> ApiResult<web::Json<Verification>> {
+pub async fn verification(
+    state: web::Data<AppState>,
+    _caller: Caller,
+    path: web::Path<String>,
+) -> ApiResult<web::Json<Verification>> {
     let round_id = path.into_inner();
     let v = state
         .blocking(move |s| {
@@ -532,7 +608,12 @@ pub async fn verification(state: web::Data<AppState>, _caller: Caller, path: web
                 let progress = if row.status() == RoundStatus::Settled {
                     let config = service::round_config(&row)?;
                     let seated = service::seats(&mut conn, &row.id)?;
-                    Some(service::replay(&service::deal_of(&s.vault, &row)?, &config, &seated, &service::decisions(&row))?)
+                    Some(service::replay(
+                        &service::deal_of(&s.vault, &row)?,
+                        &config,
+                        &seated,
+                        &service::decisions(&row),
+                    )?)
                 } else {
                     None
                 };
@@ -587,7 +668,10 @@ pub async fn place_bet(
 ) -> ApiResult<HttpResponse> {
     caller.require(&[Role::Player])?;
     let kind = BetKind::parse(&body.kind).ok_or_else(|| {
-        ApiError::bad_request("unknown_bet_kind", "kind must be prima, escucha, maximo, conto_alto, conto_bajo, conto_medio, cartas or comeco")
+        ApiError::bad_request(
+            "unknown_bet_kind",
+            "kind must be prima, escucha, maximo, conto_alto, conto_bajo, conto_medio, cartas or comeco",
+        )
     })?;
     let amount = Amount::parse(&body.amount).map_err(|e| ApiError::bad_request("invalid_amount", e.to_string()))?;
     parse_client_seed(&body.client_seed)?;
@@ -599,7 +683,13 @@ pub async fn place_bet(
     let response = idempotency::run(&state, &caller.user_id, idem, StatusCode::CREATED, move |conn, key| {
         let (row, _table) = prima_round(conn, &id)?;
         let config = service::round_config(&row)?;
-        let bet = NewBet { kind, suit: body.suit.as_deref(), number: body.number, amount, client_seed: body.client_seed.as_deref().filter(|s| !s.is_empty()) };
+        let bet = NewBet {
+            kind,
+            suit: body.suit.as_deref(),
+            number: body.number,
+            amount,
+            client_seed: body.client_seed.as_deref().filter(|s| !s.is_empty()),
+        };
         let placed = side_bets::place(conn, &row, &config, &player, &bet, key)?;
         record::update(conn, &row, record::RoundUpdate::status(RoundStatus::Betting))?;
         Ok(BetView::from(&placed))
@@ -612,7 +702,11 @@ pub async fn place_bet(
 /// A round's bets: every bet for the auditor and pit boss, their own for a player.
 #[utoipa::path(tag = "side bets", security(("bearer" = [])), responses((status = 200, body = Vec<BetView>)))]
 #[get("/api/v1/rounds/{round_id}/bets")]
-pub async fn round_bets(state: web::Data<AppState>, caller: Caller, path: web::Path<String>) -> ApiResult<web::Json<Vec<BetView>>> {
+pub async fn round_bets(
+    state: web::Data<AppState>,
+    caller: Caller,
+    path: web::Path<String>,
+) -> ApiResult<web::Json<Vec<BetView>>> {
     caller.require(&[Role::Auditor, Role::Pitboss, Role::Player])?;
     let round_id = path.into_inner();
     let list = state
@@ -637,7 +731,10 @@ pub async fn my_bets(state: web::Data<AppState>, caller: Caller) -> ApiResult<we
     let list = state
         .blocking(move |s| {
             let mut conn = s.db.conn()?;
-            Ok(side_bets::player_bets(&mut conn, &caller.user_id, 200)?.iter().map(BetView::from).collect())
+            Ok(side_bets::player_bets(&mut conn, &caller.user_id, 200)?
+                .iter()
+                .map(BetView::from)
+                .collect())
         })
         .await?;
     Ok(web::Json(list))
@@ -661,7 +758,11 @@ pub struct RtpParams {
     (status = 403, body = super::error::ErrorBody),
 ))]
 #[get("/api/v1/audit/rtp")]
-pub async fn observed_rtp(state: web::Data<AppState>, caller: Caller, query: web::Query<RtpParams>) -> ApiResult<HttpResponse> {
+pub async fn observed_rtp(
+    state: web::Data<AppState>,
+    caller: Caller,
+    query: web::Query<RtpParams>,
+) -> ApiResult<HttpResponse> {
     caller.require(&[Role::Auditor])?;
     let q = query.into_inner();
     let csv = match q.format.as_deref() {
@@ -669,7 +770,12 @@ pub async fn observed_rtp(state: web::Data<AppState>, caller: Caller, query: web
         Some("csv") => true,
         Some(_) => return Err(ApiError::bad_request("invalid_format", "format must be json or csv")),
     };
-    let filter = side_bets::RtpQuery { table_id: q.table_id, kind: q.kind, from_us: q.from_us, to_us: q.to_us };
+    let filter = side_bets::RtpQuery {
+        table_id: q.table_id,
+        kind: q.kind,
+        from_us: q.from_us,
+        to_us: q.to_us,
+    };
     let lines = state
         .blocking(move |s| {
             let mut conn = s.db.conn()?;
@@ -681,7 +787,16 @@ pub async fn observed_rtp(state: web::Data<AppState>, caller: Caller, query: web
         for l in &lines {
             out.push_str(&format!(
                 "{},{},{},{},{},{},{:.6},{:.6},{:.6},{}\n",
-                l.kind, l.table_id, l.pay_table_id, l.bets, l.staked, l.returned, l.observed_rtp, l.theoretical_rtp, l.standard_error, l.outside_99_band
+                l.kind,
+                l.table_id,
+                l.pay_table_id,
+                l.bets,
+                l.staked,
+                l.returned,
+                l.observed_rtp,
+                l.theoretical_rtp,
+                l.standard_error,
+                l.outside_99_band
             ));
         }
         Ok(HttpResponse::Ok().content_type("text/csv").body(out))

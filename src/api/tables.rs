@@ -29,13 +29,18 @@ pub struct CreateTableRequest {
 
 fn check_name(name: &str) -> Result<(), ApiError> {
     if name.trim().is_empty() || name.chars().count() > 64 {
-        return Err(ApiError::bad_request("invalid_name", "table name must be 1 to 64 characters"));
+        return Err(ApiError::bad_request(
+            "invalid_name",
+            "table name must be 1 to 64 characters",
+        ));
     }
     Ok(())
 }
 
 fn check_config(config: &TableConfig) -> Result<(), ApiError> {
-    config.validate().map_err(|m| ApiError::unprocessable("invalid_config", m))
+    config
+        .validate()
+        .map_err(|m| ApiError::unprocessable("invalid_config", m))
 }
 
 pub fn load_table(conn: &mut AnyConnection, id: &str) -> Result<Table, ApiError> {
@@ -54,7 +59,11 @@ pub fn load_table(conn: &mut AnyConnection, id: &str) -> Result<Table, ApiError>
     (status = 422, body = super::error::ErrorBody),
 ))]
 #[post("/api/v1/tables")]
-pub async fn create_table(state: web::Data<AppState>, caller: Caller, body: web::Json<CreateTableRequest>) -> ApiResult<HttpResponse> {
+pub async fn create_table(
+    state: web::Data<AppState>,
+    caller: Caller,
+    body: web::Json<CreateTableRequest>,
+) -> ApiResult<HttpResponse> {
     caller.require(&[Role::Pitboss])?;
     let req = body.into_inner();
     check_name(&req.name)?;
@@ -93,7 +102,11 @@ pub async fn list_tables(state: web::Data<AppState>, _caller: Caller) -> ApiResu
     (status = 404, body = super::error::ErrorBody),
 ))]
 #[get("/api/v1/tables/{table_id}")]
-pub async fn get_table(state: web::Data<AppState>, _caller: Caller, path: web::Path<String>) -> ApiResult<web::Json<Table>> {
+pub async fn get_table(
+    state: web::Data<AppState>,
+    _caller: Caller,
+    path: web::Path<String>,
+) -> ApiResult<web::Json<Table>> {
     let id = path.into_inner();
     let table = state
         .blocking(move |s| {
@@ -126,7 +139,10 @@ pub async fn update_table_config(
             s.db.write(|conn| {
                 let table = load_table(conn, &id)?;
                 if table.is_open() {
-                    return Err(ApiError::conflict("table_open", "close the table before changing its options"));
+                    return Err(ApiError::conflict(
+                        "table_open",
+                        "close the table before changing its options",
+                    ));
                 }
                 if table.config.game() != config.game() {
                     return Err(ApiError::unprocessable("wrong_game", "a table's game cannot change"));
@@ -153,7 +169,11 @@ pub async fn update_table_config(
     (status = 422, body = super::error::ErrorBody),
 ))]
 #[post("/api/v1/tables/{table_id}/open")]
-pub async fn open_table(state: web::Data<AppState>, caller: Caller, path: web::Path<String>) -> ApiResult<web::Json<Table>> {
+pub async fn open_table(
+    state: web::Data<AppState>,
+    caller: Caller,
+    path: web::Path<String>,
+) -> ApiResult<web::Json<Table>> {
     caller.require(&[Role::Pitboss])?;
     let id = path.into_inner();
     let table = state
@@ -192,7 +212,11 @@ pub async fn open_table(state: web::Data<AppState>, caller: Caller, path: web::P
 /// Closes a table (pit boss): no new rounds; a round in progress may finish.
 #[utoipa::path(tag = "tables", security(("bearer" = [])), responses((status = 200, body = Table)))]
 #[post("/api/v1/tables/{table_id}/close")]
-pub async fn close_table(state: web::Data<AppState>, caller: Caller, path: web::Path<String>) -> ApiResult<web::Json<Table>> {
+pub async fn close_table(
+    state: web::Data<AppState>,
+    caller: Caller,
+    path: web::Path<String>,
+) -> ApiResult<web::Json<Table>> {
     caller.require(&[Role::Pitboss])?;
     let id = path.into_inner();
     let table = state
@@ -215,7 +239,11 @@ pub async fn close_table(state: web::Data<AppState>, caller: Caller, path: web::
     (status = 422, body = super::error::ErrorBody),
 ))]
 #[put("/api/v1/tables/{table_id}/dealers/{dealer_id}")]
-pub async fn assign_dealer(state: web::Data<AppState>, caller: Caller, path: web::Path<(String, String)>) -> ApiResult<web::Json<Table>> {
+pub async fn assign_dealer(
+    state: web::Data<AppState>,
+    caller: Caller,
+    path: web::Path<(String, String)>,
+) -> ApiResult<web::Json<Table>> {
     caller.require(&[Role::Pitboss])?;
     let (id, dealer_id) = path.into_inner();
     let table = state
@@ -224,7 +252,10 @@ pub async fn assign_dealer(state: web::Data<AppState>, caller: Caller, path: web
                 load_table(conn, &id)?;
                 let dealer = users::find(conn, &dealer_id)?.ok_or_else(|| ApiError::not_found("dealer"))?;
                 if dealer.role() != Role::Dealer {
-                    return Err(ApiError::unprocessable("not_a_dealer", "only dealer accounts can be assigned to tables"));
+                    return Err(ApiError::unprocessable(
+                        "not_a_dealer",
+                        "only dealer accounts can be assigned to tables",
+                    ));
                 }
                 tables::assign_dealer(conn, &id, &dealer_id, Some(&caller.user_id))?;
                 load_table(conn, &id)
@@ -237,7 +268,11 @@ pub async fn assign_dealer(state: web::Data<AppState>, caller: Caller, path: web
 /// Removes a dealer from a table (pit boss).
 #[utoipa::path(tag = "tables", security(("bearer" = [])), responses((status = 200, body = Table)))]
 #[delete("/api/v1/tables/{table_id}/dealers/{dealer_id}")]
-pub async fn unassign_dealer(state: web::Data<AppState>, caller: Caller, path: web::Path<(String, String)>) -> ApiResult<web::Json<Table>> {
+pub async fn unassign_dealer(
+    state: web::Data<AppState>,
+    caller: Caller,
+    path: web::Path<(String, String)>,
+) -> ApiResult<web::Json<Table>> {
     caller.require(&[Role::Pitboss])?;
     let (id, dealer_id) = path.into_inner();
     let table = state
@@ -285,7 +320,11 @@ pub async fn install_pay_table(
 /// The pay table a Prima Carta table uses, with its certificate (any role).
 #[utoipa::path(tag = "side bets", security(("bearer" = [])), responses((status = 200, body = PayTableView)))]
 #[get("/api/v1/tables/{table_id}/pay-table")]
-pub async fn table_pay_table(state: web::Data<AppState>, _caller: Caller, path: web::Path<String>) -> ApiResult<web::Json<PayTableView>> {
+pub async fn table_pay_table(
+    state: web::Data<AppState>,
+    _caller: Caller,
+    path: web::Path<String>,
+) -> ApiResult<web::Json<PayTableView>> {
     let id = path.into_inner();
     let row = state
         .blocking(move |s| {
@@ -319,7 +358,11 @@ pub async fn list_pay_tables(state: web::Data<AppState>, caller: Caller) -> ApiR
 /// `state`, is the current round's public view (or `null`); then every change.
 #[utoipa::path(tag = "tables", security(("bearer" = [])), responses((status = 200, content_type = "text/event-stream", body = String)))]
 #[get("/api/v1/tables/{table_id}/events")]
-pub async fn table_events(state: web::Data<AppState>, _caller: Caller, path: web::Path<String>) -> ApiResult<impl actix_web::Responder> {
+pub async fn table_events(
+    state: web::Data<AppState>,
+    _caller: Caller,
+    path: web::Path<String>,
+) -> ApiResult<impl actix_web::Responder> {
     let id = path.into_inner();
     // Subscribe first, so nothing published between the snapshot and the stream is lost.
     let mut live = state.live.subscribe(&id);
@@ -330,7 +373,9 @@ pub async fn table_events(state: web::Data<AppState>, _caller: Caller, path: web
             let table = load_table(&mut conn, &table_id)?;
             match &table.config {
                 TableConfig::PrimaCarta(_) => match rounds::record::latest(&mut conn, &table_id)? {
-                    Some(row) => Ok(serde_json::to_value(prima_carta::round_view(&mut conn, &s.vault, &row)?).unwrap_or_default()),
+                    Some(row) => Ok(
+                        serde_json::to_value(prima_carta::round_view(&mut conn, &s.vault, &row)?).unwrap_or_default(),
+                    ),
                     None => Ok(serde_json::Value::Null),
                 },
                 TableConfig::Lobo(_) => Ok(serde_json::json!({ "table": table })),

@@ -43,14 +43,24 @@ pub async fn create_user(
     let password = Password::parse(&req.password).map_err(|m| ApiError::bad_request("invalid_password", m))?;
     let display_name = req.display_name.unwrap_or_else(|| username.as_str().to_string());
     if display_name.is_empty() || display_name.chars().count() > 64 {
-        return Err(ApiError::bad_request("invalid_display_name", "display name must be 1 to 64 characters"));
+        return Err(ApiError::bad_request(
+            "invalid_display_name",
+            "display name must be 1 to 64 characters",
+        ));
     }
     let user = state
         .blocking(move |s| {
             s.db.write(|conn| {
-                let new = NewUser { username: &username, display_name: &display_name, role: req.role, password: password.expose() };
+                let new = NewUser {
+                    username: &username,
+                    display_name: &display_name,
+                    role: req.role,
+                    password: password.expose(),
+                };
                 users::create(conn, &new, Some(&caller.user_id), s.settings.argon2_memory_kib).map_err(|e| match e {
-                    CreateUserError::Taken(name) => ApiError::conflict("username_taken", format!("username {name} is taken")),
+                    CreateUserError::Taken(name) => {
+                        ApiError::conflict("username_taken", format!("username {name} is taken"))
+                    }
                     CreateUserError::Db(d) => ApiError::from(d),
                 })
             })
@@ -132,7 +142,10 @@ pub async fn update_user(
                 use diesel::prelude::*;
                 let row = users::find(conn, &user_id)?.ok_or_else(|| ApiError::not_found("user"))?;
                 if user_id == caller.user_id {
-                    return Err(ApiError::unprocessable("self_change", "a pit boss cannot change their own account"));
+                    return Err(ApiError::unprocessable(
+                        "self_change",
+                        "a pit boss cannot change their own account",
+                    ));
                 }
                 if let Some(role) = req.role {
                     if (role == Role::Player) != (row.role() == Role::Player) {
@@ -141,7 +154,9 @@ pub async fn update_user(
                             "player and staff accounts cannot be converted into each other",
                         ));
                     }
-                    diesel::update(u::table.find(&user_id)).set(u::role.eq(role.as_str())).execute(conn)?;
+                    diesel::update(u::table.find(&user_id))
+                        .set(u::role.eq(role.as_str()))
+                        .execute(conn)?;
                     significant_events::record(
                         conn,
                         EventKind::RoleChanged,
@@ -151,7 +166,9 @@ pub async fn update_user(
                     )?;
                 }
                 if let Some(active) = req.active {
-                    diesel::update(u::table.find(&user_id)).set(u::active.eq(active)).execute(conn)?;
+                    diesel::update(u::table.find(&user_id))
+                        .set(u::active.eq(active))
+                        .execute(conn)?;
                     significant_events::record(
                         conn,
                         EventKind::RoleChanged,
@@ -160,7 +177,9 @@ pub async fn update_user(
                         serde_json::json!({ "active": active }),
                     )?;
                 }
-                Ok(users::find(conn, &user_id)?.ok_or_else(|| ApiError::not_found("user"))?.public())
+                Ok(users::find(conn, &user_id)?
+                    .ok_or_else(|| ApiError::not_found("user"))?
+                    .public())
             })
         })
         .await?;

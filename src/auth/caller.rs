@@ -20,7 +20,10 @@ impl Caller {
         if roles.contains(&self.role) {
             Ok(())
         } else {
-            Err(ApiError::forbidden(format!("role {} may not call this endpoint", self.role)))
+            Err(ApiError::forbidden(format!(
+                "role {} may not call this endpoint",
+                self.role
+            )))
         }
     }
 }
@@ -47,6 +50,12 @@ fn authenticate(req: &HttpRequest) -> Result<Caller, ApiError> {
         .ok()
         .and_then(|h| h.strip_prefix("Bearer "))
         .ok_or_else(|| ApiError::unauthenticated("Authorization header must be 'Bearer <token>'"))?;
-    let claims = keys.check(token.trim()).map_err(|e| ApiError::unauthenticated(format!("invalid token: {e}")))?;
-    Ok(Caller { user_id: claims.sub, role: claims.role, username: claims.name })
+    let claims = keys
+        .check(token.trim())
+        .map_err(|e| ApiError::unauthenticated(format!("invalid token: {e}")))?;
+    Ok(Caller {
+        user_id: claims.sub,
+        role: claims.role,
+        username: claims.name,
+    })
 }

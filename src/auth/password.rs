@@ -2,8 +2,7 @@ use argon2::password_hash::{rand_core::OsRng, PasswordHash, PasswordHasher, Pass
 use argon2::{Algorithm, Argon2, Params, Version};
 
 fn hasher(memory_kib: u32) -> Argon2<'static> {
-    let params = Params::new(memory_kib, Params::DEFAULT_T_COST, Params::DEFAULT_P_COST, None)
-        .unwrap_or_default();
+    let params = Params::new(memory_kib, Params::DEFAULT_T_COST, Params::DEFAULT_P_COST, None).unwrap_or_default();
     Argon2::new(Algorithm::Argon2id, Version::V0x13, params)
 }
 

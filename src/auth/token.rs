@@ -24,12 +24,22 @@ pub struct TokenKeys {
 
 impl TokenKeys {
     pub fn new(secret: &[u8], ttl_seconds: u64) -> TokenKeys {
-        TokenKeys { encoding: EncodingKey::from_secret(secret), decoding: DecodingKey::from_secret(secret), ttl_seconds }
+        TokenKeys {
+            encoding: EncodingKey::from_secret(secret),
+            decoding: DecodingKey::from_secret(secret),
+            ttl_seconds,
+        }
     }
 
     pub fn issue(&self, user_id: &str, role: Role, name: &str, now_s: u64) -> (String, u64) {
         let exp = now_s + self.ttl_seconds;
-        let claims = Claims { sub: user_id.to_string(), role, name: name.to_string(), iat: now_s, exp };
+        let claims = Claims {
+            sub: user_id.to_string(),
+            role,
+            name: name.to_string(),
+            iat: now_s,
+            exp,
+        };
         let token = encode(&Header::new(Algorithm::HS256), &claims, &self.encoding)
             .expect("HS256 encoding of plain claims cannot fail");
         (token, exp)
@@ -39,6 +49,8 @@ impl TokenKeys {
         let mut validation = Validation::new(Algorithm::HS256);
         validation.leeway = 0;
         validation.set_required_spec_claims(&["exp", "sub"]);
-        decode::<Claims>(token, &self.decoding, &validation).map(|d| d.claims).map_err(|e| e.to_string())
+        decode::<Claims>(token, &self.decoding, &validation)
+            .map(|d| d.claims)
+            .map_err(|e| e.to_string())
     }
 }

@@ -59,7 +59,12 @@ impl BetKind {
 
     /// Validates a raw selection (as it arrives from a client) against this kind
     /// and, for Cartas, against the numbers the pay table offers.
-    pub fn parse_selection(self, suit: Option<&str>, number: Option<i64>, pay_table: &PayTable) -> Result<Selection, BetError> {
+    pub fn parse_selection(
+        self,
+        suit: Option<&str>,
+        number: Option<i64>,
+        pay_table: &PayTable,
+    ) -> Result<Selection, BetError> {
         match (self.selection_needed(), suit, number) {
             (SelectionKind::Suit, Some(name), None) => Suit::parse(name)
                 .map(Selection::Suit)
@@ -118,7 +123,10 @@ pub enum Selection {
 #[serde(rename_all = "snake_case", tag = "error")]
 pub enum BetError {
     /// The selection's shape does not fit the bet kind.
-    WrongSelection { kind: BetKind, needed: SelectionKind },
+    WrongSelection {
+        kind: BetKind,
+        needed: SelectionKind,
+    },
     UnknownSuit(String),
     /// A Cartas number the pay table does not offer.
     NumberNotOffered(i64),

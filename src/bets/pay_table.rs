@@ -103,10 +103,14 @@ impl TryFrom<PayTableSpec> for PayTable {
 
 fn check_pay(what: &str, a: Decimal) -> Result<(), PayTableError> {
     if a <= Decimal::ZERO || a > MAX_PAYS {
-        return Err(PayTableError(format!("{what} pays {a}:1, must be > 0 and at most {MAX_PAYS}")));
+        return Err(PayTableError(format!(
+            "{what} pays {a}:1, must be > 0 and at most {MAX_PAYS}"
+        )));
     }
     if a.normalize().scale() > MAX_PAY_SCALE {
-        return Err(PayTableError(format!("{what} pays {a}:1, at most {MAX_PAY_SCALE} decimal places")));
+        return Err(PayTableError(format!(
+            "{what} pays {a}:1, at most {MAX_PAY_SCALE} decimal places"
+        )));
     }
     Ok(())
 }
@@ -131,7 +135,10 @@ impl PayTable {
         let mut seen = [false; 21];
         for line in &spec.cartas {
             if !CARTAS_NUMBERS.contains(&line.number) {
-                return Err(PayTableError(format!("cartas number {} is outside 10..=20", line.number)));
+                return Err(PayTableError(format!(
+                    "cartas number {} is outside 10..=20",
+                    line.number
+                )));
             }
             if std::mem::replace(&mut seen[line.number as usize], true) {
                 return Err(PayTableError(format!("cartas number {} is listed twice", line.number)));
@@ -144,7 +151,10 @@ impl PayTable {
         let mut covered = [false; 51];
         for line in &spec.comeco {
             if line.n_from < 10 || line.n_to > 50 || line.n_from > line.n_to {
-                return Err(PayTableError(format!("comeco line {}..={} must lie in 10..=50", line.n_from, line.n_to)));
+                return Err(PayTableError(format!(
+                    "comeco line {}..={} must lie in 10..=50",
+                    line.n_from, line.n_to
+                )));
             }
             for n in line.n_from..=line.n_to {
                 if std::mem::replace(&mut covered[n as usize], true) {
@@ -180,7 +190,11 @@ impl PayTable {
 
     /// The Começo pay when the first-pass count is `n` (None: the bet loses).
     pub fn comeco_pays(&self, n: u8) -> Option<Decimal> {
-        self.spec.comeco.iter().find(|l| (l.n_from..=l.n_to).contains(&n)).map(|l| l.pays)
+        self.spec
+            .comeco
+            .iter()
+            .find(|l| (l.n_from..=l.n_to).contains(&n))
+            .map(|l| l.pays)
     }
 
     /// SHA-256 of the canonical JSON, hex: identifies this exact table.
@@ -232,27 +246,81 @@ fn source_spec() -> PayTableSpec {
     PayTableSpec {
         name: "djego-default".into(),
         version: 1,
-        prima: AcePays { pays: d(4), ace_pays: d(2) },
-        escucha: AcePays { pays: d(4), ace_pays: d(2) },
-        maximo: MaximoPays { pays: d(4), pair_tie: PairTieRule::Lose },
+        prima: AcePays {
+            pays: d(4),
+            ace_pays: d(2),
+        },
+        escucha: AcePays {
+            pays: d(4),
+            ace_pays: d(2),
+        },
+        maximo: MaximoPays {
+            pays: d(4),
+            pair_tie: PairTieRule::Lose,
+        },
         conto_alto: d(8),
         conto_bajo: d(14),
         conto_medio: d(2),
         cartas: vec![
-            CartasLine { number: 12, pays: dc(540) },
-            CartasLine { number: 13, pays: dc(410) },
-            CartasLine { number: 16, pays: dc(850) },
+            CartasLine {
+                number: 12,
+                pays: dc(540),
+            },
+            CartasLine {
+                number: 13,
+                pays: dc(410),
+            },
+            CartasLine {
+                number: 16,
+                pays: dc(850),
+            },
         ],
         comeco: vec![
-            ComecoLine { n_from: 10, n_to: 10, pays: d(6) },
-            ComecoLine { n_from: 11, n_to: 11, pays: d(1) },
-            ComecoLine { n_from: 17, n_to: 17, pays: d(1) },
-            ComecoLine { n_from: 18, n_to: 18, pays: d(3) },
-            ComecoLine { n_from: 19, n_to: 19, pays: d(5) },
-            ComecoLine { n_from: 20, n_to: 20, pays: d(10) },
-            ComecoLine { n_from: 21, n_to: 21, pays: d(20) },
-            ComecoLine { n_from: 22, n_to: 22, pays: d(30) },
-            ComecoLine { n_from: 23, n_to: 50, pays: d(50) },
+            ComecoLine {
+                n_from: 10,
+                n_to: 10,
+                pays: d(6),
+            },
+            ComecoLine {
+                n_from: 11,
+                n_to: 11,
+                pays: d(1),
+            },
+            ComecoLine {
+                n_from: 17,
+                n_to: 17,
+                pays: d(1),
+            },
+            ComecoLine {
+                n_from: 18,
+                n_to: 18,
+                pays: d(3),
+            },
+            ComecoLine {
+                n_from: 19,
+                n_to: 19,
+                pays: d(5),
+            },
+            ComecoLine {
+                n_from: 20,
+                n_to: 20,
+                pays: d(10),
+            },
+            ComecoLine {
+                n_from: 21,
+                n_to: 21,
+                pays: d(20),
+            },
+            ComecoLine {
+                n_from: 22,
+                n_to: 22,
+                pays: d(30),
+            },
+            ComecoLine {
+                n_from: 23,
+                n_to: 50,
+                pays: d(50),
+            },
         ],
     }
 }
@@ -275,7 +343,11 @@ mod tests {
         bad.cartas.push(CartasLine { number: 21, pays: d(3) });
         assert!(PayTable::new(bad).is_err());
         let mut bad = t.spec().clone();
-        bad.comeco.push(ComecoLine { n_from: 23, n_to: 23, pays: d(1) });
+        bad.comeco.push(ComecoLine {
+            n_from: 23,
+            n_to: 23,
+            pays: d(1),
+        });
         assert!(PayTable::new(bad).unwrap_err().0.contains("overlap"));
         let mut bad = t.spec().clone();
         bad.prima.pays = Decimal::new(4001, 3);

@@ -11,7 +11,9 @@ use serde::{Deserialize, Serialize};
 #[serde(rename_all = "snake_case", tag = "result")]
 pub enum BetResult {
     /// Returns the stake plus `pays` × stake.
-    Won { pays: Decimal },
+    Won {
+        pays: Decimal,
+    },
     Lost,
     /// Returns the stake.
     Pushed,
@@ -48,7 +50,12 @@ fn won_or_lost(won: bool, pays: Decimal) -> BetResult {
 
 /// Settles one bet. Fails only when the selection does not fit the kind or the
 /// pay table (a Cartas number it does not offer).
-pub fn settle(kind: BetKind, selection: &Selection, pay_table: &PayTable, facts: &DealFacts) -> Result<Settlement, BetError> {
+pub fn settle(
+    kind: BetKind,
+    selection: &Selection,
+    pay_table: &PayTable,
+    facts: &DealFacts,
+) -> Result<Settlement, BetError> {
     kind.check_selection(selection, pay_table)?;
     let t = pay_table.spec();
     let n = facts.first_pass_count;
@@ -56,21 +63,38 @@ pub fn settle(kind: BetKind, selection: &Selection, pay_table: &PayTable, facts:
     let settlement = match (kind, *selection) {
         (BetKind::Prima, Selection::Suit(suit)) => {
             let card = facts.first_card;
-            let pays = if card.rank() == Rank::ACE { t.prima.ace_pays } else { t.prima.pays };
-            Settlement { result: won_or_lost(card.suit() == suit, pays), decided_by: DecidedBy::FirstCard { card } }
+            let pays = if card.rank() == Rank::ACE {
+                t.prima.ace_pays
+            } else {
+                t.prima.pays
+            };
+            Settlement {
+                result: won_or_lost(card.suit() == suit, pays),
+                decided_by: DecidedBy::FirstCard { card },
+            }
         }
         (BetKind::Escucha, Selection::Suit(suit)) => {
             let winner = facts.first_to_complete;
             let foundation = facts.foundations[winner.index()];
-            let pays = if foundation.rank() == Rank::ACE { t.escucha.ace_pays } else { t.escucha.pays };
+            let pays = if foundation.rank() == Rank::ACE {
+                t.escucha.ace_pays
+            } else {
+                t.escucha.pays
+            };
             Settlement {
                 result: won_or_lost(winner == suit, pays),
-                decided_by: DecidedBy::FirstToComplete { suit: winner, foundation },
+                decided_by: DecidedBy::FirstToComplete {
+                    suit: winner,
+                    foundation,
+                },
             }
         }
         (BetKind::Maximo, Selection::Suit(suit)) => {
             let rank = facts.foundations.iter().map(|c| c.rank()).max().unwrap_or(Rank::ACE);
-            let suits: Vec<Suit> = Suit::ALL.into_iter().filter(|s| facts.foundations[s.index()].rank() == rank).collect();
+            let suits: Vec<Suit> = Suit::ALL
+                .into_iter()
+                .filter(|s| facts.foundations[s.index()].rank() == rank)
+                .collect();
             let result = if !suits.contains(&suit) {
                 BetResult::Lost
             } else if suits.len() == 2 {
@@ -81,18 +105,31 @@ pub fn settle(kind: BetKind, selection: &Selection, pay_table: &PayTable, facts:
             } else {
                 BetResult::Won { pays: t.maximo.pays }
             };
-            Settlement { result, decided_by: DecidedBy::HighestFoundation { rank, suits } }
+            Settlement {
+                result,
+                decided_by: DecidedBy::HighestFoundation { rank, suits },
+            }
         }
-        (BetKind::ContoAlto, Selection::None) => Settlement { result: won_or_lost(n >= 17, t.conto_alto), decided_by: by_count },
-        (BetKind::ContoBajo, Selection::None) => {
-            Settlement { result: won_or_lost(n == 10 || n == 11, t.conto_bajo), decided_by: by_count }
-        }
-        (BetKind::ContoMedio, Selection::None) => {
-            Settlement { result: won_or_lost(n == 14 || n == 15, t.conto_medio), decided_by: by_count }
-        }
+        (BetKind::ContoAlto, Selection::None) => Settlement {
+            result: won_or_lost(n >= 17, t.conto_alto),
+            decided_by: by_count,
+        },
+        (BetKind::ContoBajo, Selection::None) => Settlement {
+            result: won_or_lost(n == 10 || n == 11, t.conto_bajo),
+            decided_by: by_count,
+        },
+        (BetKind::ContoMedio, Selection::None) => Settlement {
+            result: won_or_lost(n == 14 || n == 15, t.conto_medio),
+            decided_by: by_count,
+        },
         (BetKind::Cartas, Selection::Number(number)) => {
-            let pays = pay_table.cartas_pays(number).ok_or(BetError::NumberNotOffered(number as i64))?;
-            Settlement { result: won_or_lost(n == number, pays), decided_by: by_count }
+            let pays = pay_table
+                .cartas_pays(number)
+                .ok_or(BetError::NumberNotOffered(number as i64))?;
+            Settlement {
+                result: won_or_lost(n == number, pays),
+                decided_by: by_count,
+            }
         }
         (BetKind::Comeco, Selection::None) => Settlement {
             result: match pay_table.comeco_pays(n) {
@@ -101,7 +138,12 @@ pub fn settle(kind: BetKind, selection: &Selection, pay_table: &PayTable, facts:
             },
             decided_by: by_count,
         },
-        (kind, _) => return Err(BetError::WrongSelection { kind, needed: kind.selection_needed() }),
+        (kind, _) => {
+            return Err(BetError::WrongSelection {
+                kind,
+                needed: kind.selection_needed(),
+            })
+        }
     };
     Ok(settlement)
 }
@@ -124,11 +166,32 @@ mod tests {
 
     #[test]
     fn returns_round_toward_the_house() {
-        let won = BetResult::Won { pays: Decimal::new(54, 1) };
+        let won = BetResult::Won {
+            pays: Decimal::new(54, 1),
+        };
         assert_eq!(returned_amount(Decimal::new(125, 2), &won), Decimal::new(800, 2));
-        assert_eq!(returned_amount(Decimal::new(5, 2), &BetResult::Won { pays: Decimal::new(5, 1) }), Decimal::new(7, 2));
-        assert_eq!(returned_amount(Decimal::new(333, 2), &BetResult::Won { pays: Decimal::new(4, 0) }), Decimal::new(1665, 2));
-        assert_eq!(returned_amount(Decimal::new(1000, 2), &BetResult::Pushed), Decimal::new(1000, 2));
+        assert_eq!(
+            returned_amount(
+                Decimal::new(5, 2),
+                &BetResult::Won {
+                    pays: Decimal::new(5, 1)
+                }
+            ),
+            Decimal::new(7, 2)
+        );
+        assert_eq!(
+            returned_amount(
+                Decimal::new(333, 2),
+                &BetResult::Won {
+                    pays: Decimal::new(4, 0)
+                }
+            ),
+            Decimal::new(1665, 2)
+        );
+        assert_eq!(
+            returned_amount(Decimal::new(1000, 2), &BetResult::Pushed),
+            Decimal::new(1000, 2)
+        );
         assert_eq!(returned_amount(Decimal::new(1000, 2), &BetResult::Lost), Decimal::ZERO);
     }
 }

@@ -113,7 +113,10 @@ fn sorted_deck_gives_the_expected_facts() {
     let t = PayTable::default_table();
     assert_eq!(result(BetKind::Prima, Selection::Suit(Suit::Crowns), &t, &f), won(2)); // first card is an Ace
     assert_eq!(result(BetKind::Escucha, Selection::Suit(Suit::Crowns), &t, &f), won(2)); // Ace foundation
-    assert_eq!(result(BetKind::Escucha, Selection::Suit(Suit::Cups), &t, &f), BetResult::Lost);
+    assert_eq!(
+        result(BetKind::Escucha, Selection::Suit(Suit::Cups), &t, &f),
+        BetResult::Lost
+    );
     assert_eq!(result(BetKind::ContoAlto, Selection::None, &t, &f), won(8));
     assert_eq!(result(BetKind::Comeco, Selection::None, &t, &f), won(50));
 }
@@ -123,12 +126,19 @@ fn prima_wins_loses_and_pays_less_on_an_ace() {
     let t = PayTable::default_table();
     let f = facts(card(Suit::Fruit, 7), [1, 2, 7, 4, 5], 14, Suit::Cups);
     assert_eq!(result(BetKind::Prima, Selection::Suit(Suit::Fruit), &t, &f), won(4));
-    assert_eq!(result(BetKind::Prima, Selection::Suit(Suit::Cups), &t, &f), BetResult::Lost);
+    assert_eq!(
+        result(BetKind::Prima, Selection::Suit(Suit::Cups), &t, &f),
+        BetResult::Lost
+    );
     let f = facts(card(Suit::Fruit, 1), [1, 2, 1, 4, 5], 14, Suit::Cups);
     assert_eq!(result(BetKind::Prima, Selection::Suit(Suit::Fruit), &t, &f), won(2));
     assert_eq!(
-        settle(BetKind::Prima, &Selection::Suit(Suit::Fruit), &t, &f).unwrap().decided_by,
-        DecidedBy::FirstCard { card: card(Suit::Fruit, 1) }
+        settle(BetKind::Prima, &Selection::Suit(Suit::Fruit), &t, &f)
+            .unwrap()
+            .decided_by,
+        DecidedBy::FirstCard {
+            card: card(Suit::Fruit, 1)
+        }
     );
 }
 
@@ -137,7 +147,10 @@ fn escucha_follows_the_completing_suit_and_its_foundation() {
     let t = PayTable::default_table();
     let f = facts(card(Suit::Crowns, 3), [3, 1, 9, 4, 5], 14, Suit::Locks);
     assert_eq!(result(BetKind::Escucha, Selection::Suit(Suit::Locks), &t, &f), won(2));
-    assert_eq!(result(BetKind::Escucha, Selection::Suit(Suit::Crowns), &t, &f), BetResult::Lost);
+    assert_eq!(
+        result(BetKind::Escucha, Selection::Suit(Suit::Crowns), &t, &f),
+        BetResult::Lost
+    );
     let f = facts(card(Suit::Crowns, 3), [3, 1, 9, 4, 5], 14, Suit::Fruit);
     assert_eq!(result(BetKind::Escucha, Selection::Suit(Suit::Fruit), &t, &f), won(4));
 }
@@ -153,18 +166,35 @@ fn maximo_alone_pair_tie_and_wider_tie() {
     // alone
     let f = facts(first, [3, 10, 9, 4, 5], 14, Suit::Locks);
     assert_eq!(result(BetKind::Maximo, Selection::Suit(Suit::Locks), &t, &f), won(4));
-    assert_eq!(result(BetKind::Maximo, Selection::Suit(Suit::Fruit), &t, &f), BetResult::Lost);
+    assert_eq!(
+        result(BetKind::Maximo, Selection::Suit(Suit::Fruit), &t, &f),
+        BetResult::Lost
+    );
     // tied with exactly one other: lose, or push under the push rule
     let f = facts(first, [3, 10, 10, 4, 5], 14, Suit::Locks);
-    assert_eq!(result(BetKind::Maximo, Selection::Suit(Suit::Locks), &t, &f), BetResult::Lost);
-    assert_eq!(result(BetKind::Maximo, Selection::Suit(Suit::Locks), &push, &f), BetResult::Pushed);
-    assert_eq!(result(BetKind::Maximo, Selection::Suit(Suit::Crowns), &push, &f), BetResult::Lost);
+    assert_eq!(
+        result(BetKind::Maximo, Selection::Suit(Suit::Locks), &t, &f),
+        BetResult::Lost
+    );
+    assert_eq!(
+        result(BetKind::Maximo, Selection::Suit(Suit::Locks), &push, &f),
+        BetResult::Pushed
+    );
+    assert_eq!(
+        result(BetKind::Maximo, Selection::Suit(Suit::Crowns), &push, &f),
+        BetResult::Lost
+    );
     // tied with two or more others: wins
     let f = facts(first, [3, 8, 8, 8, 5], 14, Suit::Locks);
     assert_eq!(result(BetKind::Maximo, Selection::Suit(Suit::Swords), &t, &f), won(4));
     assert_eq!(
-        settle(BetKind::Maximo, &Selection::Suit(Suit::Swords), &t, &f).unwrap().decided_by,
-        DecidedBy::HighestFoundation { rank: Rank::new(8).unwrap(), suits: vec![Suit::Locks, Suit::Fruit, Suit::Swords] }
+        settle(BetKind::Maximo, &Selection::Suit(Suit::Swords), &t, &f)
+            .unwrap()
+            .decided_by,
+        DecidedBy::HighestFoundation {
+            rank: Rank::new(8).unwrap(),
+            suits: vec![Suit::Locks, Suit::Fruit, Suit::Swords]
+        }
     );
 }
 
@@ -179,7 +209,12 @@ fn count_bets_at_their_edges() {
     assert_eq!(r(BetKind::ContoBajo, Selection::None, 12), BetResult::Lost);
     assert_eq!(r(BetKind::ContoMedio, Selection::None, 13), BetResult::Lost);
     assert_eq!(r(BetKind::ContoMedio, Selection::None, 15), won(2));
-    assert_eq!(r(BetKind::Cartas, Selection::Number(13), 13), BetResult::Won { pays: Decimal::new(410, 2) });
+    assert_eq!(
+        r(BetKind::Cartas, Selection::Number(13), 13),
+        BetResult::Won {
+            pays: Decimal::new(410, 2)
+        }
+    );
     assert_eq!(r(BetKind::Cartas, Selection::Number(13), 12), BetResult::Lost);
     assert_eq!(r(BetKind::Comeco, Selection::None, 10), won(6));
     assert_eq!(r(BetKind::Comeco, Selection::None, 14), BetResult::Lost);
@@ -189,12 +224,30 @@ fn count_bets_at_their_edges() {
 #[test]
 fn selections_are_validated() {
     let t = PayTable::default_table();
-    assert_eq!(BetKind::Prima.parse_selection(Some("cups"), None, &t), Ok(Selection::Suit(Suit::Cups)));
-    assert!(matches!(BetKind::Prima.parse_selection(Some("hearts"), None, &t), Err(BetError::UnknownSuit(_))));
-    assert!(matches!(BetKind::Prima.parse_selection(None, Some(12), &t), Err(BetError::WrongSelection { .. })));
-    assert_eq!(BetKind::Cartas.parse_selection(None, Some(12), &t), Ok(Selection::Number(12)));
-    assert_eq!(BetKind::Cartas.parse_selection(None, Some(14), &t), Err(BetError::NumberNotOffered(14)));
-    assert_eq!(BetKind::Cartas.parse_selection(None, Some(-3), &t), Err(BetError::NumberNotOffered(-3)));
+    assert_eq!(
+        BetKind::Prima.parse_selection(Some("cups"), None, &t),
+        Ok(Selection::Suit(Suit::Cups))
+    );
+    assert!(matches!(
+        BetKind::Prima.parse_selection(Some("hearts"), None, &t),
+        Err(BetError::UnknownSuit(_))
+    ));
+    assert!(matches!(
+        BetKind::Prima.parse_selection(None, Some(12), &t),
+        Err(BetError::WrongSelection { .. })
+    ));
+    assert_eq!(
+        BetKind::Cartas.parse_selection(None, Some(12), &t),
+        Ok(Selection::Number(12))
+    );
+    assert_eq!(
+        BetKind::Cartas.parse_selection(None, Some(14), &t),
+        Err(BetError::NumberNotOffered(14))
+    );
+    assert_eq!(
+        BetKind::Cartas.parse_selection(None, Some(-3), &t),
+        Err(BetError::NumberNotOffered(-3))
+    );
     assert_eq!(BetKind::Comeco.parse_selection(None, None, &t), Ok(Selection::None));
     assert!(BetKind::ContoAlto.parse_selection(Some("cups"), None, &t).is_err());
     let f = facts(card(Suit::Crowns, 3), [3, 1, 9, 4, 5], 12, Suit::Locks);
@@ -202,7 +255,10 @@ fn selections_are_validated() {
     assert!(settle(BetKind::Maximo, &Selection::None, &t, &f).is_err());
     // serde names
     assert_eq!(serde_json::to_string(&BetKind::ContoAlto).unwrap(), "\"conto_alto\"");
-    assert_eq!(serde_json::to_string(&Selection::Suit(Suit::Cups)).unwrap(), "{\"suit\":\"cups\"}");
+    assert_eq!(
+        serde_json::to_string(&Selection::Suit(Suit::Cups)).unwrap(),
+        "{\"suit\":\"cups\"}"
+    );
     assert_eq!(serde_json::to_string(&Selection::None).unwrap(), "\"none\"");
 }
 
@@ -248,12 +304,34 @@ fn spec_return(kind: BetKind, sel: Selection, t: &PayTableSpec, deck: &[Card], f
                 one + t.maximo.pays
             }
         }
-        (BetKind::ContoAlto, _) => if n >= 17 { one + t.conto_alto } else { Decimal::ZERO },
-        (BetKind::ContoBajo, _) => if n <= 11 { one + t.conto_bajo } else { Decimal::ZERO },
-        (BetKind::ContoMedio, _) => if n == 14 || n == 15 { one + t.conto_medio } else { Decimal::ZERO },
+        (BetKind::ContoAlto, _) => {
+            if n >= 17 {
+                one + t.conto_alto
+            } else {
+                Decimal::ZERO
+            }
+        }
+        (BetKind::ContoBajo, _) => {
+            if n <= 11 {
+                one + t.conto_bajo
+            } else {
+                Decimal::ZERO
+            }
+        }
+        (BetKind::ContoMedio, _) => {
+            if n == 14 || n == 15 {
+                one + t.conto_medio
+            } else {
+                Decimal::ZERO
+            }
+        }
         (BetKind::Cartas, Selection::Number(x)) => {
             let line = t.cartas.iter().find(|l| l.number == x).unwrap();
-            if n == x { one + line.pays } else { Decimal::ZERO }
+            if n == x {
+                one + line.pays
+            } else {
+                Decimal::ZERO
+            }
         }
         (BetKind::Comeco, _) => match t.comeco.iter().find(|l| l.n_from <= n && n <= l.n_to) {
             Some(l) => one + l.pays,

@@ -12,9 +12,7 @@ use statrs::distribution::{ChiSquared, ContinuousCDF};
 use statrs::function::erf::erfc;
 use std::fmt::Write as _;
 
-use crate::cards::shuffle::{
-    combined_client_seed, deck_seed, shuffled_deck, Game, ServerSeed, Shuffler, ALGORITHM,
-};
+use crate::cards::shuffle::{combined_client_seed, deck_seed, shuffled_deck, Game, ServerSeed, Shuffler, ALGORITHM};
 use crate::cards::{ordered_deck, Card, Suit};
 
 const DECK: usize = Card::DECK_SIZE;
@@ -97,12 +95,8 @@ impl CertificationReport {
             "test", "statistic", "df", "p-value", "min E"
         );
         for t in &self.tests {
-            let df = t
-                .degrees_of_freedom
-                .map_or_else(|| "z".to_owned(), |d| format!("{d}"));
-            let min_e = t
-                .min_expected
-                .map_or_else(|| "-".to_owned(), |e| format!("{e:.1}"));
+            let df = t.degrees_of_freedom.map_or_else(|| "z".to_owned(), |d| format!("{d}"));
+            let min_e = t.min_expected.map_or_else(|| "-".to_owned(), |e| format!("{e:.1}"));
             let _ = writeln!(
                 out,
                 "{:<22} {:>14.4} {:>8} {:>12.6} {:>10}  {}",
@@ -130,11 +124,7 @@ impl CertificationReport {
             let _ = writeln!(out, "{:>7} {:>12} {:>14.1}", range, b.observed, b.expected);
         }
         let _ = writeln!(out);
-        let _ = writeln!(
-            out,
-            "overall: {}",
-            if self.passed { "PASS" } else { "FAIL" }
-        );
+        let _ = writeln!(out, "overall: {}", if self.passed { "PASS" } else { "FAIL" });
         out
     }
 }
@@ -163,17 +153,10 @@ pub fn certify_shuffles(
     let deal = |index: u64| {
         let server_seed = certification_server_seed(config.seed, index);
         let round_id = certification_round_id(index);
-        let (deck, shuffler) =
-            shuffled_deck(&server_seed, Game::PrimaCarta, &round_id, &client_seed, 10);
+        let (deck, shuffler) = shuffled_deck(&server_seed, Game::PrimaCarta, &round_id, &client_seed, 10);
         (deck, shuffler.words_drawn())
     };
-    run(
-        config,
-        &deal,
-        first_pass_count,
-        expected_first_pass,
-        progress,
-    )
+    run(config, &deal, first_pass_count, expected_first_pass, progress)
 }
 
 /// The same certification with another shuffle in place of `Shuffler::shuffle`
@@ -190,23 +173,12 @@ pub fn certify_shuffle_fn(
     let deal = |index: u64| {
         let server_seed = certification_server_seed(config.seed, index);
         let round_id = certification_round_id(index);
-        let mut shuffler = Shuffler::from_deck_seed(deck_seed(
-            &server_seed,
-            Game::PrimaCarta,
-            &round_id,
-            &client_seed,
-        ));
+        let mut shuffler = Shuffler::from_deck_seed(deck_seed(&server_seed, Game::PrimaCarta, &round_id, &client_seed));
         let mut deck = ordered_deck(10);
         shuffle(&mut shuffler, &mut deck);
         (deck, shuffler.words_drawn())
     };
-    run(
-        config,
-        &deal,
-        first_pass_count,
-        expected_first_pass,
-        progress,
-    )
+    run(config, &deal, first_pass_count, expected_first_pass, progress)
 }
 
 /// Integer tallies of a contiguous range of rounds.
@@ -431,24 +403,13 @@ pub fn pool_first_pass_bins(
     expected_probability: &[f64; 51],
     shuffles: u64,
 ) -> Vec<FirstPassBin> {
-    let total: f64 = expected_probability
-        .iter()
-        .filter(|p| p.is_finite() && **p > 0.0)
-        .sum();
-    let scale = if total > 0.0 {
-        shuffles as f64 / total
-    } else {
-        0.0
-    };
+    let total: f64 = expected_probability.iter().filter(|p| p.is_finite() && **p > 0.0).sum();
+    let scale = if total > 0.0 { shuffles as f64 / total } else { 0.0 };
     let mut bins: Vec<FirstPassBin> = Vec::new();
     let mut current: Option<FirstPassBin> = None;
     for count in 0..=50u8 {
         let p = expected_probability[count as usize];
-        let e = if p.is_finite() && p > 0.0 {
-            p * scale
-        } else {
-            0.0
-        };
+        let e = if p.is_finite() && p > 0.0 { p * scale } else { 0.0 };
         let bin = current.get_or_insert(FirstPassBin {
             from: count,
             to: count,
@@ -475,11 +436,7 @@ pub fn pool_first_pass_bins(
     bins
 }
 
-fn report(
-    config: &CertifyConfig,
-    t: &Tally,
-    expected_first_pass: &[f64; 51],
-) -> CertificationReport {
+fn report(config: &CertifyConfig, t: &Tally, expected_first_pass: &[f64; 51]) -> CertificationReport {
     let n = config.shuffles as f64;
     let deck = DECK as f64;
     let mut tests = Vec::new();
@@ -487,11 +444,7 @@ fn report(
     // Position by card: each round is a permutation matrix, so Pearson's Q is
     // distributed as (n/(n-1)) chi-square((n-1)^2); scale it back.
     let e = n / deck;
-    let (q, min_e) = pearson(
-        t.position_card
-            .iter()
-            .flat_map(|row| row.iter().map(move |&o| (o, e))),
-    );
+    let (q, min_e) = pearson(t.position_card.iter().flat_map(|row| row.iter().map(move |&o| (o, e))));
     let statistic = q * (deck - 1.0) / deck;
     let df = (deck - 1.0) * (deck - 1.0);
     tests.push(chi(

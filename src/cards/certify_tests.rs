@@ -10,11 +10,10 @@ fn first_pass_count(deck: &[Card]) -> u8 {
     let mut tops: [Option<Rank>; 5] = [None; 5];
     let mut heights = [0u8; 5];
     let mut discard: Vec<Card> = Vec::new();
-    let playable =
-        |c: Card, tops: &[Option<Rank>; 5], heights: &[u8; 5]| match tops[c.suit().index()] {
-            None => true,
-            Some(top) => heights[c.suit().index()] < 10 && top.successor() == c.rank(),
-        };
+    let playable = |c: Card, tops: &[Option<Rank>; 5], heights: &[u8; 5]| match tops[c.suit().index()] {
+        None => true,
+        Some(top) => heights[c.suit().index()] < 10 && top.successor() == c.rank(),
+    };
     let play = |c: Card, tops: &mut [Option<Rank>; 5], heights: &mut [u8; 5]| {
         tops[c.suit().index()] = Some(c.rank());
         heights[c.suit().index()] += 1;
@@ -128,14 +127,8 @@ fn a_small_certification_of_the_production_path_passes() {
     );
     assert!(report.passed, "{}", report.to_text());
     assert_eq!(report.tests.len(), 8);
-    assert!(report
-        .tests
-        .iter()
-        .all(|t| (0.0..=1.0).contains(&t.p_value)));
-    assert!(
-        report.raw_words >= 25_000 * 49,
-        "49 draws a deck, plus rare rejections"
-    );
+    assert!(report.tests.iter().all(|t| (0.0..=1.0).contains(&t.p_value)));
+    assert!(report.raw_words >= 25_000 * 49, "49 draws a deck, plus rare rejections");
     assert!(report.first_pass_bins.iter().all(|b| b.expected >= 5.0));
     let text = report.to_text();
     assert!(text.contains("overall: PASS") && text.contains("position_by_card"));
@@ -198,11 +191,7 @@ fn a_naive_swap_shuffle_fails_certification() {
     );
     println!("{}", report.to_text());
     assert!(!report.passed, "{}", report.to_text());
-    let position = report
-        .tests
-        .iter()
-        .find(|t| t.name == "position_by_card")
-        .unwrap();
+    let position = report.tests.iter().find(|t| t.name == "position_by_card").unwrap();
     assert!(!position.passed, "{}", report.to_text());
 }
 
@@ -212,11 +201,7 @@ fn a_first_pass_count_off_its_distribution_fails() {
     let mut shifted = [0.0; 51];
     shifted[1..].copy_from_slice(&EXPECTED_FIRST_PASS[..50]);
     let report = certify_shuffles(&config(5_000, 3), &first_pass_count, &shifted, &no_progress);
-    let t = report
-        .tests
-        .iter()
-        .find(|t| t.name == "first_pass_count")
-        .unwrap();
+    let t = report.tests.iter().find(|t| t.name == "first_pass_count").unwrap();
     assert!(!t.passed && !report.passed);
 }
 
@@ -231,10 +216,7 @@ fn a_stuck_bit_fails_the_raw_output_tests() {
     t.raw = raw;
     let r = report(&config(0, 0), &t, &EXPECTED_FIRST_PASS);
     for name in ["raw_monobit", "raw_bit_positions"] {
-        assert!(
-            !r.tests.iter().find(|x| x.name == name).unwrap().passed,
-            "{name}"
-        );
+        assert!(!r.tests.iter().find(|x| x.name == name).unwrap().passed, "{name}");
     }
 }
 
@@ -260,10 +242,7 @@ fn the_raw_tally_merges_chunks_exactly() {
         )
     );
     // Runs counted by hand on the bit string.
-    let bits: Vec<u32> = words
-        .iter()
-        .flat_map(|w| (0..32).map(move |b| (w >> b) & 1))
-        .collect();
+    let bits: Vec<u32> = words.iter().flat_map(|w| (0..32).map(move |b| (w >> b) & 1)).collect();
     let transitions = bits.windows(2).filter(|p| p[0] != p[1]).count() as u64;
     assert_eq!(whole.transitions, transitions);
 }
@@ -300,5 +279,7 @@ fn p_values_are_uniform_under_the_null() {
             below[k] += usize::from(t.p_value < 0.1);
         }
     }
-    println!("mean position_by_card statistic {mean_position:.1} (df 2401); runs with p < 0.1 per test: {below:?} of {runs}");
+    println!(
+        "mean position_by_card statistic {mean_position:.1} (df 2401); runs with p < 0.1 per test: {below:?} of {runs}"
+    );
 }

@@ -1,9 +1,9 @@
 mod card;
 pub use card::*;
-pub mod shuffle;
-pub mod transcript;
 pub mod certify;
 #[cfg(test)]
 mod python_verifier_tests;
+pub mod shuffle;
 #[cfg(test)]
 mod test_vectors;
+pub mod transcript;

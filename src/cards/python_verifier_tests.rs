@@ -11,9 +11,7 @@ use crate::cards::Card;
 
 fn random_client_seed(rng: &mut StdRng) -> ClientSeed {
     let len = rng.gen_range(1..=64);
-    let text: String = (0..len)
-        .map(|_| rng.gen_range(0x20u8..=0x7e) as char)
-        .collect();
+    let text: String = (0..len).map(|_| rng.gen_range(0x20u8..=0x7e) as char).collect();
     ClientSeed::parse(&text).unwrap()
 }
 
@@ -56,16 +54,10 @@ fn honest_transcript(rng: &mut StdRng) -> ShuffleTranscript {
 fn corrupt(t: &mut ShuffleTranscript, rng: &mut StdRng) -> bool {
     let n = t.deck.len();
     match rng.gen_range(0..16) {
-        0 => t
-            .deck
-            .swap(rng.gen_range(0..n / 2), rng.gen_range(n / 2..n)),
+        0 => t.deck.swap(rng.gen_range(0..n / 2), rng.gen_range(n / 2..n)),
         1 => {
             let i = rng.gen_range(0..64);
-            let digit = if &t.server_seed[i..=i] == "0" {
-                "1"
-            } else {
-                "0"
-            };
+            let digit = if &t.server_seed[i..=i] == "0" { "1" } else { "0" };
             t.server_seed.replace_range(i..=i, digit);
         }
         2 => t.commitment = t.commitment.chars().rev().collect(),
@@ -111,11 +103,7 @@ fn the_python_verifier_agrees_with_the_rust_one() {
     let mut should_pass = Vec::new();
     for i in 0..240 {
         let mut t = honest_transcript(&mut rng);
-        let ok = if i % 2 == 0 {
-            true
-        } else {
-            corrupt(&mut t, &mut rng)
-        };
+        let ok = if i % 2 == 0 { true } else { corrupt(&mut t, &mut rng) };
         transcripts.push(t);
         should_pass.push(ok);
     }
@@ -152,10 +140,7 @@ fn the_python_verifier_agrees_with_the_rust_one() {
             serde_json::to_string(t).unwrap()
         );
         for (r, pc) in rust.checks.iter().zip(p_checks) {
-            let ctx = format!(
-                "{}\nrust {r:?}\npython {pc}",
-                serde_json::to_string(t).unwrap()
-            );
+            let ctx = format!("{}\nrust {r:?}\npython {pc}", serde_json::to_string(t).unwrap());
             assert_eq!(pc["name"].as_str(), Some(r.name.as_str()), "{ctx}");
             assert_eq!(pc["passed"].as_bool(), Some(r.passed), "{ctx}");
             assert_eq!(
@@ -184,13 +169,6 @@ fn the_python_verifier_passes_its_self_test() {
         .arg("--self-test")
         .output()
         .expect("python3 runs");
-    assert!(
-        output.status.success(),
-        "{}",
-        String::from_utf8_lossy(&output.stderr)
-    );
-    assert_eq!(
-        String::from_utf8_lossy(&output.stdout).trim(),
-        "self-test passed"
-    );
+    assert!(output.status.success(), "{}", String::from_utf8_lossy(&output.stderr));
+    assert_eq!(String::from_utf8_lossy(&output.stdout).trim(), "self-test passed");
 }

@@ -69,10 +69,7 @@ impl fmt::Display for ServerSeedError {
         match self {
             ServerSeedError::NotHex => f.write_str("server seed is not hexadecimal"),
             ServerSeedError::WrongLength(n) => {
-                write!(
-                    f,
-                    "server seed has {n} bytes; it must have 32 (64 hex digits)"
-                )
+                write!(f, "server seed has {n} bytes; it must have 32 (64 hex digits)")
             }
         }
     }
@@ -198,21 +195,12 @@ pub fn client_seed_for(game: Game, seeds: &[ClientSeed]) -> Option<String> {
 
 /// The HMAC message of SPEC §3.3, as UTF-8 bytes.
 pub fn deck_seed_message(game: Game, round_id: &str, client_seed: &str) -> String {
-    format!(
-        "djego/{ALGORITHM}/{}/{round_id}/{client_seed}",
-        game.as_str()
-    )
+    format!("djego/{ALGORITHM}/{}/{round_id}/{client_seed}", game.as_str())
 }
 
 /// `HMAC-SHA256(key = server_seed (32 raw bytes), message = deck_seed_message(..))`.
-pub fn deck_seed(
-    server_seed: &ServerSeed,
-    game: Game,
-    round_id: &str,
-    client_seed: &str,
-) -> [u8; 32] {
-    let mut mac = Hmac::<Sha256>::new_from_slice(&server_seed.0)
-        .expect("HMAC-SHA256 accepts a key of any length");
+pub fn deck_seed(server_seed: &ServerSeed, game: Game, round_id: &str, client_seed: &str) -> [u8; 32] {
+    let mut mac = Hmac::<Sha256>::new_from_slice(&server_seed.0).expect("HMAC-SHA256 accepts a key of any length");
     mac.update(deck_seed_message(game, round_id, client_seed).as_bytes());
     mac.finalize().into_bytes().into()
 }
@@ -302,8 +290,7 @@ pub fn shuffled_deck(
     client_seed: &str,
     max_rank: u8,
 ) -> (Vec<Card>, Shuffler) {
-    let mut shuffler =
-        Shuffler::from_deck_seed(deck_seed(server_seed, game, round_id, client_seed));
+    let mut shuffler = Shuffler::from_deck_seed(deck_seed(server_seed, game, round_id, client_seed));
     let mut deck = ordered_deck(max_rank);
     shuffler.shuffle(&mut deck);
     (deck, shuffler)
@@ -372,10 +359,7 @@ mod tests {
         assert_eq!(seed.to_hex(), text.to_lowercase());
         assert_eq!(ServerSeed::from_hex("zz"), Err(ServerSeedError::NotHex));
         assert_eq!(ServerSeed::from_hex("abc"), Err(ServerSeedError::NotHex));
-        assert_eq!(
-            ServerSeed::from_hex("abcd"),
-            Err(ServerSeedError::WrongLength(2))
-        );
+        assert_eq!(ServerSeed::from_hex("abcd"), Err(ServerSeedError::WrongLength(2)));
         assert_eq!(format!("{seed:?}"), "ServerSeed(<redacted>)");
     }
 
@@ -384,10 +368,7 @@ mod tests {
         assert!(ClientSeed::parse("lucky 7 ~!").is_ok());
         assert_eq!(ClientSeed::parse(""), Err(ClientSeedError::Empty));
         assert!(ClientSeed::parse(&"x".repeat(64)).is_ok());
-        assert_eq!(
-            ClientSeed::parse(&"x".repeat(65)),
-            Err(ClientSeedError::TooLong(65))
-        );
+        assert_eq!(ClientSeed::parse(&"x".repeat(65)), Err(ClientSeedError::TooLong(65)));
         assert_eq!(
             ClientSeed::parse("ab\ncd"),
             Err(ClientSeedError::NotPrintableAscii { index: 2 })
@@ -400,21 +381,14 @@ mod tests {
 
     #[test]
     fn combined_client_seed_sorts_bytewise_and_joins_with_newlines() {
-        let seeds = |xs: &[&str]| {
-            xs.iter()
-                .map(|s| ClientSeed::parse(s).unwrap())
-                .collect::<Vec<_>>()
-        };
+        let seeds = |xs: &[&str]| xs.iter().map(|s| ClientSeed::parse(s).unwrap()).collect::<Vec<_>>();
         let sha = |s: &str| hex::encode(Sha256::digest(s.as_bytes()));
         assert_eq!(combined_client_seed(&[]), sha(""));
         assert_eq!(
             combined_client_seed(&[]),
             "e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855"
         );
-        assert_eq!(
-            combined_client_seed(&seeds(&["b", "a", "B"])),
-            sha("B\na\nb")
-        );
+        assert_eq!(combined_client_seed(&seeds(&["b", "a", "B"])), sha("B\na\nb"));
         assert_eq!(combined_client_seed(&seeds(&["x", "x"])), sha("x\nx"));
         assert_eq!(combined_client_seed(&seeds(&["solo"])), sha("solo"));
     }

@@ -59,10 +59,7 @@ fn ids(cards: &[Card]) -> Vec<u8> {
 }
 
 fn seeds(v: &Vector) -> Vec<ClientSeed> {
-    v.client_seeds
-        .iter()
-        .map(|s| ClientSeed::parse(s).unwrap())
-        .collect()
+    v.client_seeds.iter().map(|s| ClientSeed::parse(s).unwrap()).collect()
 }
 
 #[test]
@@ -129,28 +126,14 @@ fn the_published_vector_transcripts_match_and_verify() {
     assert_eq!(published.len(), VECTORS.len());
     for (t, v) in published.iter().zip(&VECTORS) {
         let server_seed = ServerSeed::from_bytes(v.server_seed);
-        let deck: Vec<Card> = v
-            .deck
-            .iter()
-            .map(|&id| Card::from_id(id).unwrap())
-            .collect();
+        let deck: Vec<Card> = v.deck.iter().map(|&id| Card::from_id(id).unwrap()).collect();
         let reshuffles = if v.round_id == VECTORS[2].round_id {
-            let after: Vec<Card> = RESHUFFLE_AFTER
-                .iter()
-                .map(|&id| Card::from_id(id).unwrap())
-                .collect();
+            let after: Vec<Card> = RESHUFFLE_AFTER.iter().map(|&id| Card::from_id(id).unwrap()).collect();
             vec![Reshuffle::new(&deck[20..], &after)]
         } else {
             vec![]
         };
-        let expected = ShuffleTranscript::record(
-            &server_seed,
-            v.game,
-            v.round_id,
-            &seeds(v),
-            &deck,
-            reshuffles,
-        );
+        let expected = ShuffleTranscript::record(&server_seed, v.game, v.round_id, &seeds(v), &deck, reshuffles);
         assert_eq!(t, &expected);
         assert!(verify(t).passed, "{}", verify(t).to_text());
     }

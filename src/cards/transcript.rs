@@ -113,15 +113,7 @@ impl VerificationReport {
                 .unwrap_or_default();
             let _ = writeln!(out, "{verdict} {}{at}: {}", c.name, c.detail);
         }
-        let _ = writeln!(
-            out,
-            "{}",
-            if self.passed {
-                "VERIFIED"
-            } else {
-                "NOT VERIFIED"
-            }
-        );
+        let _ = writeln!(out, "{}", if self.passed { "VERIFIED" } else { "NOT VERIFIED" });
         out
     }
 
@@ -178,11 +170,7 @@ pub fn verify(t: &ShuffleTranscript) -> VerificationReport {
     checks.push(if t.algorithm == ALGORITHM {
         pass("algorithm", ALGORITHM)
     } else {
-        fail(
-            "algorithm",
-            None,
-            format!("{:?} is not {ALGORITHM}", t.algorithm),
-        )
+        fail("algorithm", None, format!("{:?} is not {ALGORITHM}", t.algorithm))
     });
 
     let game = Game::parse(&t.game);
@@ -200,11 +188,7 @@ pub fn verify(t: &ShuffleTranscript) -> VerificationReport {
     });
 
     checks.push(match &server_seed {
-        None => fail(
-            "commitment",
-            None,
-            "not checked: the server seed is invalid",
-        ),
+        None => fail("commitment", None, "not checked: the server seed is invalid"),
         Some(seed) => {
             let expected = commitment(seed);
             if t.commitment.to_ascii_lowercase() == expected {
@@ -213,10 +197,7 @@ pub fn verify(t: &ShuffleTranscript) -> VerificationReport {
                 fail(
                     "commitment",
                     None,
-                    format!(
-                        "sha256(server_seed) = {expected}, transcript says {:?}",
-                        t.commitment
-                    ),
+                    format!("sha256(server_seed) = {expected}, transcript says {:?}", t.commitment),
                 )
             }
         }
@@ -230,11 +211,7 @@ pub fn verify(t: &ShuffleTranscript) -> VerificationReport {
         .collect();
     let client_seeds = match (parsed, game) {
         (Err((i, why)), _) => {
-            checks.push(fail(
-                "client_seeds",
-                Some(i),
-                format!("client seed {i}: {why}"),
-            ));
+            checks.push(fail("client_seeds", Some(i), format!("client seed {i}: {why}")));
             None
         }
         (Ok(seeds), Some(Game::Lobo)) if seeds.len() > 1 => {
@@ -261,16 +238,11 @@ pub fn verify(t: &ShuffleTranscript) -> VerificationReport {
             None,
             "not checked: the game or the client seeds are invalid",
         ),
-        Some(expected) if *expected == t.client_seed => {
-            pass("client_seed", format!("{expected:?}"))
-        }
+        Some(expected) if *expected == t.client_seed => pass("client_seed", format!("{expected:?}")),
         Some(expected) => fail(
             "client_seed",
             None,
-            format!(
-                "recomputed {expected:?}, transcript says {:?}",
-                t.client_seed
-            ),
+            format!("recomputed {expected:?}, transcript says {:?}", t.client_seed),
         ),
     });
 
@@ -284,10 +256,7 @@ pub fn verify(t: &ShuffleTranscript) -> VerificationReport {
             let mut expected = ids(&ordered_deck(max_rank));
             s.shuffle_slice(&mut expected);
             checks.push(match first_difference(&expected, &t.deck) {
-                None => pass(
-                    "deck",
-                    format!("{} cards in the recomputed order", expected.len()),
-                ),
+                None => pass("deck", format!("{} cards in the recomputed order", expected.len())),
                 Some(i) => fail(
                     "deck",
                     Some(i),
@@ -303,26 +272,15 @@ pub fn verify(t: &ShuffleTranscript) -> VerificationReport {
         (_, _, None) if game == Some(Game::Lobo) => fail_push(
             &mut checks,
             "deck",
-            format!(
-                "not checked: a lobo deck has 50, 45 or 40 cards, not {}",
-                t.deck.len()
-            ),
+            format!("not checked: a lobo deck has 50, 45 or 40 cards, not {}", t.deck.len()),
         ),
-        _ => fail_push(
-            &mut checks,
-            "deck",
-            "not checked: an input above is invalid".to_owned(),
-        ),
+        _ => fail_push(&mut checks, "deck", "not checked: an input above is invalid".to_owned()),
     }
 
     for (k, r) in t.reshuffles.iter().enumerate() {
         let name = format!("reshuffle[{k}]");
         let Some((s, max_rank)) = shuffler.as_mut() else {
-            checks.push(fail(
-                &name,
-                None,
-                "not checked: the deck could not be recomputed",
-            ));
+            checks.push(fail(&name, None, "not checked: the deck could not be recomputed"));
             continue;
         };
         // The stream advances by the pile's length whatever the ids, so later
@@ -343,10 +301,7 @@ pub fn verify(t: &ShuffleTranscript) -> VerificationReport {
                     r.before[i]
                 ),
             ),
-            (None, None) => pass(
-                &name,
-                format!("{} cards in the recomputed order", expected.len()),
-            ),
+            (None, None) => pass(&name, format!("{} cards in the recomputed order", expected.len())),
             (None, Some(i)) => fail(
                 &name,
                 Some(i),
@@ -380,10 +335,7 @@ mod tests {
 
     fn round(game: Game, seeds: &[&str], max_rank: u8, reshuffles: usize) -> ShuffleTranscript {
         let server_seed = ServerSeed::from_bytes([0x42; 32]);
-        let seeds: Vec<ClientSeed> = seeds
-            .iter()
-            .map(|s| ClientSeed::parse(s).unwrap())
-            .collect();
+        let seeds: Vec<ClientSeed> = seeds.iter().map(|s| ClientSeed::parse(s).unwrap()).collect();
         let client_seed = client_seed_for(game, &seeds).unwrap();
         let (deck, mut s) = shuffled_deck(&server_seed, game, "round-1", &client_seed, max_rank);
         let mut pile: Vec<Card> = deck.iter().copied().skip(10).collect();
@@ -501,10 +453,7 @@ mod tests {
         assert!(!verify(&t).check("deck").unwrap().passed);
         let mut t = round(Game::Lobo, &[], 8, 0);
         t.client_seeds = vec!["a".into(), "b".into()];
-        assert_eq!(
-            verify(&t).check("client_seeds").unwrap().first_mismatch,
-            Some(1)
-        );
+        assert_eq!(verify(&t).check("client_seeds").unwrap().first_mismatch, Some(1));
         let mut t = round(Game::PrimaCarta, &[], 10, 0);
         t.server_seed.push_str("00");
         assert!(!verify(&t).check("server_seed").unwrap().passed);

@@ -62,7 +62,10 @@ pub fn shuffle(args: CertifyShuffleArgs) -> Result<ExitCode, String> {
         return Err("--shuffles must be at least 1".into());
     }
     if !(args.significance > 0.0 && args.significance < 1.0) {
-        return Err(format!("--significance must be between 0 and 1, got {}", args.significance));
+        return Err(format!(
+            "--significance must be between 0 and 1, got {}",
+            args.significance
+        ));
     }
     let threads = threads_or_all_cores(args.threads);
     std::fs::create_dir_all(&args.out).map_err(|e| format!("cannot create {}: {e}", args.out.display()))?;
@@ -78,7 +81,12 @@ pub fn shuffle(args: CertifyShuffleArgs) -> Result<ExitCode, String> {
         simulation: n_source(dist),
     };
 
-    let config = CertifyConfig { shuffles: args.shuffles, seed: args.seed, significance: args.significance, threads };
+    let config = CertifyConfig {
+        shuffles: args.shuffles,
+        seed: args.seed,
+        significance: args.significance,
+        threads,
+    };
     let bar = progress::bar(args.shuffles, "shuffles");
     let started = Instant::now();
     let report = certify_shuffles(&config, &first_pass_count, &expected, &|k| bar.inc(k));
@@ -102,8 +110,11 @@ pub fn shuffle(args: CertifyShuffleArgs) -> Result<ExitCode, String> {
         None => text.push_str(&about),
     }
 
-    let json = serde_json::to_string_pretty(&ShuffleCertificationFile { report: &report, expected_first_pass_source: source })
-        .map_err(|e| e.to_string())?;
+    let json = serde_json::to_string_pretty(&ShuffleCertificationFile {
+        report: &report,
+        expected_first_pass_source: source,
+    })
+    .map_err(|e| e.to_string())?;
     write_file(&args.out.join("certification.json"), &(json + "\n"))?;
     write_file(&args.out.join("certification.txt"), &text)?;
     print!("{text}");
@@ -113,7 +124,11 @@ pub fn shuffle(args: CertifyShuffleArgs) -> Result<ExitCode, String> {
         args.out.join("certification.json").display(),
         args.out.join("certification.txt").display()
     );
-    Ok(if report.passed { ExitCode::SUCCESS } else { ExitCode::from(1) })
+    Ok(if report.passed {
+        ExitCode::SUCCESS
+    } else {
+        ExitCode::from(1)
+    })
 }
 
 fn write_file(path: &Path, contents: &str) -> Result<(), String> {
@@ -162,11 +177,17 @@ pub fn pay_table(args: CertifyPayTableArgs) -> Result<ExitCode, String> {
         print!("{}", cert.to_text());
     }
     if let Some(dir) = &args.plots {
-        for path in plots::write_svgs(dir, dist, &cert).map_err(|e| format!("cannot write plots into {}: {e}", dir.display()))? {
+        for path in plots::write_svgs(dir, dist, &cert)
+            .map_err(|e| format!("cannot write plots into {}: {e}", dir.display()))?
+        {
             eprintln!("wrote {}", path.display());
         }
     }
-    Ok(if cert.pass { ExitCode::SUCCESS } else { ExitCode::from(1) })
+    Ok(if cert.pass {
+        ExitCode::SUCCESS
+    } else {
+        ExitCode::from(1)
+    })
 }
 
 pub fn suggest(args: SuggestArgs) -> Result<ExitCode, String> {

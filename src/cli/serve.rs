@@ -22,7 +22,9 @@ pub fn serve(args: ServeArgs) -> Result<ExitCode, String> {
     }
     tracing::info!(bind = %settings.bind, port = app.port, "djego listening");
     println!("djego listening on http://{} (API docs at /docs)", settings.bind);
-    actix_web::rt::System::new().block_on(app.server).map_err(|e| e.to_string())?;
+    actix_web::rt::System::new()
+        .block_on(app.server)
+        .map_err(|e| e.to_string())?;
     Ok(ExitCode::SUCCESS)
 }
 

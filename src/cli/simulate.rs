@@ -24,13 +24,26 @@ pub fn n_table(d: &NDistribution) -> String {
     let _ = writeln!(s);
     let _ = writeln!(s, "| N | deals | P(N) | 95% CI |");
     let _ = writeln!(s, "|---:|---:|---:|---|");
-    let f = |x: f64| if x < 1e-3 { format!("{x:.3e}") } else { format!("{x:.6}") };
+    let f = |x: f64| {
+        if x < 1e-3 {
+            format!("{x:.3e}")
+        } else {
+            format!("{x:.6}")
+        }
+    };
     for n in N_MIN..=N_MAX {
         if d.count(n) == 0 {
             continue;
         }
         let e = d.probability(n);
-        let _ = writeln!(s, "| {n} | {} | {} | {} – {} |", d.count(n), f(e.value), f(e.low_95), f(e.high_95));
+        let _ = writeln!(
+            s,
+            "| {n} | {} | {} | {} – {} |",
+            d.count(n),
+            f(e.value),
+            f(e.low_95),
+            f(e.high_95)
+        );
     }
     let unseen: Vec<u8> = (N_MIN..=d.max_seen()).filter(|&n| d.count(n) == 0).collect();
     let _ = writeln!(s);
@@ -89,7 +102,9 @@ pub fn basic_strategy(args: SimulateBasicStrategyArgs) -> Result<ExitCode, Strin
     let threads = threads_or_all_cores(args.threads);
     let bar = progress::bar(args.deals, "rounds");
     let started = Instant::now();
-    let report = djego::math::basic_strategy::analyse_basic_strategy(args.deals, args.seed, threads, &|done| bar.set_position(done));
+    let report = djego::math::basic_strategy::analyse_basic_strategy(args.deals, args.seed, threads, &|done| {
+        bar.set_position(done)
+    });
     bar.finish_and_clear();
     let seconds = started.elapsed().as_secs_f64();
     if args.json {
@@ -101,11 +116,20 @@ pub fn basic_strategy(args: SimulateBasicStrategyArgs) -> Result<ExitCode, Strin
             ("never fold", &report.never_fold),
             ("perfect knowledge of the deck", &report.perfect_knowledge),
         ] {
-            println!("  {name:<30} {:+.4}  ({:+.4} to {:+.4})", r.mean_units, r.low_95, r.high_95);
+            println!(
+                "  {name:<30} {:+.4}  ({:+.4} to {:+.4})",
+                r.mean_units, r.low_95, r.high_95
+            );
         }
-        println!("  basic strategy decides as perfect knowledge would in {:.2}% of copas", 100.0 * report.basic_agrees_with_perfect);
+        println!(
+            "  basic strategy decides as perfect knowledge would in {:.2}% of copas",
+            100.0 * report.basic_agrees_with_perfect
+        );
         println!("  rounds ending in the first pass: {:.2}%", 100.0 * report.early_end);
-        println!("{} rounds, seed {}, in {seconds:.1} s on {threads} threads", args.deals, args.seed);
+        println!(
+            "{} rounds, seed {}, in {seconds:.1} s on {threads} threads",
+            args.deals, args.seed
+        );
     }
     Ok(ExitCode::SUCCESS)
 }

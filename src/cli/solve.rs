@@ -33,7 +33,9 @@ pub fn parse_penalty(text: &str) -> Result<Option<u8>, String> {
     if text == "none" {
         Ok(None)
     } else {
-        text.parse().map(Some).map_err(|_| "penalty must be none or an Over difference 1..=9".to_string())
+        text.parse()
+            .map(Some)
+            .map_err(|_| "penalty must be none or an Over difference 1..=9".to_string())
     }
 }
 
@@ -46,7 +48,10 @@ pub fn lobo(args: SolveLoboArgs) -> Result<ExitCode, String> {
     if args.samples == 0 {
         return Err("--samples must be at least 1".into());
     }
-    let limits = |default_over: u8| GameLimits { max_over_difference: args.over.unwrap_or(default_over), loss_cap_points: cap };
+    let limits = |default_over: u8| GameLimits {
+        max_over_difference: args.over.unwrap_or(default_over),
+        loss_cap_points: cap,
+    };
     let total = if args.full && matches!(args.bound, SolveBound::Lower | SolveBound::Exact) {
         deals::all_openings(mode).len() as u64
     } else if args.bound == SolveBound::Policies {
@@ -73,7 +78,14 @@ pub fn lobo(args: SolveLoboArgs) -> Result<ExitCode, String> {
             } else {
                 solver::sampled_value(mode, l, args.samples, args.seed, threads, &report)
             };
-            results.push((format!("lower bound: best play with Overs limited to difference {}", l.max_over_difference), l, v));
+            results.push((
+                format!(
+                    "lower bound: best play with Overs limited to difference {}",
+                    l.max_over_difference
+                ),
+                l,
+                v,
+            ));
         }
         SolveBound::Exact => {
             let l = limits(GameLimits::FULL_RULES);
@@ -103,7 +115,16 @@ pub fn lobo(args: SolveLoboArgs) -> Result<ExitCode, String> {
         }
         SolveBound::Upper => {
             let l = limits(GameLimits::FULL_RULES);
-            let (v, low) = solver::clairvoyant_value(mode, l, penalty, args.penalty_over, args.samples, args.seed, threads, &report);
+            let (v, low) = solver::clairvoyant_value(
+                mode,
+                l,
+                penalty,
+                args.penalty_over,
+                args.samples,
+                args.seed,
+                threads,
+                &report,
+            );
             let what = match penalty {
                 None => "upper bound: clairvoyant player (knows the deck order)".to_string(),
                 Some(k) => format!(
@@ -116,7 +137,10 @@ pub fn lobo(args: SolveLoboArgs) -> Result<ExitCode, String> {
             if let (Some(low), Some(k)) = (low, penalty) {
                 results.push((
                     format!("lower bound on the same deals: best play with Overs limited to difference {k}"),
-                    GameLimits { max_over_difference: k, ..l },
+                    GameLimits {
+                        max_over_difference: k,
+                        ..l
+                    },
                     low,
                 ));
             }
@@ -133,7 +157,11 @@ pub fn lobo(args: SolveLoboArgs) -> Result<ExitCode, String> {
     bar.finish_and_clear();
     for (what, l, v) in &results {
         let edge = house_edge_percent(mode, &rule, l.loss_cap_points, v.mean_points);
-        println!("mode {mode}, loss cap {:?}, rule {}: {what}", l.loss_cap_points, rule.describe());
+        println!(
+            "mode {mode}, loss cap {:?}, rule {}: {what}",
+            l.loss_cap_points,
+            rule.describe()
+        );
         match v.samples {
             None => println!("  value {:+.4} points per round (exact weighted average over all openings)", v.mean_points),
             Some(n) => println!(
@@ -152,7 +180,10 @@ pub fn lobo(args: SolveLoboArgs) -> Result<ExitCode, String> {
             edge
         );
         println!("  states {}", v.states);
-        println!("  json {}", serde_json::to_string(&(what, l, v)).map_err(|e| e.to_string())?);
+        println!(
+            "  json {}",
+            serde_json::to_string(&(what, l, v)).map_err(|e| e.to_string())?
+        );
     }
     print_cost(started, threads);
     Ok(ExitCode::SUCCESS)

@@ -8,7 +8,13 @@ use super::serve::open_db;
 use crate::UserCreateArgs;
 
 pub fn create(args: UserCreateArgs) -> Result<ExitCode, String> {
-    let UserCreateArgs { username, role, display_name, password, database } = args;
+    let UserCreateArgs {
+        username,
+        role,
+        display_name,
+        password,
+        database,
+    } = args;
     let username = Username::parse(&username)?;
     let password = Password::parse(&password)?;
     let db = open_db(&database)?;
@@ -17,7 +23,12 @@ pub fn create(args: UserCreateArgs) -> Result<ExitCode, String> {
         .write(|conn| -> Result<_, djego::bootstrap::BootstrapError> {
             Ok(djego::users::create(
                 conn,
-                &djego::users::NewUser { username: &username, display_name: &display, role, password: password.expose() },
+                &djego::users::NewUser {
+                    username: &username,
+                    display_name: &display,
+                    role,
+                    password: password.expose(),
+                },
                 None,
                 argon2::Params::DEFAULT_M_COST,
             )?)

@@ -17,7 +17,11 @@ pub fn ledger(args: DatabaseArgs) -> Result<ExitCode, String> {
         .read(|conn| djego::ledger::verify::verify(conn).map_err(djego::store::StoreError::from))
         .map_err(|e| e.to_string())?;
     println!("{}", serde_json::to_string_pretty(&report).map_err(|e| e.to_string())?);
-    Ok(if report.ok { ExitCode::SUCCESS } else { ExitCode::from(1) })
+    Ok(if report.ok {
+        ExitCode::SUCCESS
+    } else {
+        ExitCode::from(1)
+    })
 }
 
 /// Reads one transcript, a JSON list of them, or an object holding one under
@@ -26,7 +30,9 @@ pub fn read_transcripts(path: &Path) -> Result<Vec<ShuffleTranscript>, String> {
     let shown = path.display();
     let text = if path.as_os_str() == "-" {
         let mut s = String::new();
-        std::io::stdin().read_to_string(&mut s).map_err(|e| format!("cannot read standard input: {e}"))?;
+        std::io::stdin()
+            .read_to_string(&mut s)
+            .map_err(|e| format!("cannot read standard input: {e}"))?;
         s
     } else {
         std::fs::read_to_string(path).map_err(|e| format!("cannot read {shown}: {e}"))?
@@ -67,7 +73,13 @@ pub fn round(args: VerifyRoundArgs) -> Result<ExitCode, String> {
                 if i > 0 {
                     println!();
                 }
-                println!("transcript {} of {}: {} round {:?}", i + 1, transcripts.len(), t.game, t.round_id);
+                println!(
+                    "transcript {} of {}: {} round {:?}",
+                    i + 1,
+                    transcripts.len(),
+                    t.game,
+                    t.round_id
+                );
             }
             print!("{}", r.to_text());
         }
@@ -76,5 +88,9 @@ pub fn round(args: VerifyRoundArgs) -> Result<ExitCode, String> {
             println!("{verified} of {} transcripts verified", transcripts.len());
         }
     }
-    Ok(if verified == reports.len() { ExitCode::SUCCESS } else { ExitCode::from(1) })
+    Ok(if verified == reports.len() {
+        ExitCode::SUCCESS
+    } else {
+        ExitCode::from(1)
+    })
 }

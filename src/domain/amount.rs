@@ -137,7 +137,10 @@ mod tests {
         assert_eq!(Amount::parse(".50"), Err(AmountError::NotADecimal));
         assert_eq!(Amount::parse("5."), Err(AmountError::NotADecimal));
         assert_eq!(Amount::parse(""), Err(AmountError::NotADecimal));
-        assert_eq!(Amount::parse("1.0000000000000000000000000001"), Err(AmountError::TooManyDecimals));
+        assert_eq!(
+            Amount::parse("1.0000000000000000000000000001"),
+            Err(AmountError::TooManyDecimals)
+        );
         assert_eq!(Amount::parse("-0.01"), Err(AmountError::NotPositive));
         assert_eq!(Amount::parse("1000000000.01"), Err(AmountError::TooLarge));
         assert_eq!(Amount::parse("99999999999999999999999"), Err(AmountError::TooLarge));

@@ -7,7 +7,9 @@ pub struct Username(String);
 impl Username {
     pub fn parse(text: &str) -> Result<Username, String> {
         let ok_len = (3..=32).contains(&text.len());
-        let ok_chars = text.chars().all(|c| c.is_ascii_alphanumeric() || matches!(c, '.' | '_' | '-'));
+        let ok_chars = text
+            .chars()
+            .all(|c| c.is_ascii_alphanumeric() || matches!(c, '.' | '_' | '-'));
         if ok_len && ok_chars {
             Ok(Username(text.to_ascii_lowercase()))
         } else {

@@ -127,7 +127,10 @@ pub struct AccountRow {
 
 /// Creates the account if it does not exist yet (idempotent).
 pub fn ensure(conn: &mut AnyConnection, id: &AccountId, owner_id: Option<&str>) -> QueryResult<()> {
-    let exists: i64 = accounts::table.filter(accounts::id.eq(id.as_str())).count().get_result(conn)?;
+    let exists: i64 = accounts::table
+        .filter(accounts::id.eq(id.as_str()))
+        .count()
+        .get_result(conn)?;
     if exists == 0 {
         let kind = id.kind();
         diesel::insert_into(accounts::table)
@@ -149,7 +152,11 @@ pub fn open_wallet(conn: &mut AnyConnection, user_id: &str) -> QueryResult<()> {
 }
 
 pub fn find(conn: &mut AnyConnection, id: &AccountId) -> QueryResult<Option<AccountRow>> {
-    accounts::table.find(id.as_str()).select(AccountRow::as_select()).first(conn).optional()
+    accounts::table
+        .find(id.as_str())
+        .select(AccountRow::as_select())
+        .first(conn)
+        .optional()
 }
 
 pub fn balance_minor(conn: &mut AnyConnection, id: &AccountId) -> QueryResult<i64> {
@@ -157,12 +164,20 @@ pub fn balance_minor(conn: &mut AnyConnection, id: &AccountId) -> QueryResult<i6
 }
 
 pub fn all(conn: &mut AnyConnection) -> QueryResult<Vec<AccountRow>> {
-    accounts::table.select(AccountRow::as_select()).order(accounts::id.asc()).load(conn)
+    accounts::table
+        .select(AccountRow::as_select())
+        .order(accounts::id.asc())
+        .load(conn)
 }
 
 /// The house's standing accounts, created at start-up.
 pub fn ensure_house_accounts(conn: &mut AnyConnection) -> QueryResult<()> {
-    for id in [AccountId::house_bankroll(), AccountId::house_revenue(), AccountId::dealer_tips(), AccountId::cage()] {
+    for id in [
+        AccountId::house_bankroll(),
+        AccountId::house_revenue(),
+        AccountId::dealer_tips(),
+        AccountId::cage(),
+    ] {
         ensure(conn, &id, None)?;
     }
     Ok(())

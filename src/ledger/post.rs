@@ -90,7 +90,15 @@ pub struct TransferSpec {
 
 impl TransferSpec {
     pub fn new(debit: AccountId, credit: AccountId, amount: Amount, kind: TransferKind) -> TransferSpec {
-        TransferSpec { debit, credit, amount, kind, refs: Refs::default(), idempotency_key: None, memo: None }
+        TransferSpec {
+            debit,
+            credit,
+            amount,
+            kind,
+            refs: Refs::default(),
+            idempotency_key: None,
+            memo: None,
+        }
     }
     pub fn refs(mut self, refs: Refs) -> TransferSpec {
         self.refs = refs;
@@ -137,7 +145,11 @@ impl Transfer {
 #[derive(Debug, thiserror::Error)]
 pub enum LedgerError {
     #[error("insufficient funds in {account}: balance {balance}, needs {needed}")]
-    InsufficientFunds { account: String, balance: String, needed: String },
+    InsufficientFunds {
+        account: String,
+        balance: String,
+        needed: String,
+    },
     #[error("account {0} does not exist")]
     UnknownAccount(String),
     #[error("a transfer cannot move money from an account to itself ({0})")]
@@ -157,8 +169,10 @@ pub fn post(conn: &mut AnyConnection, specs: &[TransferSpec]) -> Result<Vec<Tran
         return Ok(Vec::new());
     }
     lock_for_update(conn, "SELECT seq FROM ledger_head WHERE id = 1 FOR UPDATE")?;
-    let (mut seq, mut prev_hash): (i64, String) =
-        ledger_head::table.find(1).select((ledger_head::seq, ledger_head::hash)).first(conn)?;
+    let (mut seq, mut prev_hash): (i64, String) = ledger_head::table
+        .find(1)
+        .select((ledger_head::seq, ledger_head::hash))
+        .first(conn)?;
 
     // Current balances of every touched account.
     let mut balances: BTreeMap<AccountId, (i64, bool)> = BTreeMap::new();
@@ -216,7 +230,9 @@ pub fn post(conn: &mut AnyConnection, specs: &[TransferSpec]) -> Result<Vec<Tran
         diesel::insert_into(transfers::table).values(t).execute(conn)?;
     }
     for (id, (balance, _)) in &balances {
-        diesel::update(acc::table.find(id.as_str())).set(acc::balance_minor.eq(balance)).execute(conn)?;
+        diesel::update(acc::table.find(id.as_str()))
+            .set(acc::balance_minor.eq(balance))
+            .execute(conn)?;
     }
     diesel::update(ledger_head::table.find(1))
         .set((ledger_head::seq.eq(seq), ledger_head::hash.eq(&prev_hash)))

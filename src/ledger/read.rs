@@ -36,7 +36,11 @@ pub fn transfers(conn: &mut AnyConnection, f: &TransferFilter) -> QueryResult<Ve
     if let Some(to) = f.to_us {
         q = q.filter(t::created_at_us.lt(to));
     }
-    q = if f.newest_first { q.order(t::seq.desc()) } else { q.order(t::seq.asc()) };
+    q = if f.newest_first {
+        q.order(t::seq.desc())
+    } else {
+        q.order(t::seq.asc())
+    };
     q.limit(f.limit).offset(f.offset).load(conn)
 }
 
@@ -66,7 +70,11 @@ pub fn trial_balance(conn: &mut AnyConnection) -> QueryResult<TrialBalance> {
     Ok(TrialBalance {
         accounts: rows
             .into_iter()
-            .map(|r| TrialBalanceLine { account: r.id, kind: r.kind, balance: format_minor(r.balance_minor) })
+            .map(|r| TrialBalanceLine {
+                account: r.id,
+                kind: r.kind,
+                balance: format_minor(r.balance_minor),
+            })
             .collect(),
         total: format_minor(total),
         balanced: total == 0,

@@ -46,8 +46,10 @@ pub struct LedgerVerification {
 }
 
 pub fn verify(conn: &mut AnyConnection) -> QueryResult<LedgerVerification> {
-    let (head_seq, head_hash): (i64, String) =
-        ledger_head::table.find(1).select((ledger_head::seq, ledger_head::hash)).first(conn)?;
+    let (head_seq, head_hash): (i64, String) = ledger_head::table
+        .find(1)
+        .select((ledger_head::seq, ledger_head::hash))
+        .first(conn)?;
     let mut recomputed: BTreeMap<String, i64> = BTreeMap::new();
     let mut first_broken: Option<BrokenLink> = None;
     let mut expected_prev = GENESIS_HASH.to_string();
@@ -78,7 +80,11 @@ pub fn verify(conn: &mut AnyConnection) -> QueryResult<LedgerVerification> {
                     None
                 };
                 if let Some(reason) = reason {
-                    first_broken = Some(BrokenLink { seq: tr.seq, transfer_id: tr.id.clone(), reason });
+                    first_broken = Some(BrokenLink {
+                        seq: tr.seq,
+                        transfer_id: tr.id.clone(),
+                        reason,
+                    });
                 }
             }
             expected_seq = tr.seq + 1;
@@ -115,7 +121,11 @@ pub fn verify(conn: &mut AnyConnection) -> QueryResult<LedgerVerification> {
         }
     }
     for (account, r) in recomputed {
-        mismatches.push(BalanceMismatch { account, stored: "missing".into(), recomputed: format_minor(r) });
+        mismatches.push(BalanceMismatch {
+            account,
+            stored: "missing".into(),
+            recomputed: format_minor(r),
+        });
     }
     Ok(LedgerVerification {
         ok: first_broken.is_none() && mismatches.is_empty() && stored_total == 0 && negative.is_empty(),

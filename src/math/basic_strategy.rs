@@ -52,8 +52,15 @@ pub fn prima_results(f: &DealFacts) -> (i64, i64, i64, bool, bool) {
         return (r, r, r, false, false);
     }
     let own = f.first_pass_counts[prima.index()];
-    let others: Vec<u8> = (0..5).filter(|&s| s != prima.index()).map(|s| f.first_pass_counts[s]).collect();
-    let pay_net = if won { 5 + f.first_pass_count as i64 - 1 - own as i64 } else { -1 - own as i64 };
+    let others: Vec<u8> = (0..5)
+        .filter(|&s| s != prima.index())
+        .map(|s| f.first_pass_counts[s])
+        .collect();
+    let pay_net = if won {
+        5 + f.first_pass_count as i64 - 1 - own as i64
+    } else {
+        -1 - own as i64
+    };
     let basic_pays = basic_strategy(own, &others) == CopaAdvice::Pay;
     let basic = if basic_pays { pay_net } else { -1 };
     let perfect = if won { pay_net } else { -1 };
@@ -71,7 +78,12 @@ struct Sums {
 }
 
 /// Runs `deals` rounds on `threads` threads; `progress(deals_done)` after each chunk.
-pub fn analyse_basic_strategy(deals: u64, seed: u64, threads: usize, progress: &(dyn Fn(u64) + Sync)) -> StrategyReport {
+pub fn analyse_basic_strategy(
+    deals: u64,
+    seed: u64,
+    threads: usize,
+    progress: &(dyn Fn(u64) + Sync),
+) -> StrategyReport {
     let server = simulation_server_seed(seed);
     let chunks = deals.div_ceil(CHUNK_DEALS);
     let next = AtomicU64::new(0);
@@ -89,12 +101,18 @@ pub fn analyse_basic_strategy(deals: u64, seed: u64, threads: usize, progress: &
                         break;
                     }
                     let in_chunk = CHUNK_DEALS.min(deals - chunk * CHUNK_DEALS);
-                    let mut shuffler =
-                        Shuffler::from_deck_seed(deck_seed(&server, Game::PrimaCarta, &format!("strategy-chunk-{chunk}"), ""));
+                    let mut shuffler = Shuffler::from_deck_seed(deck_seed(
+                        &server,
+                        Game::PrimaCarta,
+                        &format!("strategy-chunk-{chunk}"),
+                        "",
+                    ));
                     for _ in 0..in_chunk {
                         deck.copy_from_slice(&ordered);
                         shuffler.shuffle(&mut deck);
-                        let Ok(f) = deal_facts(&deck, Variant::Classic, &mut |_| {}) else { continue };
+                        let Ok(f) = deal_facts(&deck, Variant::Classic, &mut |_| {}) else {
+                            continue;
+                        };
                         let (b, nf, p, copa, agree) = prima_results(&f);
                         sums.n += 1;
                         for (i, r) in [b, nf, p].into_iter().enumerate() {
@@ -125,7 +143,11 @@ pub fn analyse_basic_strategy(deals: u64, seed: u64, threads: usize, progress: &
         let m = t.s[i] as f64 / n;
         let var = (t.s2[i] as f64 / n - m * m).max(0.0);
         let h = Z_95 * (var / n).sqrt();
-        MeanResult { mean_units: m, low_95: m - h, high_95: m + h }
+        MeanResult {
+            mean_units: m,
+            low_95: m - h,
+            high_95: m + h,
+        }
     };
     StrategyReport {
         deals: t.n,
@@ -158,9 +180,15 @@ mod tests {
     #[test]
     fn worked_rounds() {
         // Prima (Crowns) leads with 4 and wins: pot 5 + 14, pays 1 + 4 → +14.
-        assert_eq!(prima_results(&facts([4, 2, 3, 3, 2], Suit::Crowns, Suit::Crowns)), (14, 14, 14, true, true));
+        assert_eq!(
+            prima_results(&facts([4, 2, 3, 3, 2], Suit::Crowns, Suit::Crowns)),
+            (14, 14, 14, true, true)
+        );
         // Far behind (2 vs 5): basic folds (−1), never-fold loses 1 + 2.
-        assert_eq!(prima_results(&facts([2, 5, 3, 3, 2], Suit::Crowns, Suit::Locks)), (-1, -3, -1, true, true));
+        assert_eq!(
+            prima_results(&facts([2, 5, 3, 3, 2], Suit::Crowns, Suit::Locks)),
+            (-1, -3, -1, true, true)
+        );
         // Early end won by the Prima: +4 for all three.
         assert_eq!(prima_results(&facts([10, 2, 3, 3, 2], Suit::Crowns, Suit::Crowns)).0, 4);
     }

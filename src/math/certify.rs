@@ -19,7 +19,10 @@ pub struct RtpBounds {
 
 impl Default for RtpBounds {
     fn default() -> Self {
-        RtpBounds { min_rtp: 0.80, max_rtp: 0.995 }
+        RtpBounds {
+            min_rtp: 0.80,
+            max_rtp: 0.995,
+        }
     }
 }
 
@@ -47,10 +50,17 @@ impl Probability {
         }
     }
     fn exact(r: &BigRational) -> Probability {
-        Probability::Exact { fraction: r.to_string(), value: rational_to_f64(r) }
+        Probability::Exact {
+            fraction: r.to_string(),
+            value: rational_to_f64(r),
+        }
     }
     fn estimate(e: Estimate) -> Probability {
-        Probability::Estimate { value: e.value, low_95: e.low_95, high_95: e.high_95 }
+        Probability::Estimate {
+            value: e.value,
+            low_95: e.low_95,
+            high_95: e.high_95,
+        }
     }
 }
 
@@ -68,9 +78,18 @@ pub struct Outcome {
 #[serde(rename_all = "snake_case", tag = "kind")]
 pub enum Rtp {
     /// Exact: `fraction` is the rational, `decimal` its value to 10 places.
-    Exact { fraction: String, decimal: String, value: f64 },
+    Exact {
+        fraction: String,
+        decimal: String,
+        value: f64,
+    },
     /// Estimated from `deals` simulated deals, with a 95% confidence interval.
-    Estimate { value: f64, low_95: f64, high_95: f64, deals: u64 },
+    Estimate {
+        value: f64,
+        low_95: f64,
+        high_95: f64,
+        deals: u64,
+    },
 }
 
 impl Rtp {
@@ -126,8 +145,10 @@ pub struct Certificate {
 }
 
 fn exact_bet(kind: BetKind, lines: Vec<(&str, Decimal, BigRational)>, bounds: RtpBounds) -> BetCertificate {
-    let pairs: Vec<(BigRational, BigRational)> =
-        lines.iter().map(|(_, r, p)| (p.clone(), decimal_to_rational(*r))).collect();
+    let pairs: Vec<(BigRational, BigRational)> = lines
+        .iter()
+        .map(|(_, r, p)| (p.clone(), decimal_to_rational(*r)))
+        .collect();
     let rtp = expectation(&pairs);
     let value = rational_to_f64(&rtp);
     BetCertificate {
@@ -136,9 +157,17 @@ fn exact_bet(kind: BetKind, lines: Vec<(&str, Decimal, BigRational)>, bounds: Rt
         number: None,
         outcomes: lines
             .iter()
-            .map(|(name, r, p)| Outcome { name: name.to_string(), returns: *r, probability: Probability::exact(p) })
+            .map(|(name, r, p)| Outcome {
+                name: name.to_string(),
+                returns: *r,
+                probability: Probability::exact(p),
+            })
             .collect(),
-        rtp: Rtp::Exact { fraction: rtp.to_string(), decimal: rational_to_decimal_string(&rtp, 10), value },
+        rtp: Rtp::Exact {
+            fraction: rtp.to_string(),
+            decimal: rational_to_decimal_string(&rtp, 10),
+            value,
+        },
         house_edge: 1.0 - value,
         std_dev_per_unit: std_dev(&pairs),
         pass: bounds.min_rtp <= value && value <= bounds.max_rtp,
@@ -175,8 +204,16 @@ fn count_bet(
                 let p = hits as f64 / dist.total.max(1) as f64;
                 mean += p * r;
                 second += p * r * r;
-                let name = if n == end { format!("win, N = {n}") } else { format!("win, N = {n}..={end}") };
-                outcomes.push(Outcome { name, returns, probability: Probability::estimate(wilson_95(hits, dist.total)) });
+                let name = if n == end {
+                    format!("win, N = {n}")
+                } else {
+                    format!("win, N = {n}..={end}")
+                };
+                outcomes.push(Outcome {
+                    name,
+                    returns,
+                    probability: Probability::estimate(wilson_95(hits, dist.total)),
+                });
                 n = end + 1;
             }
         }
@@ -196,7 +233,12 @@ fn count_bet(
         kind,
         number,
         outcomes,
-        rtp: Rtp::Estimate { value: mean, low_95: mean - half, high_95: mean + half, deals: dist.total },
+        rtp: Rtp::Estimate {
+            value: mean,
+            low_95: mean - half,
+            high_95: mean + half,
+            deals: dist.total,
+        },
         house_edge: 1.0 - mean,
         std_dev_per_unit: var.sqrt(),
         pass: bounds.min_rtp <= mean && mean <= bounds.max_rtp,
@@ -204,29 +246,57 @@ fn count_bet(
 }
 
 /// Certifies one bet (for Cartas, the given number).
-pub fn certify_bet(kind: BetKind, number: Option<u8>, table: &PayTable, dist: &NDistribution, bounds: RtpBounds) -> Option<BetCertificate> {
+pub fn certify_bet(
+    kind: BetKind,
+    number: Option<u8>,
+    table: &PayTable,
+    dist: &NDistribution,
+    bounds: RtpBounds,
+) -> Option<BetCertificate> {
     let t = table.spec();
     let win = |a: Decimal| Decimal::ONE + a;
     Some(match kind {
         BetKind::Prima | BetKind::Escucha => {
-            let (plain, ace) = if kind == BetKind::Prima { prima_probabilities() } else { escucha_probabilities() };
+            let (plain, ace) = if kind == BetKind::Prima {
+                prima_probabilities()
+            } else {
+                escucha_probabilities()
+            };
             let pays = if kind == BetKind::Prima { &t.prima } else { &t.escucha };
             let lose = one() - &plain - &ace;
-            exact_bet(kind, vec![("win", win(pays.pays), plain), ("win (ace)", win(pays.ace_pays), ace), ("lose", Decimal::ZERO, lose)], bounds)
+            exact_bet(
+                kind,
+                vec![
+                    ("win", win(pays.pays), plain),
+                    ("win (ace)", win(pays.ace_pays), ace),
+                    ("lose", Decimal::ZERO, lose),
+                ],
+                bounds,
+            )
         }
         BetKind::Maximo => {
             let (w, pair, l) = maximo_probabilities();
             let lines = match t.maximo.pair_tie {
                 PairTieRule::Lose => vec![("win", win(t.maximo.pays), w), ("lose", Decimal::ZERO, pair + l)],
                 PairTieRule::Push => {
-                    vec![("win", win(t.maximo.pays), w), ("push (pair tie)", Decimal::ONE, pair), ("lose", Decimal::ZERO, l)]
+                    vec![
+                        ("win", win(t.maximo.pays), w),
+                        ("push (pair tie)", Decimal::ONE, pair),
+                        ("lose", Decimal::ZERO, l),
+                    ]
                 }
             };
             exact_bet(kind, lines, bounds)
         }
         BetKind::ContoAlto => count_bet(kind, None, |n| (n >= 17).then_some(t.conto_alto), dist, bounds),
         BetKind::ContoBajo => count_bet(kind, None, |n| (n <= 11).then_some(t.conto_bajo), dist, bounds),
-        BetKind::ContoMedio => count_bet(kind, None, |n| (n == 14 || n == 15).then_some(t.conto_medio), dist, bounds),
+        BetKind::ContoMedio => count_bet(
+            kind,
+            None,
+            |n| (n == 14 || n == 15).then_some(t.conto_medio),
+            dist,
+            bounds,
+        ),
         BetKind::Cartas => {
             let x = number?;
             let a = table.cartas_pays(x)?;
@@ -288,24 +358,44 @@ impl Certificate {
     /// A readable report.
     pub fn to_text(&self) -> String {
         let mut s = String::new();
-        let _ = writeln!(s, "Pay table {} v{} (sha256 {})", self.pay_table, self.version, &self.fingerprint[..16.min(self.fingerprint.len())]);
+        let _ = writeln!(
+            s,
+            "Pay table {} v{} (sha256 {})",
+            self.pay_table,
+            self.version,
+            &self.fingerprint[..16.min(self.fingerprint.len())]
+        );
         let _ = writeln!(s, "Bounds: {} – {}", pct(self.bounds.min_rtp), pct(self.bounds.max_rtp));
         let n = &self.n_distribution;
-        let _ = writeln!(s, "N distribution: {} deals, seed {}, {} (code {})", n.deals, n.seed, n.algorithm, n.code_version);
+        let _ = writeln!(
+            s,
+            "N distribution: {} deals, seed {}, {} (code {})",
+            n.deals, n.seed, n.algorithm, n.code_version
+        );
         let _ = writeln!(s);
         for b in &self.bets {
             let rtp = match &b.rtp {
                 Rtp::Exact { fraction, .. } => format!("{} exact ({fraction})", pct(b.rtp.value())),
-                Rtp::Estimate { value, low_95, high_95, .. } => {
+                Rtp::Estimate {
+                    value, low_95, high_95, ..
+                } => {
                     format!("{} (95% CI {} – {})", pct(*value), pct(*low_95), pct(*high_95))
                 }
             };
             let verdict = if b.pass { "PASS" } else { "FAIL" };
-            let _ = writeln!(s, "{:<12} RTP {rtp}  edge {}  sd/unit {:.3}  {verdict}", b.bet, pct(b.house_edge), b.std_dev_per_unit);
+            let _ = writeln!(
+                s,
+                "{:<12} RTP {rtp}  edge {}  sd/unit {:.3}  {verdict}",
+                b.bet,
+                pct(b.house_edge),
+                b.std_dev_per_unit
+            );
             for o in &b.outcomes {
                 let p = match &o.probability {
                     Probability::Exact { fraction, value } => format!("{:.6} ({fraction})", value),
-                    Probability::Estimate { value, low_95, high_95 } => format!("{value:.6} [{low_95:.6}, {high_95:.6}]"),
+                    Probability::Estimate { value, low_95, high_95 } => {
+                        format!("{value:.6} [{low_95:.6}, {high_95:.6}]")
+                    }
                 };
                 let _ = writeln!(s, "    {:<22} returns {:>7}  p = {p}", o.name, o.returns.normalize());
             }
@@ -377,9 +467,23 @@ mod tests {
     fn pair_tie_push_adds_an_outcome_and_raises_rtp() {
         let d = dist_uniform_on(&[(14, 1)]);
         let mut spec: PayTableSpec = PayTable::default_table().spec().clone();
-        let lose = certify_bet(BetKind::Maximo, None, &PayTable::new(spec.clone()).unwrap(), &d, RtpBounds::default()).unwrap();
+        let lose = certify_bet(
+            BetKind::Maximo,
+            None,
+            &PayTable::new(spec.clone()).unwrap(),
+            &d,
+            RtpBounds::default(),
+        )
+        .unwrap();
         spec.maximo.pair_tie = PairTieRule::Push;
-        let push = certify_bet(BetKind::Maximo, None, &PayTable::new(spec).unwrap(), &d, RtpBounds::default()).unwrap();
+        let push = certify_bet(
+            BetKind::Maximo,
+            None,
+            &PayTable::new(spec).unwrap(),
+            &d,
+            RtpBounds::default(),
+        )
+        .unwrap();
         assert_eq!(push.outcomes.len(), 3);
         assert!(push.rtp.value() > lose.rtp.value());
         let text = certify_pay_table(&PayTable::default_table(), &d, RtpBounds::default()).to_text();

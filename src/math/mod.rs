@@ -11,7 +11,7 @@ mod suggest;
 
 pub use cached::*;
 pub use certify::*;
-pub use exact::{maximo_probabilities, escucha_probabilities, prima_probabilities, rational_to_decimal_string};
+pub use exact::{escucha_probabilities, maximo_probabilities, prima_probabilities, rational_to_decimal_string};
 pub use n_distribution::*;
 pub use simulate::*;
 pub use suggest::*;

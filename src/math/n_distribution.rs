@@ -23,7 +23,11 @@ pub struct Estimate {
 
 impl Estimate {
     pub fn exact(value: f64) -> Estimate {
-        Estimate { value, low_95: value, high_95: value }
+        Estimate {
+            value,
+            low_95: value,
+            high_95: value,
+        }
     }
 
     /// Half the interval's width.
@@ -36,7 +40,11 @@ impl Estimate {
 /// behaved for probabilities near 0, unlike the normal approximation.
 pub fn wilson_95(hits: u64, trials: u64) -> Estimate {
     if trials == 0 {
-        return Estimate { value: 0.0, low_95: 0.0, high_95: 1.0 };
+        return Estimate {
+            value: 0.0,
+            low_95: 0.0,
+            high_95: 1.0,
+        };
     }
     let n = trials as f64;
     let p = hits as f64 / n;
@@ -44,7 +52,11 @@ pub fn wilson_95(hits: u64, trials: u64) -> Estimate {
     let denom = 1.0 + z2 / n;
     let centre = (p + z2 / (2.0 * n)) / denom;
     let half = Z_95 * (p * (1.0 - p) / n + z2 / (4.0 * n * n)).sqrt() / denom;
-    Estimate { value: p, low_95: (centre - half).max(0.0), high_95: (centre + half).min(1.0) }
+    Estimate {
+        value: p,
+        low_95: (centre - half).max(0.0),
+        high_95: (centre + half).min(1.0),
+    }
 }
 
 /// Counts of N over a number of simulated deals.
@@ -104,7 +116,11 @@ impl NDistribution {
     /// Checks the invariants a deserialized distribution must hold.
     pub fn validate(&self) -> Result<(), String> {
         if self.counts.len() != (N_MAX - N_MIN + 1) as usize {
-            return Err(format!("expected {} counts, got {}", N_MAX - N_MIN + 1, self.counts.len()));
+            return Err(format!(
+                "expected {} counts, got {}",
+                N_MAX - N_MIN + 1,
+                self.counts.len()
+            ));
         }
         if self.counts.iter().sum::<u64>() != self.total {
             return Err("counts do not add up to total".into());

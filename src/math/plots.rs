@@ -17,7 +17,13 @@ pub fn write_n_distribution_svg(path: &Path, dist: &NDistribution) -> Result<(),
     root.fill(&WHITE).map_err(err)?;
     let floor = 0.5 / dist.total.max(1) as f64;
     let mut chart = ChartBuilder::on(&root)
-        .caption(format!("Distribution of N (first-pass count), {} deals, seed {}", dist.total, dist.seed), ("sans-serif", 20))
+        .caption(
+            format!(
+                "Distribution of N (first-pass count), {} deals, seed {}",
+                dist.total, dist.seed
+            ),
+            ("sans-serif", 20),
+        )
         .margin(15)
         .x_label_area_size(40)
         .y_label_area_size(70)
@@ -39,12 +45,18 @@ pub fn write_n_distribution_svg(path: &Path, dist: &NDistribution) -> Result<(),
         })
         .collect();
     chart
-        .draw_series(points.iter().map(|&(n, _, lo, hi)| {
-            PathElement::new(vec![(n as f64, lo), (n as f64, hi)], BLUE.stroke_width(2))
-        }))
+        .draw_series(
+            points
+                .iter()
+                .map(|&(n, _, lo, hi)| PathElement::new(vec![(n as f64, lo), (n as f64, hi)], BLUE.stroke_width(2))),
+        )
         .map_err(err)?;
     chart
-        .draw_series(points.iter().map(|&(n, p, _, _)| Circle::new((n as f64, p), 3, BLUE.filled())))
+        .draw_series(
+            points
+                .iter()
+                .map(|&(n, p, _, _)| Circle::new((n as f64, p), 3, BLUE.filled())),
+        )
         .map_err(err)?;
     root.present().map_err(err)
 }
@@ -57,7 +69,9 @@ pub fn write_rtp_svg(path: &Path, cert: &Certificate) -> Result<(), String> {
         .iter()
         .map(|b| match &b.rtp {
             Rtp::Exact { value, .. } => (value * 100.0, value * 100.0, value * 100.0),
-            Rtp::Estimate { value, low_95, high_95, .. } => (value * 100.0, low_95 * 100.0, high_95 * 100.0),
+            Rtp::Estimate {
+                value, low_95, high_95, ..
+            } => (value * 100.0, low_95 * 100.0, high_95 * 100.0),
         })
         .collect();
     // Keep the bounds readable: RTPs far above the upper bound are drawn at the
@@ -70,7 +84,10 @@ pub fn write_rtp_svg(path: &Path, cert: &Certificate) -> Result<(), String> {
     let names: Vec<String> = bets.iter().map(|b| b.bet.clone()).collect();
     let count = bets.len().max(1);
     let mut chart = ChartBuilder::on(&root)
-        .caption(format!("RTP by bet, pay table {} v{}", cert.pay_table, cert.version), ("sans-serif", 20))
+        .caption(
+            format!("RTP by bet, pay table {} v{}", cert.pay_table, cert.version),
+            ("sans-serif", 20),
+        )
         .margin(15)
         .x_label_area_size(60)
         .y_label_area_size(60)
@@ -92,23 +109,37 @@ pub fn write_rtp_svg(path: &Path, cert: &Certificate) -> Result<(), String> {
         .map_err(err)?;
     for bound in [lo_b, hi_b] {
         chart
-            .draw_series(std::iter::once(PathElement::new(vec![(-0.5, bound), (count as f64 - 0.5, bound)], RED.stroke_width(2))))
+            .draw_series(std::iter::once(PathElement::new(
+                vec![(-0.5, bound), (count as f64 - 0.5, bound)],
+                RED.stroke_width(2),
+            )))
             .map_err(err)?;
     }
     for (i, (b, &(v, lo, hi))) in bets.iter().zip(&values).enumerate() {
         let colour = if b.pass { GREEN.mix(0.9) } else { RED.mix(0.9) };
         let x = i as f64;
         if v > y_cap {
-            chart.draw_series(std::iter::once(TriangleMarker::new((x, y_cap), 7, colour.filled()))).map_err(err)?;
             chart
-                .draw_series(std::iter::once(Text::new(format!("{v:.1}%"), (x + 0.12, y_cap), ("sans-serif", 13))))
+                .draw_series(std::iter::once(TriangleMarker::new((x, y_cap), 7, colour.filled())))
+                .map_err(err)?;
+            chart
+                .draw_series(std::iter::once(Text::new(
+                    format!("{v:.1}%"),
+                    (x + 0.12, y_cap),
+                    ("sans-serif", 13),
+                )))
                 .map_err(err)?;
             continue;
         }
         chart
-            .draw_series(std::iter::once(PathElement::new(vec![(x, lo), (x, hi)], BLACK.stroke_width(2))))
+            .draw_series(std::iter::once(PathElement::new(
+                vec![(x, lo), (x, hi)],
+                BLACK.stroke_width(2),
+            )))
             .map_err(err)?;
-        chart.draw_series(std::iter::once(Circle::new((x, v), 5, colour.filled()))).map_err(err)?;
+        chart
+            .draw_series(std::iter::once(Circle::new((x, v), 5, colour.filled())))
+            .map_err(err)?;
     }
     root.present().map_err(err)
 }

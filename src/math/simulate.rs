@@ -51,12 +51,23 @@ pub fn simulate_first_pass(deals: u64, seed: u64, threads: usize, progress: &(dy
 /// Continues a simulation: adds `more_deals` deals, starting at the chunk after
 /// the last one `dist` holds, so the result equals one run of the total size.
 /// `dist` must be this code's simulation and hold whole chunks only.
-pub fn extend_simulation(dist: &mut NDistribution, more_deals: u64, threads: usize, progress: &(dyn Fn(u64) + Sync)) -> Result<(), String> {
+pub fn extend_simulation(
+    dist: &mut NDistribution,
+    more_deals: u64,
+    threads: usize,
+    progress: &(dyn Fn(u64) + Sync),
+) -> Result<(), String> {
     if dist.algorithm != SIM_ALGORITHM || dist.code_version != CODE_VERSION {
-        return Err(format!("cannot extend a distribution made by {} (code {})", dist.algorithm, dist.code_version));
+        return Err(format!(
+            "cannot extend a distribution made by {} (code {})",
+            dist.algorithm, dist.code_version
+        ));
     }
     if dist.total % CHUNK_DEALS != 0 {
-        return Err(format!("cannot extend: {} deals is not a whole number of {CHUNK_DEALS}-deal chunks", dist.total));
+        return Err(format!(
+            "cannot extend: {} deals is not a whole number of {CHUNK_DEALS}-deal chunks",
+            dist.total
+        ));
     }
     let counts = simulate_deals(dist.seed, dist.total / CHUNK_DEALS, more_deals, threads, progress);
     dist.merge_counts(&counts[10..]);
@@ -64,7 +75,13 @@ pub fn extend_simulation(dist: &mut NDistribution, more_deals: u64, threads: usi
 }
 
 /// Counts per N (index = N) over `deals` deals starting at chunk `first_chunk`.
-fn simulate_deals(seed: u64, first_chunk: u64, deals: u64, threads: usize, progress: &(dyn Fn(u64) + Sync)) -> [u64; 51] {
+fn simulate_deals(
+    seed: u64,
+    first_chunk: u64,
+    deals: u64,
+    threads: usize,
+    progress: &(dyn Fn(u64) + Sync),
+) -> [u64; 51] {
     let server = simulation_server_seed(seed);
     let chunks = deals.div_ceil(CHUNK_DEALS);
     let next_chunk = AtomicU64::new(0);

@@ -74,7 +74,11 @@ pub fn suggest_pays(
         let mut s = spec0.clone();
         match kind {
             BetKind::Prima | BetKind::Escucha => {
-                let p = if kind == BetKind::Prima { &mut s.prima } else { &mut s.escucha };
+                let p = if kind == BetKind::Prima {
+                    &mut s.prima
+                } else {
+                    &mut s.escucha
+                };
                 let ratio = p.ace_pays / p.pays;
                 p.pays = a;
                 p.ace_pays = floor_step(a * ratio);
@@ -100,15 +104,29 @@ pub fn suggest_pays(
     if kind == BetKind::Cartas && number.and_then(|x| base.cartas_pays(x)).is_none() {
         return Err("Cartas needs a number the base pay table offers".into());
     }
-    let factor_step = if kind == BetKind::Comeco { Decimal::new(1, 3) } else { step };
+    let factor_step = if kind == BetKind::Comeco {
+        Decimal::new(1, 3)
+    } else {
+        step
+    };
     let (a, rtp) = largest_below(factor_step, target_rtp, |a| rtp_of(kind, number, &apply(a), dist))
         .ok_or_else(|| format!("no pays on a {step} grid reach below RTP {target_rtp}"))?;
     let mut spec = apply(a);
     spec.version = base.version().saturating_add(1);
     let pays = match kind {
-        BetKind::Prima => vec![("pays".into(), spec.prima.pays), ("ace_pays".into(), spec.prima.ace_pays)],
-        BetKind::Escucha => vec![("pays".into(), spec.escucha.pays), ("ace_pays".into(), spec.escucha.ace_pays)],
-        BetKind::Comeco => spec.comeco.iter().map(|l| (format!("N {}..={}", l.n_from, l.n_to), l.pays)).collect(),
+        BetKind::Prima => vec![
+            ("pays".into(), spec.prima.pays),
+            ("ace_pays".into(), spec.prima.ace_pays),
+        ],
+        BetKind::Escucha => vec![
+            ("pays".into(), spec.escucha.pays),
+            ("ace_pays".into(), spec.escucha.ace_pays),
+        ],
+        BetKind::Comeco => spec
+            .comeco
+            .iter()
+            .map(|l| (format!("N {}..={}", l.n_from, l.n_to), l.pays))
+            .collect(),
         _ => vec![("pays".into(), a)],
     };
     let pay_table = PayTable::new(spec).map_err(|e| e.to_string())?;
@@ -133,10 +151,24 @@ mod tests {
     fn prima_at_96_percent_is_the_source_table() {
         let d = cached_n_distribution();
         let s = suggest_pays(BetKind::Prima, None, 0.96, &PayTable::default_table(), d, Decimal::ONE).unwrap();
-        assert_eq!(s.pays, vec![("pays".to_string(), Decimal::from(4)), ("ace_pays".to_string(), Decimal::from(2))]);
+        assert_eq!(
+            s.pays,
+            vec![
+                ("pays".to_string(), Decimal::from(4)),
+                ("ace_pays".to_string(), Decimal::from(2))
+            ]
+        );
         assert!((s.rtp - 0.96).abs() < 1e-12);
         // a finer grid gets closer from below, never above
-        let s = suggest_pays(BetKind::Prima, None, 0.97, &PayTable::default_table(), d, Decimal::new(1, 2)).unwrap();
+        let s = suggest_pays(
+            BetKind::Prima,
+            None,
+            0.97,
+            &PayTable::default_table(),
+            d,
+            Decimal::new(1, 2),
+        )
+        .unwrap();
         assert!(s.rtp <= 0.97 && s.rtp > 0.965, "{}", s.rtp);
     }
 
@@ -144,7 +176,11 @@ mod tests {
     fn count_bets_land_just_below_the_target() {
         let d = cached_n_distribution();
         let t = PayTable::default_table();
-        for (kind, number) in [(BetKind::ContoBajo, None), (BetKind::Cartas, Some(13)), (BetKind::Comeco, None)] {
+        for (kind, number) in [
+            (BetKind::ContoBajo, None),
+            (BetKind::Cartas, Some(13)),
+            (BetKind::Comeco, None),
+        ] {
             let s = suggest_pays(kind, number, 0.95, &t, d, Decimal::new(1, 1)).unwrap();
             assert!(s.rtp <= 0.95 && s.rtp > 0.90, "{kind:?} {}", s.rtp);
             assert_eq!(s.pay_table.version(), t.version() + 1);

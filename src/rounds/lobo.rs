@@ -28,7 +28,9 @@ use crate::cards::shuffle::{self, ClientSeed, Game, ServerSeed};
 use crate::cards::transcript::ShuffleTranscript;
 use crate::cards::Card;
 use crate::domain::{format_minor, Amount};
-use crate::games::lobo::{self as engine, proven_edge, HouseRule, LoboState, Mode, Outcome, Play, PlayKind, ProvenEdge};
+use crate::games::lobo::{
+    self as engine, proven_edge, HouseRule, LoboState, Mode, Outcome, Play, PlayKind, ProvenEdge,
+};
 use crate::ledger::{self, accounts, AccountId, LedgerError, Refs, TransferKind, TransferSpec};
 use crate::significant_events::{self, EventKind};
 use crate::store::{lock_for_update, new_id, AnyConnection};
@@ -108,7 +110,10 @@ pub struct StartMoney {
 pub fn start_money(unit: Amount, loss_cap_points: u32, rule: &HouseRule, wolf_opening_points: u32) -> StartMoney {
     let hundredths = rule.charge_hundredths(wolf_opening_points) as i64;
     let charge_minor = (unit.minor() * hundredths + 99) / 100;
-    StartMoney { escrow_minor: unit.minor() * loss_cap_points as i64, charge_minor }
+    StartMoney {
+        escrow_minor: unit.minor() * loss_cap_points as i64,
+        charge_minor,
+    }
 }
 
 /// The settlement transfers' amounts in minor units (zero = no transfer).
@@ -124,10 +129,18 @@ pub struct SettleMoney {
 
 pub fn settle_money(unit: Amount, loss_cap_points: u32, escrow_minor: i64, outcome: &Outcome) -> SettleMoney {
     if outcome.player_won {
-        SettleMoney { win_minor: unit.minor() * outcome.points as i64, loss_minor: 0, release_minor: escrow_minor }
+        SettleMoney {
+            win_minor: unit.minor() * outcome.points as i64,
+            loss_minor: 0,
+            release_minor: escrow_minor,
+        }
     } else {
         let loss = unit.minor() * outcome.capped_points(Some(loss_cap_points)) as i64;
-        SettleMoney { win_minor: 0, loss_minor: loss, release_minor: escrow_minor - loss }
+        SettleMoney {
+            win_minor: 0,
+            loss_minor: loss,
+            release_minor: escrow_minor - loss,
+        }
     }
 }
 
@@ -165,7 +178,9 @@ fn parse_minor(text: &str) -> Result<i64, ApiError> {
     if text == "0.00" {
         return Ok(0);
     }
-    Amount::parse(text).map(Amount::minor).map_err(|e| ApiError::internal(format!("stored amount {text:?}: {e}")))
+    Amount::parse(text)
+        .map(Amount::minor)
+        .map_err(|e| ApiError::internal(format!("stored amount {text:?}: {e}")))
 }
 
 /// The round's result, stored at settlement (`rounds.result`).
@@ -216,7 +231,9 @@ pub fn result(row: &RoundRow) -> Result<Option<LoboResult>, ApiError> {
 
 /// The round's deck: shuffle-v1 with game `lobo`, the player's client seed raw (SPEC §3.2).
 pub fn deck_of(vault: &SeedVault, row: &RoundRow, mode: Mode) -> Result<Vec<Card>, ApiError> {
-    let seed = vault.open(&row.id, &row.server_seed_sealed).map_err(|e| ApiError::internal(e.to_string()))?;
+    let seed = vault
+        .open(&row.id, &row.server_seed_sealed)
+        .map_err(|e| ApiError::internal(e.to_string()))?;
     let client_seed = row.client_seed.as_deref().unwrap_or("");
     Ok(shuffle::shuffled_deck(&seed, Game::Lobo, &row.id, client_seed, mode.max_rank()).0)
 }
@@ -247,7 +264,11 @@ pub struct LoboPlay {
 
 impl From<&Play> for LoboPlay {
     fn from(p: &Play) -> LoboPlay {
-        LoboPlay { kind: p.kind, player_cards: ids(&p.player_cards), wolf_cards: ids(&p.wolf_cards) }
+        LoboPlay {
+            kind: p.kind,
+            player_cards: ids(&p.player_cards),
+            wolf_cards: ids(&p.wolf_cards),
+        }
     }
 }
 
@@ -380,7 +401,10 @@ pub fn start_round(
     if unit < table_config.min_unit || unit > table_config.max_unit {
         return Err(ApiError::unprocessable(
             "unit_out_of_range",
-            format!("the unit must be between {} and {} at this table", table_config.min_unit, table_config.max_unit),
+            format!(
+                "the unit must be between {} and {} at this table",
+                table_config.min_unit, table_config.max_unit
+            ),
         ));
     }
     let mode = table_config.mode.engine();
@@ -392,7 +416,13 @@ pub fn start_round(
     // NO KEY UPDATE: creators queue behind each other, but foreign-key checks
     // on rounds.table_id (KEY SHARE) do not wait, which would deadlock with
     // a round settling on the same table.
-    lock_for_update(conn, &format!("SELECT id FROM casino_tables WHERE id = '{}' FOR NO KEY UPDATE", table.id))?;
+    lock_for_update(
+        conn,
+        &format!(
+            "SELECT id FROM casino_tables WHERE id = '{}' FOR NO KEY UPDATE",
+            table.id
+        ),
+    )?;
 
     let id = new_id();
     let seed = SeedVault::draw_seed();
@@ -400,7 +430,12 @@ pub fn start_round(
     let (deck, _) = shuffle::shuffled_deck(&seed, Game::Lobo, &id, &client_seed_text, mode.max_rank());
     let dealt = LoboState::deal(mode, &deck).map_err(|e| ApiError::internal(format!("shuffled deck refused: {e}")))?;
     let wolf_points: u32 = dealt.wolf_hand().iter().map(|c| c.rank().value() as u32).sum();
-    let money = start_money(unit, table_config.loss_cap_points, &table_config.house_rule, wolf_points);
+    let money = start_money(
+        unit,
+        table_config.loss_cap_points,
+        &table_config.house_rule,
+        wolf_points,
+    );
     let config = LoboRoundConfig {
         table: table_config.clone(),
         player_id: player_id.to_string(),
@@ -420,28 +455,40 @@ pub fn start_round(
         client_seed: Some(&client_seed_text),
         created_by: player_id,
     };
-    record::insert(conn, vault, &new)
-        .map_err(|e| match e {
-            diesel::result::Error::DatabaseError(diesel::result::DatabaseErrorKind::UniqueViolation, _) => {
-                ApiError::conflict("round_in_progress", "you already have a Lobo round in play at this table; finish it first")
-            }
-            other => other.into(),
-        })?;
+    record::insert(conn, vault, &new).map_err(|e| match e {
+        diesel::result::Error::DatabaseError(diesel::result::DatabaseErrorKind::UniqueViolation, _) => {
+            ApiError::conflict(
+                "round_in_progress",
+                "you already have a Lobo round in play at this table; finish it first",
+            )
+        }
+        other => other.into(),
+    })?;
 
     let escrow = AccountId::escrow(&id);
     accounts::ensure(conn, &escrow, None)?;
     let wallet = AccountId::wallet(player_id);
     let refs = refs(&id, &table.id, player_id);
-    let mut specs = vec![TransferSpec::new(wallet.clone(), escrow, amount(money.escrow_minor)?, TransferKind::LoboEscrow)
-        .refs(refs.clone())
-        .idempotency_key(idempotency_key)
-        .memo(format!("loss cap of {} points held", table_config.loss_cap_points))];
+    let mut specs = vec![TransferSpec::new(
+        wallet.clone(),
+        escrow,
+        amount(money.escrow_minor)?,
+        TransferKind::LoboEscrow,
+    )
+    .refs(refs.clone())
+    .idempotency_key(idempotency_key)
+    .memo(format!("loss cap of {} points held", table_config.loss_cap_points))];
     if money.charge_minor > 0 {
         specs.push(
-            TransferSpec::new(wallet, AccountId::house_revenue(), amount(money.charge_minor)?, TransferKind::LoboFee)
-                .refs(refs)
-                .idempotency_key(idempotency_key)
-                .memo(format!("house rule {}", table_config.house_rule.describe())),
+            TransferSpec::new(
+                wallet,
+                AccountId::house_revenue(),
+                amount(money.charge_minor)?,
+                TransferKind::LoboFee,
+            )
+            .refs(refs)
+            .idempotency_key(idempotency_key)
+            .memo(format!("house rule {}", table_config.house_rule.describe())),
         );
     }
     ledger::post(conn, &specs).map_err(|e| match e {
@@ -471,7 +518,11 @@ fn amount(minor: i64) -> Result<Amount, ApiError> {
 }
 
 /// Loads and locks a round of `player_id` that is in play.
-fn lock_own_round(conn: &mut AnyConnection, round_id: &str, player_id: &str) -> Result<(RoundRow, LoboRoundConfig), ApiError> {
+fn lock_own_round(
+    conn: &mut AnyConnection,
+    round_id: &str,
+    player_id: &str,
+) -> Result<(RoundRow, LoboRoundConfig), ApiError> {
     let row = record::lock(conn, round_id)?;
     let config = round_config(&row)?;
     if config.player_id != player_id {
@@ -507,10 +558,19 @@ pub fn make_play(
     let deck = deck_of(vault, &row, config.mode())?;
     let before = engine::replay(config.mode(), &deck, &made)
         .map_err(|e| ApiError::internal(format!("stored plays of round {} do not replay: {e}", row.id)))?;
-    let after = before.apply(&play).map_err(|e| ApiError::unprocessable("illegal_play", e.to_string()))?;
+    let after = before
+        .apply(&play)
+        .map_err(|e| ApiError::unprocessable("illegal_play", e.to_string()))?;
     made.push(play.canonical());
     let json = serde_json::to_string(&made).expect("plays serialize");
-    record::update(conn, &row, RoundUpdate { decisions: Some(&json), ..RoundUpdate::status(RoundStatus::InPlay) })?;
+    record::update(
+        conn,
+        &row,
+        RoundUpdate {
+            decisions: Some(&json),
+            ..RoundUpdate::status(RoundStatus::InPlay)
+        },
+    )?;
     let row = record::find(conn, &row.id)?.ok_or_else(|| ApiError::internal("round vanished"))?;
     if after.is_over() {
         return finish(conn, vault, &row, &config, &after);
@@ -521,7 +581,10 @@ pub fn make_play(
 fn to_engine_play(p: &LoboPlay) -> Result<Play, ApiError> {
     let cards = |list: &[u8]| -> Result<Vec<Card>, ApiError> {
         list.iter()
-            .map(|&id| Card::from_id(id).ok_or_else(|| ApiError::unprocessable("illegal_play", format!("card id {id} is not in 0..=49"))))
+            .map(|&id| {
+                Card::from_id(id)
+                    .ok_or_else(|| ApiError::unprocessable("illegal_play", format!("card id {id} is not in 0..=49")))
+            })
             .collect()
     };
     if p.player_cards.len() > 8 || p.wolf_cards.len() > 64 {
@@ -539,7 +602,9 @@ fn finish(
     config: &LoboRoundConfig,
     state: &LoboState,
 ) -> Result<LoboView, ApiError> {
-    let outcome = state.outcome().ok_or_else(|| ApiError::internal("finish called on a round in play"))?;
+    let outcome = state
+        .outcome()
+        .ok_or_else(|| ApiError::internal("finish called on a round in play"))?;
     let cap = config.table.loss_cap_points;
     let escrow_minor = config.escrow_minor()?;
     let money = settle_money(config.unit, cap, escrow_minor, &outcome);
@@ -549,29 +614,52 @@ fn finish(
     let mut specs = Vec::new();
     if money.win_minor > 0 {
         specs.push(
-            TransferSpec::new(AccountId::house_bankroll(), wallet.clone(), amount(money.win_minor)?, TransferKind::LoboWin)
-                .refs(refs.clone())
-                .memo(format!("won {} points", outcome.points)),
+            TransferSpec::new(
+                AccountId::house_bankroll(),
+                wallet.clone(),
+                amount(money.win_minor)?,
+                TransferKind::LoboWin,
+            )
+            .refs(refs.clone())
+            .memo(format!("won {} points", outcome.points)),
         );
     }
     if money.loss_minor > 0 {
         specs.push(
-            TransferSpec::new(escrow.clone(), AccountId::house_bankroll(), amount(money.loss_minor)?, TransferKind::LoboLoss)
-                .refs(refs.clone())
-                .memo(format!("lost {} points (Wolf's hand {}, cap {cap})", outcome.capped_points(Some(cap)), outcome.points)),
+            TransferSpec::new(
+                escrow.clone(),
+                AccountId::house_bankroll(),
+                amount(money.loss_minor)?,
+                TransferKind::LoboLoss,
+            )
+            .refs(refs.clone())
+            .memo(format!(
+                "lost {} points (Wolf's hand {}, cap {cap})",
+                outcome.capped_points(Some(cap)),
+                outcome.points
+            )),
         );
     }
     if money.release_minor > 0 {
         specs.push(
-            TransferSpec::new(escrow.clone(), wallet, amount(money.release_minor)?, TransferKind::LoboRelease)
-                .refs(refs)
-                .memo("escrow released"),
+            TransferSpec::new(
+                escrow.clone(),
+                wallet,
+                amount(money.release_minor)?,
+                TransferKind::LoboRelease,
+            )
+            .refs(refs)
+            .memo("escrow released"),
         );
     }
     ledger::post(conn, &specs)?;
     let left = accounts::balance_minor(conn, &escrow)?;
     if left != 0 {
-        return Err(ApiError::internal(format!("escrow of Lobo round {} would keep {}", row.id, signed_minor(left))));
+        return Err(ApiError::internal(format!(
+            "escrow of Lobo round {} would keep {}",
+            row.id,
+            signed_minor(left)
+        )));
     }
     let charge_minor = parse_minor(&config.charge)?;
     let net = money.win_minor - money.loss_minor - charge_minor;
@@ -579,18 +667,27 @@ fn finish(
         player_won: outcome.player_won,
         points: outcome.points,
         paid_points: outcome.capped_points(Some(cap)),
-        reason: serde_json::to_value(outcome.reason).ok().and_then(|v| v.as_str().map(str::to_string)).unwrap_or_default(),
+        reason: serde_json::to_value(outcome.reason)
+            .ok()
+            .and_then(|v| v.as_str().map(str::to_string))
+            .unwrap_or_default(),
         won: format_minor(money.win_minor),
         lost: format_minor(money.loss_minor),
         released: format_minor(money.release_minor),
         player_net: signed_minor(net),
     };
-    let seed = vault.open(&row.id, &row.server_seed_sealed).map_err(|e| ApiError::internal(e.to_string()))?;
+    let seed = vault
+        .open(&row.id, &row.server_seed_sealed)
+        .map_err(|e| ApiError::internal(e.to_string()))?;
     let json = serde_json::to_string(&stored).expect("results serialize");
     record::update(
         conn,
         row,
-        RoundUpdate { result: Some(&json), revealed_server_seed: Some(&seed.to_hex()), ..RoundUpdate::status(RoundStatus::Settled) },
+        RoundUpdate {
+            result: Some(&json),
+            revealed_server_seed: Some(&seed.to_hex()),
+            ..RoundUpdate::status(RoundStatus::Settled)
+        },
     )?;
     significant_events::record(
         conn,
@@ -609,7 +706,14 @@ pub fn shuffle_transcript(row: &RoundRow, mode: Mode) -> Option<ShuffleTranscrip
     let client_seed = row.client_seed.clone().unwrap_or_default();
     let client_seeds: Vec<ClientSeed> = ClientSeed::parse(&client_seed).ok().into_iter().collect();
     let (deck, _) = shuffle::shuffled_deck(&seed, Game::Lobo, &row.id, &client_seed, mode.max_rank());
-    Some(ShuffleTranscript::record(&seed, Game::Lobo, &row.id, &client_seeds, &deck, Vec::new()))
+    Some(ShuffleTranscript::record(
+        &seed,
+        Game::Lobo,
+        &row.id,
+        &client_seeds,
+        &deck,
+        Vec::new(),
+    ))
 }
 
 #[cfg(test)]
@@ -623,14 +727,38 @@ mod tests {
 
     #[test]
     fn escrow_and_charge_arithmetic() {
-        let rule = HouseRule { fee_per_round_hundredths: 904, ante_per_wolf_point_hundredths: 0 };
-        assert_eq!(start_money(amt("1.00"), 40, &rule, 17), StartMoney { escrow_minor: 4000, charge_minor: 904 });
-        assert_eq!(start_money(amt("2.50"), 20, &rule, 17), StartMoney { escrow_minor: 5000, charge_minor: 2260 });
+        let rule = HouseRule {
+            fee_per_round_hundredths: 904,
+            ante_per_wolf_point_hundredths: 0,
+        };
+        assert_eq!(
+            start_money(amt("1.00"), 40, &rule, 17),
+            StartMoney {
+                escrow_minor: 4000,
+                charge_minor: 904
+            }
+        );
+        assert_eq!(
+            start_money(amt("2.50"), 20, &rule, 17),
+            StartMoney {
+                escrow_minor: 5000,
+                charge_minor: 2260
+            }
+        );
         // 1.01 × 9.04 = 9.1304: rounded up to the cent.
         assert_eq!(start_money(amt("1.01"), 20, &rule, 17).charge_minor, 914);
         // An ante per Wolf point: 3.00 × (0.50 + 0.10 × 23) = 8.40.
-        let ante = HouseRule { fee_per_round_hundredths: 50, ante_per_wolf_point_hundredths: 10 };
-        assert_eq!(start_money(amt("3.00"), 30, &ante, 23), StartMoney { escrow_minor: 9000, charge_minor: 840 });
+        let ante = HouseRule {
+            fee_per_round_hundredths: 50,
+            ante_per_wolf_point_hundredths: 10,
+        };
+        assert_eq!(
+            start_money(amt("3.00"), 30, &ante, 23),
+            StartMoney {
+                escrow_minor: 9000,
+                charge_minor: 840
+            }
+        );
         assert_eq!(start_money(amt("3.00"), 30, &HouseRule::NONE, 23).charge_minor, 0);
     }
 
@@ -638,13 +766,46 @@ mod tests {
     fn settlement_empties_the_escrow() {
         let unit = amt("2.50");
         let escrow = unit.minor() * 20;
-        let won = Outcome { player_won: true, points: 13, reason: EndReason::WolfEmptied };
-        assert_eq!(settle_money(unit, 20, escrow, &won), SettleMoney { win_minor: 3250, loss_minor: 0, release_minor: 5000 });
-        let lost = Outcome { player_won: false, points: 17, reason: EndReason::Folded };
-        assert_eq!(settle_money(unit, 20, escrow, &lost), SettleMoney { win_minor: 0, loss_minor: 4250, release_minor: 750 });
+        let won = Outcome {
+            player_won: true,
+            points: 13,
+            reason: EndReason::WolfEmptied,
+        };
+        assert_eq!(
+            settle_money(unit, 20, escrow, &won),
+            SettleMoney {
+                win_minor: 3250,
+                loss_minor: 0,
+                release_minor: 5000
+            }
+        );
+        let lost = Outcome {
+            player_won: false,
+            points: 17,
+            reason: EndReason::Folded,
+        };
+        assert_eq!(
+            settle_money(unit, 20, escrow, &lost),
+            SettleMoney {
+                win_minor: 0,
+                loss_minor: 4250,
+                release_minor: 750
+            }
+        );
         // Above the cap the player pays the cap and gets nothing back.
-        let capped = Outcome { player_won: false, points: 31, reason: EndReason::NoLegalPlay };
-        assert_eq!(settle_money(unit, 20, escrow, &capped), SettleMoney { win_minor: 0, loss_minor: 5000, release_minor: 0 });
+        let capped = Outcome {
+            player_won: false,
+            points: 31,
+            reason: EndReason::NoLegalPlay,
+        };
+        assert_eq!(
+            settle_money(unit, 20, escrow, &capped),
+            SettleMoney {
+                win_minor: 0,
+                loss_minor: 5000,
+                release_minor: 0
+            }
+        );
         for o in [won, lost, capped] {
             let m = settle_money(unit, 20, escrow, &o);
             assert_eq!(escrow - m.loss_minor - m.release_minor, 0, "escrow ends at 0.00");
@@ -653,7 +814,9 @@ mod tests {
 
     #[test]
     fn default_demo_table_is_openable_and_a_small_cap_is_not() {
-        let TableConfig::Lobo(mut c) = TableConfig::demo_lobo() else { panic!("demo_lobo is Lobo") };
+        let TableConfig::Lobo(mut c) = TableConfig::demo_lobo() else {
+            panic!("demo_lobo is Lobo")
+        };
         assert!(check_openable(&c).unwrap().is_some());
         assert!(c.loss_cap_points >= engine::MIN_PROVEN_LOSS_CAP_POINTS);
         c.loss_cap_points = engine::MIN_PROVEN_LOSS_CAP_POINTS - 1;
@@ -670,7 +833,9 @@ mod tests {
     fn house_rule_defaults_by_mode_when_omitted() {
         let json = serde_json::json!({ "game": "lobo", "mode": "hard", "min_unit": "1.00", "max_unit": "5.00",
             "loss_cap_points": 25, "hints": false });
-        let TableConfig::Lobo(c) = serde_json::from_value::<TableConfig>(json).unwrap() else { panic!() };
+        let TableConfig::Lobo(c) = serde_json::from_value::<TableConfig>(json).unwrap() else {
+            panic!()
+        };
         assert_eq!(c.house_rule, engine::default_house_rule(Mode::Hard));
         let bad = serde_json::json!({ "game": "lobo", "mode": "hard", "min_unit": "1.00", "max_unit": "5.00",
             "loss_cap_points": 25, "hints": false, "surprise": 1 });

@@ -70,7 +70,10 @@ impl SeatRow {
 pub fn config_of(table: &Table) -> Result<&PrimaCartaConfig, ApiError> {
     match &table.config {
         TableConfig::PrimaCarta(c) => Ok(c),
-        _ => Err(ApiError::unprocessable("wrong_game", "this table does not deal Prima Carta")),
+        _ => Err(ApiError::unprocessable(
+            "wrong_game",
+            "this table does not deal Prima Carta",
+        )),
     }
 }
 
@@ -108,7 +111,11 @@ fn refs(row: &RoundRow, user_id: Option<&str>) -> Refs {
 }
 
 pub fn seats(conn: &mut AnyConnection, round_id: &str) -> QueryResult<Vec<SeatRow>> {
-    st::table.filter(st::round_id.eq(round_id)).select(SeatRow::as_select()).order(st::suit.asc()).load(conn)
+    st::table
+        .filter(st::round_id.eq(round_id))
+        .select(SeatRow::as_select())
+        .order(st::suit.asc())
+        .load(conn)
 }
 
 pub fn decisions(row: &RoundRow) -> Vec<RecordedDecision> {
@@ -126,18 +133,33 @@ pub fn deal_of(vault: &SeedVault, row: &RoundRow) -> Result<Deal, ApiError> {
         .client_seed
         .as_deref()
         .ok_or_else(|| ApiError::conflict("wrong_round_state", "betting has not closed; there is no deck yet"))?;
-    let seed = vault.open(&row.id, &row.server_seed_sealed).map_err(|e| ApiError::internal(e.to_string()))?;
+    let seed = vault
+        .open(&row.id, &row.server_seed_sealed)
+        .map_err(|e| ApiError::internal(e.to_string()))?;
     let (deck, stream) = shuffle::shuffled_deck(&seed, Game::PrimaCarta, &row.id, client_seed, 10);
     Ok(Deal { deck, stream })
 }
 
 /// Rebuilds the round from its deck, seats and decisions.
-pub fn replay(deal: &Deal, config: &PrimaCartaConfig, seats: &[SeatRow], decided: &[RecordedDecision]) -> Result<RoundProgress, ApiError> {
+pub fn replay(
+    deal: &Deal,
+    config: &PrimaCartaConfig,
+    seats: &[SeatRow],
+    decided: &[RecordedDecision],
+) -> Result<RoundProgress, ApiError> {
     let seated: Vec<Suit> = seats.iter().map(SeatRow::suit).collect();
-    let decisions: Vec<CopaDecision> = decided.iter().map(|d| CopaDecision { suit: d.suit, pay: d.pay }).collect();
+    let decisions: Vec<CopaDecision> = decided
+        .iter()
+        .map(|d| CopaDecision {
+            suit: d.suit,
+            pay: d.pay,
+        })
+        .collect();
     let mut stream = deal.stream.clone();
-    engine::play(&deal.deck, &rules_of(config), &seated, &decisions, &mut |cards| stream.shuffle(cards))
-        .map_err(|e| ApiError::unprocessable("rule_violation", e.to_string()))
+    engine::play(&deal.deck, &rules_of(config), &seated, &decisions, &mut |cards| {
+        stream.shuffle(cards)
+    })
+    .map_err(|e| ApiError::unprocessable("rule_violation", e.to_string()))
 }
 
 /// The events watchers may see now. Before settlement nothing after the copa
@@ -149,15 +171,24 @@ pub fn visible_events(progress: &RoundProgress, status: RoundStatus) -> Vec<Even
     progress
         .events
         .iter()
-        .take_while(|e| !matches!(e, Event::Reshuffled { .. }) && !matches!(e, Event::PassStarted { pass, .. } if *pass >= 2))
-        .filter(|e| !matches!(e, Event::Won { .. } | Event::Cobre(_)) || progress.result().is_some_and(|r| r.passes == 1))
+        .take_while(|e| {
+            !matches!(e, Event::Reshuffled { .. }) && !matches!(e, Event::PassStarted { pass, .. } if *pass >= 2)
+        })
+        .filter(|e| {
+            !matches!(e, Event::Won { .. } | Event::Cobre(_)) || progress.result().is_some_and(|r| r.passes == 1)
+        })
         .map(Event::live_view)
         .collect()
 }
 
 /// Creates a round at an open table: draws and seals the server seed and
 /// publishes its commitment before any seat or bet is accepted.
-pub fn create_round(conn: &mut AnyConnection, vault: &SeedVault, table: &Table, dealer_id: &str) -> Result<RoundRow, ApiError> {
+pub fn create_round(
+    conn: &mut AnyConnection,
+    vault: &SeedVault,
+    table: &Table,
+    dealer_id: &str,
+) -> Result<RoundRow, ApiError> {
     let config = config_of(table)?.clone();
     let id = new_id();
     let seed = SeedVault::draw_seed();
@@ -172,13 +203,12 @@ pub fn create_round(conn: &mut AnyConnection, vault: &SeedVault, table: &Table, 
         client_seed: None,
         created_by: dealer_id,
     };
-    record::insert(conn, vault, &new)
-        .map_err(|e| match e {
-            diesel::result::Error::DatabaseError(diesel::result::DatabaseErrorKind::UniqueViolation, _) => {
-                ApiError::conflict("round_in_progress", "this table already has a round in progress")
-            }
-            other => other.into(),
-        })?;
+    record::insert(conn, vault, &new).map_err(|e| match e {
+        diesel::result::Error::DatabaseError(diesel::result::DatabaseErrorKind::UniqueViolation, _) => {
+            ApiError::conflict("round_in_progress", "this table already has a round in progress")
+        }
+        other => other.into(),
+    })?;
     accounts::ensure(conn, &AccountId::pot(&id), None)?;
     accounts::ensure(conn, &AccountId::escrow(&id), None)?;
     accounts::ensure(conn, &AccountId::table_cobre(&table.id), None)?;
@@ -203,7 +233,10 @@ pub fn take_seat(
         return Err(ApiError::conflict("table_full", "all five suits are taken"));
     }
     if taken.iter().any(|s| s.player_id == player_id) {
-        return Err(ApiError::conflict("already_seated", "you already hold a seat in this round"));
+        return Err(ApiError::conflict(
+            "already_seated",
+            "you already hold a seat in this round",
+        ));
     }
     if taken.iter().any(|s| s.suit() == suit) {
         return Err(ApiError::conflict("suit_taken", format!("{suit} is already taken")));
@@ -218,10 +251,15 @@ pub fn take_seat(
         ))
         .execute(conn)?;
     let wallet = AccountId::wallet(player_id);
-    let mut specs = vec![TransferSpec::new(wallet.clone(), AccountId::pot(&row.id), units(config.unit, SPIGA_UNITS)?, TransferKind::Spiga)
-        .refs(refs(row, Some(player_id)))
-        .idempotency_key(idempotency_key)
-        .memo(format!("spiga for {suit}"))];
+    let mut specs = vec![TransferSpec::new(
+        wallet.clone(),
+        AccountId::pot(&row.id),
+        units(config.unit, SPIGA_UNITS)?,
+        TransferKind::Spiga,
+    )
+    .refs(refs(row, Some(player_id)))
+    .idempotency_key(idempotency_key)
+    .memo(format!("spiga for {suit}"))];
     if let Some(fee) = config.seat_fee {
         specs.push(
             TransferSpec::new(wallet.clone(), AccountId::house_revenue(), fee, TransferKind::SeatFee)
@@ -231,10 +269,15 @@ pub fn take_seat(
     }
     if config.corte {
         specs.push(
-            TransferSpec::new(wallet, AccountId::escrow(&row.id), units(config.unit, CORTE_UNITS)?, TransferKind::CorteHeld)
-                .refs(refs(row, Some(player_id)))
-                .idempotency_key(idempotency_key)
-                .memo("corte held until the first card"),
+            TransferSpec::new(
+                wallet,
+                AccountId::escrow(&row.id),
+                units(config.unit, CORTE_UNITS)?,
+                TransferKind::CorteHeld,
+            )
+            .refs(refs(row, Some(player_id)))
+            .idempotency_key(idempotency_key)
+            .memo("corte held until the first card"),
         );
     }
     ledger::post(conn, &specs)?;
@@ -248,11 +291,21 @@ pub fn close_betting(conn: &mut AnyConnection, row: &RoundRow) -> Result<String,
     if taken.len() < MIN_SEATS {
         return Err(ApiError::unprocessable(
             "not_enough_players",
-            format!("a round needs at least {MIN_SEATS} seated players; {} seated", taken.len()),
+            format!(
+                "a round needs at least {MIN_SEATS} seated players; {} seated",
+                taken.len()
+            ),
         ));
     }
     let combined = shuffle::combined_client_seed(&submitted_client_seeds(conn, &row.id)?);
-    record::update(conn, row, RoundUpdate { client_seed: Some(&combined), ..RoundUpdate::status(RoundStatus::Closed) })?;
+    record::update(
+        conn,
+        row,
+        RoundUpdate {
+            client_seed: Some(&combined),
+            ..RoundUpdate::status(RoundStatus::Closed)
+        },
+    )?;
     Ok(combined)
 }
 
@@ -311,18 +364,35 @@ pub fn decide(
         Phase::Finished(_) => return Err(ApiError::conflict("wrong_round_state", "no copa decision is pending")),
     };
     if turn.turn != suit {
-        return Err(ApiError::conflict("not_your_turn", format!("it is {}'s turn to decide, not {suit}'s", turn.turn)));
+        return Err(ApiError::conflict(
+            "not_your_turn",
+            format!("it is {}'s turn to decide, not {suit}'s", turn.turn),
+        ));
     }
-    let seat = seated.iter().find(|s| s.suit() == suit).ok_or_else(|| ApiError::internal("turn suit is not seated"))?;
-    decided.push(RecordedDecision { suit, pay, source, recorded_by: recorded_by.to_string(), at_us: now_us() });
+    let seat = seated
+        .iter()
+        .find(|s| s.suit() == suit)
+        .ok_or_else(|| ApiError::internal("turn suit is not seated"))?;
+    decided.push(RecordedDecision {
+        suit,
+        pay,
+        source,
+        recorded_by: recorded_by.to_string(),
+        at_us: now_us(),
+    });
     let after = replay(&deal, &config, &seated, &decided)?;
     if pay && turn.copa_units > 0 {
         let copa = units(config.unit, turn.copa_units)?;
         ledger::post(
             conn,
-            &[TransferSpec::new(AccountId::wallet(&seat.player_id), AccountId::pot(&row.id), copa, TransferKind::Copa)
-                .refs(refs(row, Some(&seat.player_id)))
-                .memo(format!("copa of {} cards for {suit}", turn.stack_count))],
+            &[TransferSpec::new(
+                AccountId::wallet(&seat.player_id),
+                AccountId::pot(&row.id),
+                copa,
+                TransferKind::Copa,
+            )
+            .refs(refs(row, Some(&seat.player_id)))
+            .memo(format!("copa of {} cards for {suit}", turn.stack_count))],
         )
         .map_err(|e| match e {
             ledger::LedgerError::InsufficientFunds { .. } => ApiError::unprocessable(
@@ -337,7 +407,14 @@ pub fn decide(
         Phase::Finished(_) => RoundStatus::Finished,
     };
     let json = serde_json::to_string(&decided).expect("decisions serialize");
-    record::update(conn, row, RoundUpdate { decisions: Some(&json), ..RoundUpdate::status(status) })?;
+    record::update(
+        conn,
+        row,
+        RoundUpdate {
+            decisions: Some(&json),
+            ..RoundUpdate::status(status)
+        },
+    )?;
     Ok(after)
 }
 
@@ -361,7 +438,10 @@ pub fn settle(conn: &mut AnyConnection, vault: &SeedVault, row: &RoundRow) -> Re
     let seated = seats(conn, &row.id)?;
     let deal = deal_of(vault, row)?;
     let progress = replay(&deal, &config, &seated, &decisions(row))?;
-    let result = progress.result().cloned().ok_or_else(|| ApiError::conflict("wrong_round_state", "the round is not finished"))?;
+    let result = progress
+        .result()
+        .cloned()
+        .ok_or_else(|| ApiError::conflict("wrong_round_state", "the round is not finished"))?;
     let winner = seated
         .iter()
         .find(|s| s.suit() == result.winner)
@@ -372,15 +452,25 @@ pub fn settle(conn: &mut AnyConnection, vault: &SeedVault, row: &RoundRow) -> Re
     let mut specs = Vec::new();
     if result.winner_takes_units > 0 {
         specs.push(
-            TransferSpec::new(pot.clone(), AccountId::wallet(&winner.player_id), units(config.unit, result.winner_takes_units)?, TransferKind::PotPayout)
-                .refs(refs(row, Some(&winner.player_id))),
+            TransferSpec::new(
+                pot.clone(),
+                AccountId::wallet(&winner.player_id),
+                units(config.unit, result.winner_takes_units)?,
+                TransferKind::PotPayout,
+            )
+            .refs(refs(row, Some(&winner.player_id))),
         );
     }
     if carried_in > 0 {
         let amount = Amount::from_minor(carried_in).map_err(|e| ApiError::internal(e.to_string()))?;
         specs.push(
-            TransferSpec::new(cobre_account.clone(), AccountId::wallet(&winner.player_id), amount, TransferKind::CobreCarried)
-                .refs(refs(row, Some(&winner.player_id))),
+            TransferSpec::new(
+                cobre_account.clone(),
+                AccountId::wallet(&winner.player_id),
+                amount,
+                TransferKind::CobreCarried,
+            )
+            .refs(refs(row, Some(&winner.player_id))),
         );
     }
     if let Some(cobre) = &result.cobre {
@@ -388,17 +478,31 @@ pub fn settle(conn: &mut AnyConnection, vault: &SeedVault, row: &RoundRow) -> Re
             CobreRule::House => AccountId::house_revenue(),
             _ => cobre_account.clone(),
         };
-        specs.push(TransferSpec::new(pot.clone(), credit, units(config.unit, cobre.units)?, TransferKind::Cobre).refs(refs(row, None)));
+        specs.push(
+            TransferSpec::new(
+                pot.clone(),
+                credit,
+                units(config.unit, cobre.units)?,
+                TransferKind::Cobre,
+            )
+            .refs(refs(row, None)),
+        );
     }
     ledger::post(conn, &specs)?;
     // Invariant: the pot held exactly this round's spigas and copas, and is now empty.
     let left = accounts::balance_minor(conn, &pot)?;
     if left != 0 {
-        return Err(ApiError::internal(format!("pot of round {} would keep {}", row.id, format_minor(left))));
+        return Err(ApiError::internal(format!(
+            "pot of round {} would keep {}",
+            row.id,
+            format_minor(left)
+        )));
     }
     let mut facts_stream = deal.stream.clone();
-    let facts = engine::deal_facts(&deal.deck, rules_of(&config).variant, &mut |cards| facts_stream.shuffle(cards))
-        .map_err(|e| ApiError::internal(e.to_string()))?;
+    let facts = engine::deal_facts(&deal.deck, rules_of(&config).variant, &mut |cards| {
+        facts_stream.shuffle(cards)
+    })
+    .map_err(|e| ApiError::internal(e.to_string()))?;
     crate::side_bets::settle_round(conn, row, &facts)?;
     let paid = result.winner_takes_units as i64 * config.unit.minor() + carried_in;
     let stored = StoredResult {
@@ -408,23 +512,41 @@ pub fn settle(conn: &mut AnyConnection, vault: &SeedVault, row: &RoundRow) -> Re
         carried_cobre_in: format_minor(carried_in),
         facts,
     };
-    let seed = vault.open(&row.id, &row.server_seed_sealed).map_err(|e| ApiError::internal(e.to_string()))?;
+    let seed = vault
+        .open(&row.id, &row.server_seed_sealed)
+        .map_err(|e| ApiError::internal(e.to_string()))?;
     let json = serde_json::to_string(&stored).expect("results serialize");
     record::update(
         conn,
         row,
-        RoundUpdate { result: Some(&json), revealed_server_seed: Some(&seed.to_hex()), ..RoundUpdate::status(RoundStatus::Settled) },
+        RoundUpdate {
+            result: Some(&json),
+            revealed_server_seed: Some(&seed.to_hex()),
+            ..RoundUpdate::status(RoundStatus::Settled)
+        },
     )?;
     Ok(stored)
 }
 
 /// Voids a round before any card is dealt: every stake goes back.
 pub fn void(conn: &mut AnyConnection, vault: &SeedVault, row: &RoundRow) -> Result<(), ApiError> {
-    row.require_status(&[RoundStatus::Betting, RoundStatus::Closed], "void (cards have been dealt)")?;
+    row.require_status(
+        &[RoundStatus::Betting, RoundStatus::Closed],
+        "void (cards have been dealt)",
+    )?;
     refund_round_transfers(conn, row)?;
     crate::side_bets::refund_round(conn, row)?;
-    let seed = vault.open(&row.id, &row.server_seed_sealed).map_err(|e| ApiError::internal(e.to_string()))?;
-    record::update(conn, row, RoundUpdate { revealed_server_seed: Some(&seed.to_hex()), ..RoundUpdate::status(RoundStatus::Voided) })
+    let seed = vault
+        .open(&row.id, &row.server_seed_sealed)
+        .map_err(|e| ApiError::internal(e.to_string()))?;
+    record::update(
+        conn,
+        row,
+        RoundUpdate {
+            revealed_server_seed: Some(&seed.to_hex()),
+            ..RoundUpdate::status(RoundStatus::Voided)
+        },
+    )
 }
 
 /// Reverses every seat transfer of the round (spiga, seat fee, corte escrow).
@@ -433,16 +555,27 @@ fn refund_round_transfers(conn: &mut AnyConnection, row: &RoundRow) -> Result<()
     let moved: Vec<(String, String, i64, Option<String>, String)> = t::table
         .filter(t::round_id.eq(&row.id))
         .filter(t::kind.eq_any(["spiga", "seat_fee", "corte_held"]))
-        .select((t::debit_account, t::credit_account, t::amount_minor, t::user_id, t::kind))
+        .select((
+            t::debit_account,
+            t::credit_account,
+            t::amount_minor,
+            t::user_id,
+            t::kind,
+        ))
         .order(t::seq.asc())
         .load(conn)?;
     let specs = moved
         .into_iter()
         .map(|(debit, credit, minor, user, kind)| {
             let amount = Amount::from_minor(minor).map_err(|e| ApiError::internal(e.to_string()))?;
-            Ok(TransferSpec::new(AccountId::from_stored(credit), AccountId::from_stored(debit), amount, TransferKind::Refund)
-                .refs(refs(row, user.as_deref()))
-                .memo(format!("void: refund of {kind}")))
+            Ok(TransferSpec::new(
+                AccountId::from_stored(credit),
+                AccountId::from_stored(debit),
+                amount,
+                TransferKind::Refund,
+            )
+            .refs(refs(row, user.as_deref()))
+            .memo(format!("void: refund of {kind}")))
         })
         .collect::<Result<Vec<_>, ApiError>>()?;
     ledger::post(conn, &specs)?;
@@ -450,10 +583,17 @@ fn refund_round_transfers(conn: &mut AnyConnection, row: &RoundRow) -> Result<()
 }
 
 /// The full transcript of a settled or voided round (SPEC §3 item 9).
-pub fn shuffle_transcript(row: &RoundRow, client_seeds: &[ClientSeed], progress: Option<&RoundProgress>) -> Option<ShuffleTranscript> {
+pub fn shuffle_transcript(
+    row: &RoundRow,
+    client_seeds: &[ClientSeed],
+    progress: Option<&RoundProgress>,
+) -> Option<ShuffleTranscript> {
     let seed_hex = row.revealed_server_seed.as_deref()?;
     let seed = shuffle::ServerSeed::from_hex(seed_hex).ok()?;
-    let client_seed = row.client_seed.clone().unwrap_or_else(|| shuffle::combined_client_seed(client_seeds));
+    let client_seed = row
+        .client_seed
+        .clone()
+        .unwrap_or_else(|| shuffle::combined_client_seed(client_seeds));
     let (deck, _) = shuffle::shuffled_deck(&seed, Game::PrimaCarta, &row.id, &client_seed, 10);
     let reshuffles = progress
         .map(|p| {
@@ -466,13 +606,25 @@ pub fn shuffle_transcript(row: &RoundRow, client_seeds: &[ClientSeed], progress:
                 .collect()
         })
         .unwrap_or_default();
-    Some(ShuffleTranscript::record(&seed, Game::PrimaCarta, &row.id, client_seeds, &deck, reshuffles))
+    Some(ShuffleTranscript::record(
+        &seed,
+        Game::PrimaCarta,
+        &row.id,
+        client_seeds,
+        &deck,
+        reshuffles,
+    ))
 }
 
 /// Every client seed submitted with a seat or a side bet of the round.
 pub fn submitted_client_seeds(conn: &mut AnyConnection, round_id: &str) -> Result<Vec<ClientSeed>, ApiError> {
-    let mut texts: Vec<String> =
-        st::table.filter(st::round_id.eq(round_id)).select(st::client_seed).load::<Option<String>>(conn)?.into_iter().flatten().collect();
+    let mut texts: Vec<String> = st::table
+        .filter(st::round_id.eq(round_id))
+        .select(st::client_seed)
+        .load::<Option<String>>(conn)?
+        .into_iter()
+        .flatten()
+        .collect();
     texts.extend(crate::side_bets::client_seeds(conn, round_id)?);
     Ok(texts.iter().filter_map(|s| ClientSeed::parse(s).ok()).collect())
 }
@@ -532,7 +684,9 @@ pub fn round_view(conn: &mut AnyConnection, vault: &SeedVault, row: &RoundRow) -
     let seated = seats(conn, &row.id)?;
     let status = row.status();
     let progress = match status {
-        RoundStatus::Copa | RoundStatus::Finished | RoundStatus::Settled => Some(replay(&deal_of(vault, row)?, &config, &seated, &decisions(row))?),
+        RoundStatus::Copa | RoundStatus::Finished | RoundStatus::Settled => {
+            Some(replay(&deal_of(vault, row)?, &config, &seated, &decisions(row))?)
+        }
         _ => None,
     };
     let events = progress.as_ref().map(|p| visible_events(p, status)).unwrap_or_default();
@@ -542,10 +696,26 @@ pub fn round_view(conn: &mut AnyConnection, vault: &SeedVault, row: &RoundRow) -
         _ => false,
     };
     let copa_turn = match (&progress, status) {
-        (Some(RoundProgress { phase: Phase::AwaitingCopa(t), .. }), RoundStatus::Copa) => Some(CopaTurnView {
+        (
+            Some(RoundProgress {
+                phase: Phase::AwaitingCopa(t),
+                ..
+            }),
+            RoundStatus::Copa,
+        ) => Some(CopaTurnView {
             suit: t.turn,
-            player_id: seated.iter().find(|s| s.suit() == t.turn).map(|s| s.player_id.clone()).unwrap_or_default(),
-            copa: units(config.unit, t.copa_units.max(1)).map(|a| if t.copa_units == 0 { "0.00".to_string() } else { a.to_string() })?,
+            player_id: seated
+                .iter()
+                .find(|s| s.suit() == t.turn)
+                .map(|s| s.player_id.clone())
+                .unwrap_or_default(),
+            copa: units(config.unit, t.copa_units.max(1)).map(|a| {
+                if t.copa_units == 0 {
+                    "0.00".to_string()
+                } else {
+                    a.to_string()
+                }
+            })?,
             stack_count: t.stack_count,
         }),
         _ => None,
@@ -564,10 +734,24 @@ pub fn round_view(conn: &mut AnyConnection, vault: &SeedVault, row: &RoundRow) -
         commitment: row.commitment.clone(),
         algorithm: shuffle::ALGORITHM,
         client_seed: row.client_seed.clone(),
-        server_seed: if status.is_over() { row.revealed_server_seed.clone() } else { None },
+        server_seed: if status.is_over() {
+            row.revealed_server_seed.clone()
+        } else {
+            None
+        },
         unit: config.unit.to_string(),
-        seats: seated.iter().map(|s| SeatView { suit: s.suit(), player_id: s.player_id.clone() }).collect(),
-        table: if table_visible { progress.as_ref().map(|p| p.table.clone()) } else { None },
+        seats: seated
+            .iter()
+            .map(|s| SeatView {
+                suit: s.suit(),
+                player_id: s.player_id.clone(),
+            })
+            .collect(),
+        table: if table_visible {
+            progress.as_ref().map(|p| p.table.clone())
+        } else {
+            None
+        },
         events,
         copa_turn,
         result,
@@ -591,7 +775,10 @@ pub struct RoundRecall {
 
 pub fn recall(conn: &mut AnyConnection, vault: &SeedVault, row: &RoundRow) -> Result<RoundRecall, ApiError> {
     if !row.status().is_over() {
-        return Err(ApiError::conflict("round_not_over", "the recall is available once the round is settled or voided"));
+        return Err(ApiError::conflict(
+            "round_not_over",
+            "the recall is available once the round is settled or voided",
+        ));
     }
     let view = round_view(conn, vault, row)?;
     let config = round_config(row)?;
@@ -621,7 +808,10 @@ pub fn recall(conn: &mut AnyConnection, vault: &SeedVault, row: &RoundRow) -> Re
         dealt_order: shuffle.deck.clone(),
         shuffle,
         decisions: decisions(row),
-        bets: crate::side_bets::round_bets(conn, &row.id)?.iter().map(crate::side_bets::BetView::from).collect(),
+        bets: crate::side_bets::round_bets(conn, &row.id)?
+            .iter()
+            .map(crate::side_bets::BetView::from)
+            .collect(),
         transfers: transfers.iter().map(crate::ledger::read::TransferView::from).collect(),
     })
 }
@@ -629,7 +819,11 @@ pub fn recall(conn: &mut AnyConnection, vault: &SeedVault, row: &RoundRow) -> Re
 /// Who took part in a round (seated or bet): they may read its recall.
 pub fn participants(conn: &mut AnyConnection, round_id: &str) -> Result<Vec<String>, ApiError> {
     let mut ids: Vec<String> = seats(conn, round_id)?.into_iter().map(|s| s.player_id).collect();
-    ids.extend(crate::side_bets::round_bets(conn, round_id)?.into_iter().map(|b| b.player_id));
+    ids.extend(
+        crate::side_bets::round_bets(conn, round_id)?
+            .into_iter()
+            .map(|b| b.player_id),
+    );
     ids.sort();
     ids.dedup();
     Ok(ids)

@@ -113,7 +113,10 @@ pub struct NewRound<'a> {
 /// Inserts a round numbered after the table's last one. A unique violation
 /// means the table (or, for Lobo, the player) already has a round in progress.
 pub fn insert(conn: &mut AnyConnection, vault: &super::SeedVault, new: &NewRound<'_>) -> QueryResult<()> {
-    let last: Option<i64> = r::table.filter(r::table_id.eq(new.table_id)).select(diesel::dsl::max(r::number)).first(conn)?;
+    let last: Option<i64> = r::table
+        .filter(r::table_id.eq(new.table_id))
+        .select(diesel::dsl::max(r::number))
+        .first(conn)?;
     let now = now_us();
     diesel::insert_into(r::table)
         .values((
@@ -138,12 +141,22 @@ pub fn insert(conn: &mut AnyConnection, vault: &super::SeedVault, new: &NewRound
 
 /// A table's rounds, newest first.
 pub fn for_table(conn: &mut AnyConnection, table_id: &str, limit: i64) -> QueryResult<Vec<RoundRow>> {
-    r::table.filter(r::table_id.eq(table_id)).order(r::number.desc()).limit(limit).select(RoundRow::as_select()).load(conn)
+    r::table
+        .filter(r::table_id.eq(table_id))
+        .order(r::number.desc())
+        .limit(limit)
+        .select(RoundRow::as_select())
+        .load(conn)
 }
 
 /// The table's most recent round.
 pub fn latest(conn: &mut AnyConnection, table_id: &str) -> QueryResult<Option<RoundRow>> {
-    r::table.filter(r::table_id.eq(table_id)).order(r::number.desc()).select(RoundRow::as_select()).first(conn).optional()
+    r::table
+        .filter(r::table_id.eq(table_id))
+        .order(r::number.desc())
+        .select(RoundRow::as_select())
+        .first(conn)
+        .optional()
 }
 
 /// Loads a round and, on PostgreSQL, holds its row lock to the end of the
@@ -169,7 +182,13 @@ pub struct RoundUpdate<'a> {
 
 impl<'a> RoundUpdate<'a> {
     pub fn status(status: RoundStatus) -> RoundUpdate<'a> {
-        RoundUpdate { status, client_seed: None, revealed_server_seed: None, decisions: None, result: None }
+        RoundUpdate {
+            status,
+            client_seed: None,
+            revealed_server_seed: None,
+            decisions: None,
+            result: None,
+        }
     }
 }
 
@@ -178,9 +197,14 @@ pub fn update(conn: &mut AnyConnection, row: &RoundRow, change: RoundUpdate<'_>)
     let n = diesel::update(target)
         .set((
             r::status.eq(change.status.as_str()),
-            r::client_seed.eq(change.client_seed.map(str::to_string).or_else(|| row.client_seed.clone())),
-            r::revealed_server_seed
-                .eq(change.revealed_server_seed.map(str::to_string).or_else(|| row.revealed_server_seed.clone())),
+            r::client_seed.eq(change
+                .client_seed
+                .map(str::to_string)
+                .or_else(|| row.client_seed.clone())),
+            r::revealed_server_seed.eq(change
+                .revealed_server_seed
+                .map(str::to_string)
+                .or_else(|| row.revealed_server_seed.clone())),
             r::decisions.eq(change.decisions.unwrap_or(&row.decisions)),
             r::result.eq(change.result.map(str::to_string).or_else(|| row.result.clone())),
             r::version.eq(row.version + 1),
@@ -190,6 +214,9 @@ pub fn update(conn: &mut AnyConnection, row: &RoundRow, change: RoundUpdate<'_>)
     if n == 1 {
         Ok(())
     } else {
-        Err(ApiError::conflict("round_changed", "the round changed meanwhile; reload and retry"))
+        Err(ApiError::conflict(
+            "round_changed",
+            "the round changed meanwhile; reload and retry",
+        ))
     }
 }

@@ -24,7 +24,9 @@ pub struct UnsealError {
 
 impl SeedVault {
     pub fn new(key: &[u8; 32]) -> SeedVault {
-        SeedVault { cipher: ChaCha20Poly1305::new(key.into()) }
+        SeedVault {
+            cipher: ChaCha20Poly1305::new(key.into()),
+        }
     }
 
     /// A fresh 32-byte seed from the operating system's CSPRNG (SPEC §3 item 1).
@@ -40,7 +42,13 @@ impl SeedVault {
         OsRng.fill_bytes(&mut nonce);
         let sealed = self
             .cipher
-            .encrypt(Nonce::from_slice(&nonce), Payload { msg: seed.as_bytes(), aad: round_id.as_bytes() })
+            .encrypt(
+                Nonce::from_slice(&nonce),
+                Payload {
+                    msg: seed.as_bytes(),
+                    aad: round_id.as_bytes(),
+                },
+            )
             .expect("ChaCha20-Poly1305 encryption of 32 bytes cannot fail");
         let mut out = nonce.to_vec();
         out.extend_from_slice(&sealed);
@@ -48,7 +56,9 @@ impl SeedVault {
     }
 
     pub fn open(&self, round_id: &str, sealed_hex: &str) -> Result<ServerSeed, UnsealError> {
-        let err = || UnsealError { round_id: round_id.to_string() };
+        let err = || UnsealError {
+            round_id: round_id.to_string(),
+        };
         let bytes = hex::decode(sealed_hex).map_err(|_| err())?;
         if bytes.len() <= NONCE_BYTES {
             return Err(err());
@@ -56,7 +66,13 @@ impl SeedVault {
         let (nonce, ct) = bytes.split_at(NONCE_BYTES);
         let plain = self
             .cipher
-            .decrypt(Nonce::from_slice(nonce), Payload { msg: ct, aad: round_id.as_bytes() })
+            .decrypt(
+                Nonce::from_slice(nonce),
+                Payload {
+                    msg: ct,
+                    aad: round_id.as_bytes(),
+                },
+            )
             .map_err(|_| err())?;
         let seed: [u8; 32] = plain.try_into().map_err(|_| err())?;
         Ok(ServerSeed::from_bytes(seed))

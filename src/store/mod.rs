@@ -107,7 +107,11 @@ impl Database {
             .connection_customizer(Box::new(SqlitePragmas))
             .build(manager)
             .map_err(|e| StoreError::Unavailable(e.to_string()))?;
-        Ok(Database { pool, backend, sqlite_writer: Arc::new(Mutex::new(())) })
+        Ok(Database {
+            pool,
+            backend,
+            sqlite_writer: Arc::new(Mutex::new(())),
+        })
     }
 
     pub fn backend(&self) -> Backend {
@@ -147,7 +151,9 @@ impl Database {
             Backend::Sqlite => None,
         };
         if let Some(conn) = holder.as_deref_mut() {
-            diesel::sql_query(format!("SELECT pg_advisory_lock({STARTUP_LOCK})")).execute(conn).map_err(StoreError::from)?;
+            diesel::sql_query(format!("SELECT pg_advisory_lock({STARTUP_LOCK})"))
+                .execute(conn)
+                .map_err(StoreError::from)?;
         }
         let result = f(self);
         if let Some(conn) = holder.as_deref_mut() {

@@ -107,8 +107,6 @@ diesel::table! {
     }
 }
 
-
-
 diesel::table! {
     rounds (id) {
         id -> Text,

@@ -66,7 +66,9 @@ impl TableConfig {
                 if !(1..=1000).contains(&c.loss_cap_points) {
                     return Err("loss_cap_points must be 1 to 1000".into());
                 }
-                if c.house_rule.fee_per_round_hundredths > 100_000 || c.house_rule.ante_per_wolf_point_hundredths > 10_000 {
+                if c.house_rule.fee_per_round_hundredths > 100_000
+                    || c.house_rule.ante_per_wolf_point_hundredths > 10_000
+                {
                     return Err("house_rule: fee_per_round_hundredths must be at most 100000 and ante_per_wolf_point_hundredths at most 10000".into());
                 }
                 Ok(())

@@ -56,16 +56,31 @@ impl Table {
 }
 
 fn load_dealers(conn: &mut AnyConnection, table_id: &str) -> QueryResult<Vec<String>> {
-    td::table.filter(td::table_id.eq(table_id)).select(td::dealer_id).order(td::dealer_id.asc()).load(conn)
+    td::table
+        .filter(td::table_id.eq(table_id))
+        .select(td::dealer_id)
+        .order(td::dealer_id.asc())
+        .load(conn)
 }
 
 fn to_table(conn: &mut AnyConnection, row: TableRow) -> QueryResult<Table> {
-    let config: TableConfig = serde_json::from_str(&row.config)
-        .map_err(|e| diesel::result::Error::DeserializationError(Box::new(e)))?;
+    let config: TableConfig =
+        serde_json::from_str(&row.config).map_err(|e| diesel::result::Error::DeserializationError(Box::new(e)))?;
     let dealer_ids = load_dealers(conn, &row.id)?;
-    let status = if row.status == "open" { TableStatus::Open } else { TableStatus::Closed };
+    let status = if row.status == "open" {
+        TableStatus::Open
+    } else {
+        TableStatus::Closed
+    };
     debug_assert_eq!(row.game, config.game());
-    Ok(Table { id: row.id, name: row.name, status, config, dealer_ids, created_at_us: row.created_at_us })
+    Ok(Table {
+        id: row.id,
+        name: row.name,
+        status,
+        config,
+        dealer_ids,
+        created_at_us: row.created_at_us,
+    })
 }
 
 pub fn create(conn: &mut AnyConnection, name: &str, config: &TableConfig, actor: Option<&str>) -> QueryResult<Table> {
@@ -91,19 +106,35 @@ pub fn create(conn: &mut AnyConnection, name: &str, config: &TableConfig, actor:
 }
 
 pub fn find(conn: &mut AnyConnection, id: &str) -> QueryResult<Option<Table>> {
-    match ct::table.find(id).select(TableRow::as_select()).first(conn).optional()? {
+    match ct::table
+        .find(id)
+        .select(TableRow::as_select())
+        .first(conn)
+        .optional()?
+    {
         Some(row) => Ok(Some(to_table(conn, row)?)),
         None => Ok(None),
     }
 }
 
 pub fn list(conn: &mut AnyConnection) -> QueryResult<Vec<Table>> {
-    let rows: Vec<TableRow> = ct::table.select(TableRow::as_select()).order(ct::name.asc()).load(conn)?;
+    let rows: Vec<TableRow> = ct::table
+        .select(TableRow::as_select())
+        .order(ct::name.asc())
+        .load(conn)?;
     rows.into_iter().map(|r| to_table(conn, r)).collect()
 }
 
-pub fn set_status(conn: &mut AnyConnection, id: &str, status: TableStatus, actor: &str, details: serde_json::Value) -> QueryResult<()> {
-    diesel::update(ct::table.find(id)).set(ct::status.eq(status.as_str())).execute(conn)?;
+pub fn set_status(
+    conn: &mut AnyConnection,
+    id: &str,
+    status: TableStatus,
+    actor: &str,
+    details: serde_json::Value,
+) -> QueryResult<()> {
+    diesel::update(ct::table.find(id))
+        .set(ct::status.eq(status.as_str()))
+        .execute(conn)?;
     let kind = match status {
         TableStatus::Open => EventKind::TableOpened,
         TableStatus::Closed => EventKind::TableClosed,
@@ -118,11 +149,18 @@ pub fn update_config(conn: &mut AnyConnection, id: &str, config: &TableConfig) -
     Ok(())
 }
 
-pub fn assign_dealer(conn: &mut AnyConnection, table_id: &str, dealer_id: &str, actor: Option<&str>) -> QueryResult<()> {
+pub fn assign_dealer(
+    conn: &mut AnyConnection,
+    table_id: &str,
+    dealer_id: &str,
+    actor: Option<&str>,
+) -> QueryResult<()> {
     if load_dealers(conn, table_id)?.iter().any(|d| d == dealer_id) {
         return Ok(());
     }
-    diesel::insert_into(td::table).values((td::table_id.eq(table_id), td::dealer_id.eq(dealer_id))).execute(conn)?;
+    diesel::insert_into(td::table)
+        .values((td::table_id.eq(table_id), td::dealer_id.eq(dealer_id)))
+        .execute(conn)?;
     significant_events::record(
         conn,
         EventKind::DealerAssigned,
@@ -133,17 +171,31 @@ pub fn assign_dealer(conn: &mut AnyConnection, table_id: &str, dealer_id: &str, 
 }
 
 pub fn unassign_dealer(conn: &mut AnyConnection, table_id: &str, dealer_id: &str) -> QueryResult<usize> {
-    diesel::delete(td::table.filter(td::table_id.eq(table_id)).filter(td::dealer_id.eq(dealer_id))).execute(conn)
+    diesel::delete(
+        td::table
+            .filter(td::table_id.eq(table_id))
+            .filter(td::dealer_id.eq(dealer_id)),
+    )
+    .execute(conn)
 }
 
 /// The demo casino's two tables, open, with the demo dealer assigned.
 pub fn seed_demo_tables(conn: &mut AnyConnection, admin: Option<&str>, dealer_id: Option<&str>) -> QueryResult<()> {
-    for (name, config) in [("Prima Carta 1", TableConfig::demo_prima_carta()), ("Lobo 1", TableConfig::demo_lobo())] {
+    for (name, config) in [
+        ("Prima Carta 1", TableConfig::demo_prima_carta()),
+        ("Lobo 1", TableConfig::demo_lobo()),
+    ] {
         let table = create(conn, name, &config, admin)?;
         if let Some(dealer) = dealer_id {
             assign_dealer(conn, &table.id, dealer, admin)?;
         }
-        set_status(conn, &table.id, TableStatus::Open, admin.unwrap_or("system"), serde_json::json!({ "demo": true }))?;
+        set_status(
+            conn,
+            &table.id,
+            TableStatus::Open,
+            admin.unwrap_or("system"),
+            serde_json::json!({ "demo": true }),
+        )?;
     }
     Ok(())
 }

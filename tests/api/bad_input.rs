@@ -4,103 +4,182 @@ use djego::domain::Role;
 use reqwest::Method;
 use serde_json::json;
 
-
-both_backends!(async fn malformed_json_is_a_400(app: TestApp) {
-    for body in ["{\"username\": \"a\",", "not json at all", "{\"username\": \"a\" \"password\": \"b\"}", ""] {
+both_backends!(
+    async fn malformed_json_is_a_400(app: TestApp) {
+        for body in [
+            "{\"username\": \"a\",",
+            "not json at all",
+            "{\"username\": \"a\" \"password\": \"b\"}",
+            "",
+        ] {
+            let r = app
+                .send(
+                    app.request(Method::POST, "/api/v1/auth/login", None)
+                        .header("content-type", "application/json")
+                        .body(body.to_string()),
+                )
+                .await;
+            assert_eq!(r.status, 400, "body {body:?}: {}", r.text);
+            let code = r.json()["error"]["code"].as_str().unwrap().to_string();
+            assert!(
+                code == "malformed_json" || code == "invalid_body",
+                "body {body:?}: {}",
+                r.text
+            );
+        }
         let r = app
             .send(
                 app.request(Method::POST, "/api/v1/auth/login", None)
                     .header("content-type", "application/json")
-                    .body(body.to_string()),
+                    .body("{\"username\": \"a\","),
             )
             .await;
-        assert_eq!(r.status, 400, "body {body:?}: {}", r.text);
-        let code = r.json()["error"]["code"].as_str().unwrap().to_string();
-        assert!(code == "malformed_json" || code == "invalid_body", "body {body:?}: {}", r.text);
+        r.assert_error(400, "malformed_json");
     }
-    let r = app
-        .send(
-            app.request(Method::POST, "/api/v1/auth/login", None)
-                .header("content-type", "application/json")
-                .body("{\"username\": \"a\","),
+);
+
+both_backends!(
+    async fn unknown_and_missing_fields_and_wrong_types_are_400(app: TestApp) {
+        let r = app
+            .post(
+                "/api/v1/auth/login",
+                None,
+                &json!({ "username": "a", "password": "b", "extra": 1 }),
+                None,
+            )
+            .await;
+        r.assert_error(400, "invalid_body");
+        assert!(r.text.contains("extra"), "names the field: {}", r.text);
+        app.post("/api/v1/auth/login", None, &json!({ "username": "a" }), None)
+            .await
+            .assert_error(400, "invalid_body");
+        app.post(
+            "/api/v1/auth/login",
+            None,
+            &json!({ "username": 5, "password": "b" }),
+            None,
         )
-        .await;
-    r.assert_error(400, "malformed_json");
-});
-
-both_backends!(async fn unknown_and_missing_fields_and_wrong_types_are_400(app: TestApp) {
-    let r = app.post("/api/v1/auth/login", None, &json!({ "username": "a", "password": "b", "extra": 1 }), None).await;
-    r.assert_error(400, "invalid_body");
-    assert!(r.text.contains("extra"), "names the field: {}", r.text);
-    app.post("/api/v1/auth/login", None, &json!({ "username": "a" }), None).await.assert_error(400, "invalid_body");
-    app.post("/api/v1/auth/login", None, &json!({ "username": 5, "password": "b" }), None)
         .await
         .assert_error(400, "invalid_body");
-    app.post("/api/v1/auth/login", None, &json!("a string"), None).await.assert_error(400, "invalid_body");
+        app.post("/api/v1/auth/login", None, &json!("a string"), None)
+            .await
+            .assert_error(400, "invalid_body");
 
-    // The same on an authenticated, money-moving endpoint: and nothing moves.
-    let cashier = app.create_user(Role::Cashier).await;
-    let player = app.create_user(Role::Player).await;
-    let before = app.last_seq().await;
-    app.cage(&cashier, "deposits", &json!({ "player_id": player.id, "amount": "5.00", "bonus": "1.00" }), None)
+        // The same on an authenticated, money-moving endpoint: and nothing moves.
+        let cashier = app.create_user(Role::Cashier).await;
+        let player = app.create_user(Role::Player).await;
+        let before = app.last_seq().await;
+        app.cage(
+            &cashier,
+            "deposits",
+            &json!({ "player_id": player.id, "amount": "5.00", "bonus": "1.00" }),
+            None,
+        )
         .await
         .assert_error(400, "invalid_body");
-    app.cage(&cashier, "deposits", &json!({ "amount": "5.00" }), None).await.assert_error(400, "invalid_body");
-    assert_eq!(app.last_seq().await, before);
-    assert_eq!(app.balance(&player.id).await, "0.00");
+        app.cage(&cashier, "deposits", &json!({ "amount": "5.00" }), None)
+            .await
+            .assert_error(400, "invalid_body");
+        assert_eq!(app.last_seq().await, before);
+        assert_eq!(app.balance(&player.id).await, "0.00");
 
-    // Query strings too.
-    let auditor = app.auditor().await.token.clone();
-    app.get("/api/v1/audit/events?limit=abc", Some(&auditor)).await.assert_error(400, "invalid_query");
-    app.get("/api/v1/audit/events?colour=red", Some(&auditor)).await.assert_error(400, "invalid_query");
-    app.get("/api/v1/audit/events?limit=0", Some(&auditor)).await.assert_error(400, "invalid_limit");
-    app.get("/api/v1/audit/events?limit=501", Some(&auditor)).await.assert_error(400, "invalid_limit");
-    app.get("/api/v1/audit/events?offset=-1", Some(&auditor)).await.assert_error(400, "invalid_offset");
-    app.get("/api/v1/users?role=emperor", Some(&auditor)).await.assert_error(400, "invalid_query");
-});
-
-both_backends!(async fn wrong_content_type_is_a_415(app: TestApp) {
-    let body = json!({ "username": "a", "password": "b" }).to_string();
-    for ct in [Some("text/plain"), Some("application/x-www-form-urlencoded"), None] {
-        let mut req = app.request(Method::POST, "/api/v1/auth/login", None).body(body.clone());
-        if let Some(ct) = ct {
-            req = req.header("content-type", ct);
-        }
-        let r = app.send(req).await;
-        assert_eq!(r.status, 415, "content type {ct:?}: {}", r.text);
-        r.assert_error(415, "unsupported_media_type");
+        // Query strings too.
+        let auditor = app.auditor().await.token.clone();
+        app.get("/api/v1/audit/events?limit=abc", Some(&auditor))
+            .await
+            .assert_error(400, "invalid_query");
+        app.get("/api/v1/audit/events?colour=red", Some(&auditor))
+            .await
+            .assert_error(400, "invalid_query");
+        app.get("/api/v1/audit/events?limit=0", Some(&auditor))
+            .await
+            .assert_error(400, "invalid_limit");
+        app.get("/api/v1/audit/events?limit=501", Some(&auditor))
+            .await
+            .assert_error(400, "invalid_limit");
+        app.get("/api/v1/audit/events?offset=-1", Some(&auditor))
+            .await
+            .assert_error(400, "invalid_offset");
+        app.get("/api/v1/users?role=emperor", Some(&auditor))
+            .await
+            .assert_error(400, "invalid_query");
     }
-});
+);
 
-both_backends!(async fn a_payload_over_64_kib_is_a_413(app: TestApp) {
-    let big = "x".repeat(70 * 1024);
-    let r = app.post("/api/v1/auth/login", None, &json!({ "username": "a", "password": big }), None).await;
-    r.assert_error(413, "payload_too_large");
-    // Also on a money-moving endpoint, with nothing moved.
-    let cashier = app.create_user(Role::Cashier).await;
-    let player = app.create_user(Role::Player).await;
-    let r = app.cage(&cashier, "deposits", &json!({ "player_id": player.id, "amount": "1.00", "memo": big }), None).await;
-    r.assert_error(413, "payload_too_large");
-    assert_eq!(app.balance(&player.id).await, "0.00");
-    // Just under the limit is parsed (and then refused on its merits).
-    let under = "y".repeat(60 * 1024);
-    app.cage(&cashier, "deposits", &json!({ "player_id": player.id, "amount": "1.00", "memo": under }), None)
+both_backends!(
+    async fn wrong_content_type_is_a_415(app: TestApp) {
+        let body = json!({ "username": "a", "password": "b" }).to_string();
+        for ct in [Some("text/plain"), Some("application/x-www-form-urlencoded"), None] {
+            let mut req = app.request(Method::POST, "/api/v1/auth/login", None).body(body.clone());
+            if let Some(ct) = ct {
+                req = req.header("content-type", ct);
+            }
+            let r = app.send(req).await;
+            assert_eq!(r.status, 415, "content type {ct:?}: {}", r.text);
+            r.assert_error(415, "unsupported_media_type");
+        }
+    }
+);
+
+both_backends!(
+    async fn a_payload_over_64_kib_is_a_413(app: TestApp) {
+        let big = "x".repeat(70 * 1024);
+        let r = app
+            .post(
+                "/api/v1/auth/login",
+                None,
+                &json!({ "username": "a", "password": big }),
+                None,
+            )
+            .await;
+        r.assert_error(413, "payload_too_large");
+        // Also on a money-moving endpoint, with nothing moved.
+        let cashier = app.create_user(Role::Cashier).await;
+        let player = app.create_user(Role::Player).await;
+        let r = app
+            .cage(
+                &cashier,
+                "deposits",
+                &json!({ "player_id": player.id, "amount": "1.00", "memo": big }),
+                None,
+            )
+            .await;
+        r.assert_error(413, "payload_too_large");
+        assert_eq!(app.balance(&player.id).await, "0.00");
+        // Just under the limit is parsed (and then refused on its merits).
+        let under = "y".repeat(60 * 1024);
+        app.cage(
+            &cashier,
+            "deposits",
+            &json!({ "player_id": player.id, "amount": "1.00", "memo": under }),
+            None,
+        )
         .await
         .assert_error(400, "invalid_memo");
-    // An over-long login is refused before any password work.
-    app.post("/api/v1/auth/login", None, &json!({ "username": "a", "password": "z".repeat(300) }), None)
+        // An over-long login is refused before any password work.
+        app.post(
+            "/api/v1/auth/login",
+            None,
+            &json!({ "username": "a", "password": "z".repeat(300) }),
+            None,
+        )
         .await
         .assert_error(400, "invalid_body");
-});
-
-both_backends!(async fn unknown_routes_are_404_in_the_error_shape(app: TestApp) {
-    for path in ["/api/v1/nope", "/", "/api/v2/me", "/api/v1/wallets"] {
-        let r = app.get(path, None).await;
-        r.assert_error(404, "not_found");
     }
-    let r = app.post("/api/v1/nothing/here", None, &json!({}), None).await;
-    r.assert_error(404, "not_found");
-    // Unknown wallet / user ids are 404s too.
-    let auditor = app.auditor().await.token.clone();
-    app.get("/api/v1/wallets/no-such-player", Some(&auditor)).await.assert_error(404, "not_found");
-});
+);
+
+both_backends!(
+    async fn unknown_routes_are_404_in_the_error_shape(app: TestApp) {
+        for path in ["/api/v1/nope", "/", "/api/v2/me", "/api/v1/wallets"] {
+            let r = app.get(path, None).await;
+            r.assert_error(404, "not_found");
+        }
+        let r = app.post("/api/v1/nothing/here", None, &json!({}), None).await;
+        r.assert_error(404, "not_found");
+        // Unknown wallet / user ids are 404s too.
+        let auditor = app.auditor().await.token.clone();
+        app.get("/api/v1/wallets/no-such-player", Some(&auditor))
+            .await
+            .assert_error(404, "not_found");
+    }
+);

@@ -22,8 +22,8 @@ use djego::api::state::AppState;
 use djego::config::Settings;
 use djego::domain::{Role, Username};
 use djego::startup::Application;
-use djego::store::Database;
 pub use djego::store::Backend;
+use djego::store::Database;
 
 pub const DEFAULT_TEST_DATABASE_URL: &str = "postgres://postgres@127.0.0.1:5432/postgres";
 
@@ -157,7 +157,12 @@ impl PgTestDb {
             .execute(&mut conn)
             .unwrap_or_else(|e| panic!("cannot CREATE DATABASE {name} on TEST_DATABASE_URL={admin_url}: {e}"));
         let url = with_database_name(&admin_url, &name);
-        PgTestDb { name, url, admin_url, dropped: std::sync::atomic::AtomicBool::new(false) }
+        PgTestDb {
+            name,
+            url,
+            admin_url,
+            dropped: std::sync::atomic::AtomicBool::new(false),
+        }
     }
 
     /// Drops the database now (terminating the app's sessions): the database is gone.
@@ -167,8 +172,8 @@ impl PgTestDb {
         }
         match PgConnection::establish(&self.admin_url) {
             Ok(mut conn) => {
-                if let Err(e) =
-                    diesel::sql_query(format!("DROP DATABASE IF EXISTS \"{}\" WITH (FORCE)", self.name)).execute(&mut conn)
+                if let Err(e) = diesel::sql_query(format!("DROP DATABASE IF EXISTS \"{}\" WITH (FORCE)", self.name))
+                    .execute(&mut conn)
                 {
                     eprintln!("warning: could not drop test database {}: {e}", self.name);
                 }
@@ -223,7 +228,11 @@ impl TestResponse {
     /// Asserts the status and returns the JSON body.
     #[track_caller]
     pub fn expect(&self, status: u16) -> Value {
-        assert_eq!(self.status, status, "expected status {status}, got {}: {}", self.status, self.text);
+        assert_eq!(
+            self.status, status,
+            "expected status {status}, got {}: {}",
+            self.status, self.text
+        );
         self.json()
     }
 
@@ -231,21 +240,41 @@ impl TestResponse {
     /// with this status and code.
     #[track_caller]
     pub fn assert_error(&self, status: u16, code: &str) {
-        assert_eq!(self.status, status, "expected status {status} ({code}), got {}: {}", self.status, self.text);
+        assert_eq!(
+            self.status, status,
+            "expected status {status} ({code}), got {}: {}",
+            self.status, self.text
+        );
         assert_error_shape(&self.json(), code);
-        let ct = self.headers.get("content-type").and_then(|v| v.to_str().ok()).unwrap_or("");
+        let ct = self
+            .headers
+            .get("content-type")
+            .and_then(|v| v.to_str().ok())
+            .unwrap_or("");
         assert!(ct.starts_with("application/json"), "error content-type is {ct:?}");
     }
 }
 
 #[track_caller]
 pub fn assert_error_shape(body: &Value, code: &str) {
-    let obj = body.as_object().unwrap_or_else(|| panic!("error body is not an object: {body}"));
+    let obj = body
+        .as_object()
+        .unwrap_or_else(|| panic!("error body is not an object: {body}"));
     assert_eq!(obj.len(), 1, "error body must hold only \"error\": {body}");
-    let error = obj.get("error").and_then(Value::as_object).unwrap_or_else(|| panic!("no error object: {body}"));
+    let error = obj
+        .get("error")
+        .and_then(Value::as_object)
+        .unwrap_or_else(|| panic!("no error object: {body}"));
     assert_eq!(error.len(), 2, "error must hold exactly code and message: {body}");
-    assert_eq!(error.get("code").and_then(Value::as_str), Some(code), "error code: {body}");
-    let message = error.get("message").and_then(Value::as_str).unwrap_or_else(|| panic!("no message: {body}"));
+    assert_eq!(
+        error.get("code").and_then(Value::as_str),
+        Some(code),
+        "error code: {body}"
+    );
+    let message = error
+        .get("message")
+        .and_then(Value::as_str)
+        .unwrap_or_else(|| panic!("no message: {body}"));
     assert!(!message.trim().is_empty(), "empty error message: {body}");
 }
 
@@ -344,7 +373,13 @@ impl TestApp {
         self.send(self.request(reqwest::Method::GET, path, token)).await
     }
 
-    pub async fn post(&self, path: &str, token: Option<&str>, body: &Value, idempotency_key: Option<&str>) -> TestResponse {
+    pub async fn post(
+        &self,
+        path: &str,
+        token: Option<&str>,
+        body: &Value,
+        idempotency_key: Option<&str>,
+    ) -> TestResponse {
         let mut b = self.request(reqwest::Method::POST, path, token).json(body);
         if let Some(k) = idempotency_key {
             b = b.header("Idempotency-Key", k);
@@ -352,7 +387,13 @@ impl TestApp {
         self.send(b).await
     }
 
-    pub async fn put(&self, path: &str, token: Option<&str>, body: &Value, idempotency_key: Option<&str>) -> TestResponse {
+    pub async fn put(
+        &self,
+        path: &str,
+        token: Option<&str>,
+        body: &Value,
+        idempotency_key: Option<&str>,
+    ) -> TestResponse {
         let mut b = self.request(reqwest::Method::PUT, path, token).json(body);
         if let Some(k) = idempotency_key {
             b = b.header("Idempotency-Key", k);
@@ -363,7 +404,13 @@ impl TestApp {
     // --- Users --------------------------------------------------------------
 
     pub async fn try_login(&self, username: &str, password: &str) -> TestResponse {
-        self.post("/api/v1/auth/login", None, &json!({ "username": username, "password": password }), None).await
+        self.post(
+            "/api/v1/auth/login",
+            None,
+            &json!({ "username": username, "password": password }),
+            None,
+        )
+        .await
     }
 
     /// Logs in and returns the access token (asserts 200).
@@ -378,7 +425,13 @@ impl TestApp {
         let password = format!("pw-{}", uuid::Uuid::new_v4().simple());
         let id = self.insert_user(&username, &password, role);
         let token = self.login(&username, &password).await;
-        TestUser { id, username, password, role, token }
+        TestUser {
+            id,
+            username,
+            password,
+            role,
+            token,
+        }
     }
 
     /// Inserts a user with `djego::users::create`; returns its id.
@@ -389,7 +442,12 @@ impl TestApp {
             .state
             .db
             .write(|conn| -> Result<_, djego::bootstrap::BootstrapError> {
-                let new = djego::users::NewUser { username: &username, display_name: username.as_str(), role, password };
+                let new = djego::users::NewUser {
+                    username: &username,
+                    display_name: username.as_str(),
+                    role,
+                    password,
+                };
                 Ok(djego::users::create(conn, &new, None, memory)?)
             })
             .expect("test user created");
@@ -405,7 +463,9 @@ impl TestApp {
             .state
             .db
             .write(|conn| -> Result<usize, djego::store::StoreError> {
-                Ok(diesel::update(u::table.filter(u::username.eq(username))).set(u::password_hash.eq(&hash)).execute(conn)?)
+                Ok(diesel::update(u::table.filter(u::username.eq(username)))
+                    .set(u::password_hash.eq(&hash))
+                    .execute(conn)?)
             })
             .expect("password updated");
         assert_eq!(n, 1, "no user {username}");
@@ -419,26 +479,37 @@ impl TestApp {
     // --- Money --------------------------------------------------------------
 
     pub async fn cage(&self, cashier: &TestUser, op: &str, body: &Value, key: Option<&str>) -> TestResponse {
-        self.post(&format!("/api/v1/cage/{op}"), Some(&cashier.token), body, key).await
+        self.post(&format!("/api/v1/cage/{op}"), Some(&cashier.token), body, key)
+            .await
     }
 
     /// Deposits `amount` into a player's wallet (asserts 201).
     pub async fn fund(&self, cashier: &TestUser, player_id: &str, amount: &str) -> Value {
-        self.cage(cashier, "deposits", &json!({ "player_id": player_id, "amount": amount }), None)
-            .await
-            .expect(201)
+        self.cage(
+            cashier,
+            "deposits",
+            &json!({ "player_id": player_id, "amount": amount }),
+            None,
+        )
+        .await
+        .expect(201)
     }
 
     /// A wallet's balance as the auditor sees it.
     pub async fn balance(&self, player_id: &str) -> String {
         let token = self.auditor().await.token.clone();
-        let body = self.get(&format!("/api/v1/wallets/{player_id}"), Some(&token)).await.expect(200);
+        let body = self
+            .get(&format!("/api/v1/wallets/{player_id}"), Some(&token))
+            .await
+            .expect(200);
         body["balance"].as_str().expect("balance").to_string()
     }
 
     pub async fn trial_balance(&self) -> Value {
         let token = self.auditor().await.token.clone();
-        self.get("/api/v1/audit/ledger/trial-balance", Some(&token)).await.expect(200)
+        self.get("/api/v1/audit/ledger/trial-balance", Some(&token))
+            .await
+            .expect(200)
     }
 
     /// The number of transfers in the ledger.
@@ -454,7 +525,10 @@ impl TestApp {
     /// Significant events of one kind, newest first (as the auditor).
     pub async fn events(&self, kind: &str) -> Vec<Value> {
         let token = self.auditor().await.token.clone();
-        let body = self.get(&format!("/api/v1/audit/events?kind={kind}&limit=500"), Some(&token)).await.expect(200);
+        let body = self
+            .get(&format!("/api/v1/audit/events?kind={kind}&limit=500"), Some(&token))
+            .await
+            .expect(200);
         body.as_array().expect("a list of events").clone()
     }
 

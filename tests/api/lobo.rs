@@ -54,7 +54,12 @@ fn rank(id: &Value) -> i64 {
 }
 
 fn account_balance(tb: &Value, account: &str) -> Option<String> {
-    tb["accounts"].as_array().unwrap().iter().find(|a| a["account"] == account).map(|a| a["balance"].as_str().unwrap().to_string())
+    tb["accounts"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|a| a["account"] == account)
+        .map(|a| a["balance"].as_str().unwrap().to_string())
 }
 
 /// Every card id a view shows.
@@ -78,241 +83,415 @@ fn shown_ids(view: &Value) -> BTreeSet<i64> {
 }
 
 async fn start(app: &TestApp, player: &TestUser, table: &str, body: Value) -> crate::helpers::TestResponse {
-    app.post(&format!("/api/v1/tables/{table}/lobo-rounds"), Some(&player.token), &body, None).await
+    app.post(
+        &format!("/api/v1/tables/{table}/lobo-rounds"),
+        Some(&player.token),
+        &body,
+        None,
+    )
+    .await
 }
 
-both_backends!(async fn a_round_plays_to_an_exact_settlement(app: TestApp) {
-    let table = lobo_table(&app, true);
-    let player = funded_player(&app, "500.00").await;
-    let seq_before = app.last_seq().await;
+both_backends!(
+    async fn a_round_plays_to_an_exact_settlement(app: TestApp) {
+        let table = lobo_table(&app, true);
+        let player = funded_player(&app, "500.00").await;
+        let seq_before = app.last_seq().await;
 
-    let round = start(&app, &player, &table, json!({ "unit": "2.00", "client_seed": "lucky wolf" })).await.expect(201);
-    let id = round["id"].as_str().unwrap().to_string();
-    assert_eq!(round["commitment"].as_str().unwrap().len(), 64);
-    assert_eq!(round["client_seed"], "lucky wolf");
-    assert!(round["server_seed"].is_null());
-    assert_eq!(round["escrow"], "80.00");
-    assert_eq!(round["charge"], "18.08");
-    assert_eq!(round["table"]["player_hand"].as_array().unwrap().len(), 4);
-    assert_eq!(round["table"]["wolf_hand"].as_array().unwrap().len(), 4);
-    assert!(!round.to_string().contains("\"deck\""), "the deck must never be sent: {round}");
-    let mut views = vec![round.clone()];
+        let round = start(
+            &app,
+            &player,
+            &table,
+            json!({ "unit": "2.00", "client_seed": "lucky wolf" }),
+        )
+        .await
+        .expect(201);
+        let id = round["id"].as_str().unwrap().to_string();
+        assert_eq!(round["commitment"].as_str().unwrap().len(), 64);
+        assert_eq!(round["client_seed"], "lucky wolf");
+        assert!(round["server_seed"].is_null());
+        assert_eq!(round["escrow"], "80.00");
+        assert_eq!(round["charge"], "18.08");
+        assert_eq!(round["table"]["player_hand"].as_array().unwrap().len(), 4);
+        assert_eq!(round["table"]["wolf_hand"].as_array().unwrap().len(), 4);
+        assert!(
+            !round.to_string().contains("\"deck\""),
+            "the deck must never be sent: {round}"
+        );
+        let mut views = vec![round.clone()];
 
-    if round["status"] == "in_play" {
-        // The escrow is visible in the ledger; the fee went to house revenue.
-        let tb = app.trial_balance().await;
-        assert_eq!(account_balance(&tb, &format!("escrow:{id}")).as_deref(), Some("80.00"));
-        assert_eq!(app.balance(&player.id).await, "401.92");
-        assert_eq!(app.last_seq().await, seq_before + 2);
+        if round["status"] == "in_play" {
+            // The escrow is visible in the ledger; the fee went to house revenue.
+            let tb = app.trial_balance().await;
+            assert_eq!(account_balance(&tb, &format!("escrow:{id}")).as_deref(), Some("80.00"));
+            assert_eq!(app.balance(&player.id).await, "401.92");
+            assert_eq!(app.last_seq().await, seq_before + 2);
 
-        // Illegal: a Split needs two Wolf cards; taking the player's own card is not a capture.
-        let p = round["table"]["player_hand"][0].clone();
-        let w = round["table"]["wolf_hand"][0].clone();
-        let r = app
-            .post(&format!("/api/v1/lobo-rounds/{id}/plays"), Some(&player.token),
-                  &json!({ "kind": "split", "player_cards": [p], "wolf_cards": [w], "expected_plays": 0 }), None)
-            .await;
-        r.assert_error(422, "illegal_play");
-        let r = app
-            .post(&format!("/api/v1/lobo-rounds/{id}/plays"), Some(&player.token),
-                  &json!({ "kind": "perfect", "player_cards": [p.clone()], "wolf_cards": [p], "expected_plays": 0 }), None)
-            .await;
-        r.assert_error(422, "illegal_play");
-        assert!(r.json()["error"]["message"].as_str().unwrap().contains("not in the Wolf's hand"), "{}", r.text);
+            // Illegal: a Split needs two Wolf cards; taking the player's own card is not a capture.
+            let p = round["table"]["player_hand"][0].clone();
+            let w = round["table"]["wolf_hand"][0].clone();
+            let r = app
+                .post(
+                    &format!("/api/v1/lobo-rounds/{id}/plays"),
+                    Some(&player.token),
+                    &json!({ "kind": "split", "player_cards": [p], "wolf_cards": [w], "expected_plays": 0 }),
+                    None,
+                )
+                .await;
+            r.assert_error(422, "illegal_play");
+            let r = app
+                .post(
+                    &format!("/api/v1/lobo-rounds/{id}/plays"),
+                    Some(&player.token),
+                    &json!({ "kind": "perfect", "player_cards": [p.clone()], "wolf_cards": [p], "expected_plays": 0 }),
+                    None,
+                )
+                .await;
+            r.assert_error(422, "illegal_play");
+            assert!(
+                r.json()["error"]["message"]
+                    .as_str()
+                    .unwrap()
+                    .contains("not in the Wolf's hand"),
+                "{}",
+                r.text
+            );
 
-        // A hint from the solver, labelled.
-        let h = app.get(&format!("/api/v1/lobo-rounds/{id}/hint"), Some(&player.token)).await.expect(200);
-        assert!(["exact", "restricted_overs", "heuristic"].contains(&h["basis"].as_str().unwrap()), "{h}");
-        assert_eq!(h["plays_made"], 0);
-    }
+            // A hint from the solver, labelled.
+            let h = app
+                .get(&format!("/api/v1/lobo-rounds/{id}/hint"), Some(&player.token))
+                .await
+                .expect(200);
+            assert!(
+                ["exact", "restricted_overs", "heuristic"].contains(&h["basis"].as_str().unwrap()),
+                "{h}"
+            );
+            assert_eq!(h["plays_made"], 0);
+        }
 
-    // Play the first legal play until the round ends; the first play goes twice with one key.
-    let mut view = round.clone();
-    let mut first = true;
-    while view["status"] == "in_play" {
-        let made = view["plays_made"].as_u64().unwrap();
-        let legal = view["table"]["legal_plays"].as_array().unwrap();
-        let play = legal[0].clone();
-        let mut body = json!({ "kind": play["kind"], "player_cards": play["player_cards"],
+        // Play the first legal play until the round ends; the first play goes twice with one key.
+        let mut view = round.clone();
+        let mut first = true;
+        while view["status"] == "in_play" {
+            let made = view["plays_made"].as_u64().unwrap();
+            let legal = view["table"]["legal_plays"].as_array().unwrap();
+            let play = legal[0].clone();
+            let mut body = json!({ "kind": play["kind"], "player_cards": play["player_cards"],
                                "wolf_cards": play["wolf_cards"], "expected_plays": made });
-        if made > 0 {
-            // A stale view is refused and applies nothing.
-            body["expected_plays"] = json!(made - 1);
-            let r = app.post(&format!("/api/v1/lobo-rounds/{id}/plays"), Some(&player.token), &body, None).await;
-            r.assert_error(409, "stale_play");
-            body["expected_plays"] = json!(made);
+            if made > 0 {
+                // A stale view is refused and applies nothing.
+                body["expected_plays"] = json!(made - 1);
+                let r = app
+                    .post(
+                        &format!("/api/v1/lobo-rounds/{id}/plays"),
+                        Some(&player.token),
+                        &body,
+                        None,
+                    )
+                    .await;
+                r.assert_error(409, "stale_play");
+                body["expected_plays"] = json!(made);
+            }
+            let key = format!("play-{made}");
+            let next = app
+                .post(
+                    &format!("/api/v1/lobo-rounds/{id}/plays"),
+                    Some(&player.token),
+                    &body,
+                    Some(&key),
+                )
+                .await
+                .expect(200);
+            if first {
+                first = false;
+                let again = app
+                    .post(
+                        &format!("/api/v1/lobo-rounds/{id}/plays"),
+                        Some(&player.token),
+                        &body,
+                        Some(&key),
+                    )
+                    .await
+                    .expect(200);
+                assert_eq!(again, next, "the same key returns the original response");
+                let r = app
+                    .post(
+                        &format!("/api/v1/lobo-rounds/{id}/plays"),
+                        Some(&player.token),
+                        &body,
+                        None,
+                    )
+                    .await;
+                assert_eq!(r.status, 409, "a repeat without the key is stale: {}", r.text);
+            }
+            assert_eq!(next["plays_made"].as_u64().unwrap(), made + 1);
+            views.push(next.clone());
+            view = next;
         }
-        let key = format!("play-{made}");
-        let next = app.post(&format!("/api/v1/lobo-rounds/{id}/plays"), Some(&player.token), &body, Some(&key)).await.expect(200);
-        if first {
-            first = false;
-            let again = app.post(&format!("/api/v1/lobo-rounds/{id}/plays"), Some(&player.token), &body, Some(&key)).await.expect(200);
-            assert_eq!(again, next, "the same key returns the original response");
-            let r = app.post(&format!("/api/v1/lobo-rounds/{id}/plays"), Some(&player.token), &body, None).await;
-            assert_eq!(r.status, 409, "a repeat without the key is stale: {}", r.text);
+        assert_eq!(view["status"], "settled");
+        let result = view["result"].clone();
+        assert!(view["server_seed"].as_str().unwrap().len() == 64);
+        let seen = app
+            .get(&format!("/api/v1/lobo-rounds/{id}"), Some(&player.token))
+            .await
+            .expect(200);
+        assert_eq!(seen["result"], result);
+        views.push(seen);
+
+        // Settlement amounts, exact.
+        let points = result["points"].as_i64().unwrap();
+        let (win, loss, release) = if result["player_won"] == true {
+            (200 * points, 0, 8000)
+        } else {
+            let l = 200 * points.min(40);
+            (0, l, 8000 - l)
+        };
+        assert_eq!(result["won"], money(win));
+        assert_eq!(result["lost"], money(loss));
+        assert_eq!(result["released"], money(release));
+        assert_eq!(minor(result["player_net"].as_str().unwrap()), win - loss - 1808);
+        assert_eq!(minor(&app.balance(&player.id).await), 50000 + win - loss - 1808);
+        let tb = app.trial_balance().await;
+        assert_eq!(tb["total"], "0.00");
+        assert_eq!(account_balance(&tb, &format!("escrow:{id}")).as_deref(), Some("0.00"));
+
+        // The recall: transcript verifies, every transfer of the round, the plays.
+        let recall = app
+            .get(&format!("/api/v1/lobo-rounds/{id}/recall"), Some(&player.token))
+            .await
+            .expect(200);
+        let auditor = app.auditor().await.token.clone();
+        let by_auditor = app
+            .get(&format!("/api/v1/lobo-rounds/{id}/recall"), Some(&auditor))
+            .await
+            .expect(200);
+        assert_eq!(by_auditor["transcript"], recall["transcript"]);
+        let transcript: djego::cards::transcript::ShuffleTranscript =
+            serde_json::from_value(recall["transcript"].clone()).unwrap();
+        assert_eq!(transcript.game, "lobo");
+        assert_eq!(transcript.client_seed, "lucky wolf");
+        assert_eq!(transcript.commitment, round["commitment"].as_str().unwrap());
+        assert_eq!(transcript.deck.len(), 40);
+        let report = djego::cards::transcript::verify(&transcript);
+        assert!(report.passed, "{}", report.to_text());
+        assert_eq!(recall["verification"]["passed"], true);
+        assert_eq!(
+            recall["plays"].as_array().unwrap().len() as u64,
+            view["plays_made"].as_u64().unwrap()
+        );
+        let kinds: Vec<(String, String)> = recall["transfers"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|t| {
+                (
+                    t["kind"].as_str().unwrap().to_string(),
+                    t["amount"].as_str().unwrap().to_string(),
+                )
+            })
+            .collect();
+        let mut expected = vec![
+            ("lobo_escrow".to_string(), "80.00".to_string()),
+            ("lobo_fee".to_string(), "18.08".to_string()),
+        ];
+        if win > 0 {
+            expected.push(("lobo_win".into(), money(win)));
         }
-        assert_eq!(next["plays_made"].as_u64().unwrap(), made + 1);
-        views.push(next.clone());
-        view = next;
-    }
-    assert_eq!(view["status"], "settled");
-    let result = view["result"].clone();
-    assert!(view["server_seed"].as_str().unwrap().len() == 64);
-    let seen = app.get(&format!("/api/v1/lobo-rounds/{id}"), Some(&player.token)).await.expect(200);
-    assert_eq!(seen["result"], result);
-    views.push(seen);
+        if loss > 0 {
+            expected.push(("lobo_loss".into(), money(loss)));
+        }
+        if release > 0 {
+            expected.push(("lobo_release".into(), money(release)));
+        }
+        assert_eq!(kinds, expected);
 
-    // Settlement amounts, exact.
-    let points = result["points"].as_i64().unwrap();
-    let (win, loss, release) = if result["player_won"] == true {
-        (200 * points, 0, 8000)
-    } else {
-        let l = 200 * points.min(40);
-        (0, l, 8000 - l)
-    };
-    assert_eq!(result["won"], money(win));
-    assert_eq!(result["lost"], money(loss));
-    assert_eq!(result["released"], money(release));
-    assert_eq!(minor(result["player_net"].as_str().unwrap()), win - loss - 1808);
-    assert_eq!(minor(&app.balance(&player.id).await), 50000 + win - loss - 1808);
-    let tb = app.trial_balance().await;
-    assert_eq!(tb["total"], "0.00");
-    assert_eq!(account_balance(&tb, &format!("escrow:{id}")).as_deref(), Some("0.00"));
-
-    // The recall: transcript verifies, every transfer of the round, the plays.
-    let recall = app.get(&format!("/api/v1/lobo-rounds/{id}/recall"), Some(&player.token)).await.expect(200);
-    let auditor = app.auditor().await.token.clone();
-    let by_auditor = app.get(&format!("/api/v1/lobo-rounds/{id}/recall"), Some(&auditor)).await.expect(200);
-    assert_eq!(by_auditor["transcript"], recall["transcript"]);
-    let transcript: djego::cards::transcript::ShuffleTranscript = serde_json::from_value(recall["transcript"].clone()).unwrap();
-    assert_eq!(transcript.game, "lobo");
-    assert_eq!(transcript.client_seed, "lucky wolf");
-    assert_eq!(transcript.commitment, round["commitment"].as_str().unwrap());
-    assert_eq!(transcript.deck.len(), 40);
-    let report = djego::cards::transcript::verify(&transcript);
-    assert!(report.passed, "{}", report.to_text());
-    assert_eq!(recall["verification"]["passed"], true);
-    assert_eq!(recall["plays"].as_array().unwrap().len() as u64, view["plays_made"].as_u64().unwrap());
-    let kinds: Vec<(String, String)> = recall["transfers"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .map(|t| (t["kind"].as_str().unwrap().to_string(), t["amount"].as_str().unwrap().to_string()))
-        .collect();
-    let mut expected = vec![("lobo_escrow".to_string(), "80.00".to_string()), ("lobo_fee".to_string(), "18.08".to_string())];
-    if win > 0 {
-        expected.push(("lobo_win".into(), money(win)));
+        // No view ever showed a card that was still face down at that moment.
+        let deck: Vec<i64> = transcript.deck.iter().map(|&c| c as i64).collect();
+        for v in &views {
+            let face_down = v["table"]["face_down_left"].as_u64().unwrap() as usize;
+            let hidden: BTreeSet<i64> = deck[deck.len() - face_down..].iter().copied().collect();
+            let shown = shown_ids(v);
+            assert!(shown.is_disjoint(&hidden), "a view showed a face-down card: {v}");
+        }
+        // The opening hands are the deck's positions 0–3 (Wolf) and 4–7 (player).
+        let mut wolf: Vec<i64> = deck[0..4].to_vec();
+        wolf.sort();
+        let got: Vec<i64> = round["table"]["wolf_hand"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|v| v.as_i64().unwrap())
+            .collect();
+        assert_eq!(got, wolf);
     }
-    if loss > 0 {
-        expected.push(("lobo_loss".into(), money(loss)));
-    }
-    if release > 0 {
-        expected.push(("lobo_release".into(), money(release)));
-    }
-    assert_eq!(kinds, expected);
+);
 
-    // No view ever showed a card that was still face down at that moment.
-    let deck: Vec<i64> = transcript.deck.iter().map(|&c| c as i64).collect();
-    for v in &views {
-        let face_down = v["table"]["face_down_left"].as_u64().unwrap() as usize;
-        let hidden: BTreeSet<i64> = deck[deck.len() - face_down..].iter().copied().collect();
-        let shown = shown_ids(v);
-        assert!(shown.is_disjoint(&hidden), "a view showed a face-down card: {v}");
-    }
-    // The opening hands are the deck's positions 0–3 (Wolf) and 4–7 (player).
-    let mut wolf: Vec<i64> = deck[0..4].to_vec();
-    wolf.sort();
-    let got: Vec<i64> = round["table"]["wolf_hand"].as_array().unwrap().iter().map(|v| v.as_i64().unwrap()).collect();
-    assert_eq!(got, wolf);
-});
+both_backends!(
+    async fn fold_pays_the_wolfs_hand_and_rounds_are_private(app: TestApp) {
+        let table = lobo_table(&app, false);
+        let player = funded_player(&app, "100.00").await;
+        let other = funded_player(&app, "100.00").await;
+        let round = start(&app, &player, &table, json!({ "unit": "1.00" }))
+            .await
+            .expect(201);
+        let id = round["id"].as_str().unwrap().to_string();
+        assert_eq!(round["client_seed"], "");
 
-both_backends!(async fn fold_pays_the_wolfs_hand_and_rounds_are_private(app: TestApp) {
-    let table = lobo_table(&app, false);
-    let player = funded_player(&app, "100.00").await;
-    let other = funded_player(&app, "100.00").await;
-    let round = start(&app, &player, &table, json!({ "unit": "1.00" })).await.expect(201);
-    let id = round["id"].as_str().unwrap().to_string();
-    assert_eq!(round["client_seed"], "");
-
-    // Another player may neither see nor play this round; a dealer may not see it.
-    app.get(&format!("/api/v1/lobo-rounds/{id}"), Some(&other.token)).await.assert_error(403, "forbidden");
-    app.post(&format!("/api/v1/lobo-rounds/{id}/fold"), Some(&other.token), &json!({ "expected_plays": 0 }), None)
+        // Another player may neither see nor play this round; a dealer may not see it.
+        app.get(&format!("/api/v1/lobo-rounds/{id}"), Some(&other.token))
+            .await
+            .assert_error(403, "forbidden");
+        app.post(
+            &format!("/api/v1/lobo-rounds/{id}/fold"),
+            Some(&other.token),
+            &json!({ "expected_plays": 0 }),
+            None,
+        )
         .await
         .assert_error(403, "forbidden");
-    let dealer = app.create_user(Role::Dealer).await;
-    app.get(&format!("/api/v1/lobo-rounds/{id}"), Some(&dealer.token)).await.assert_error(403, "forbidden");
-    let pitboss = app.create_user(Role::Pitboss).await;
-    app.get(&format!("/api/v1/lobo-rounds/{id}"), Some(&pitboss.token)).await.expect(200);
-    // Another player may play their own round at the same table meanwhile.
-    let theirs = start(&app, &other, &table, json!({ "unit": "1.00" })).await.expect(201);
-    if round["status"] == "in_play" {
-        // One round in play per player per table.
-        start(&app, &player, &table, json!({ "unit": "1.00" })).await.assert_error(409, "round_in_progress");
-        // Hints are off at this table; the recall waits for settlement.
-        app.get(&format!("/api/v1/lobo-rounds/{id}/hint"), Some(&player.token)).await.assert_error(409, "hints_off");
-        app.get(&format!("/api/v1/lobo-rounds/{id}/recall"), Some(&player.token)).await.assert_error(409, "wrong_round_state");
+        let dealer = app.create_user(Role::Dealer).await;
+        app.get(&format!("/api/v1/lobo-rounds/{id}"), Some(&dealer.token))
+            .await
+            .assert_error(403, "forbidden");
+        let pitboss = app.create_user(Role::Pitboss).await;
+        app.get(&format!("/api/v1/lobo-rounds/{id}"), Some(&pitboss.token))
+            .await
+            .expect(200);
+        // Another player may play their own round at the same table meanwhile.
+        let theirs = start(&app, &other, &table, json!({ "unit": "1.00" })).await.expect(201);
+        if round["status"] == "in_play" {
+            // One round in play per player per table.
+            start(&app, &player, &table, json!({ "unit": "1.00" }))
+                .await
+                .assert_error(409, "round_in_progress");
+            // Hints are off at this table; the recall waits for settlement.
+            app.get(&format!("/api/v1/lobo-rounds/{id}/hint"), Some(&player.token))
+                .await
+                .assert_error(409, "hints_off");
+            app.get(&format!("/api/v1/lobo-rounds/{id}/recall"), Some(&player.token))
+                .await
+                .assert_error(409, "wrong_round_state");
 
-        let wolf_points: i64 = round["table"]["wolf_hand"].as_array().unwrap().iter().map(rank).sum();
-        let folded = app
-            .post(&format!("/api/v1/lobo-rounds/{id}/fold"), Some(&player.token), &json!({ "expected_plays": 0 }), Some("fold-1"))
-            .await
-            .expect(200);
-        assert_eq!(folded["status"], "settled");
-        assert_eq!(folded["result"]["player_won"], false);
-        assert_eq!(folded["result"]["reason"], "folded");
-        assert_eq!(folded["result"]["points"].as_i64().unwrap(), wolf_points);
-        let loss = 100 * wolf_points.min(40);
-        assert_eq!(folded["result"]["lost"], money(loss));
-        assert_eq!(minor(&app.balance(&player.id).await), 10000 - 904 - loss);
-        // Folding again: the same key answers as before; without it the round is over.
-        let again = app
-            .post(&format!("/api/v1/lobo-rounds/{id}/fold"), Some(&player.token), &json!({ "expected_plays": 0 }), Some("fold-1"))
-            .await
-            .expect(200);
-        assert_eq!(again, folded);
-        app.post(&format!("/api/v1/lobo-rounds/{id}/fold"), Some(&player.token), &json!({ "expected_plays": 0 }), None)
+            let wolf_points: i64 = round["table"]["wolf_hand"].as_array().unwrap().iter().map(rank).sum();
+            let folded = app
+                .post(
+                    &format!("/api/v1/lobo-rounds/{id}/fold"),
+                    Some(&player.token),
+                    &json!({ "expected_plays": 0 }),
+                    Some("fold-1"),
+                )
+                .await
+                .expect(200);
+            assert_eq!(folded["status"], "settled");
+            assert_eq!(folded["result"]["player_won"], false);
+            assert_eq!(folded["result"]["reason"], "folded");
+            assert_eq!(folded["result"]["points"].as_i64().unwrap(), wolf_points);
+            let loss = 100 * wolf_points.min(40);
+            assert_eq!(folded["result"]["lost"], money(loss));
+            assert_eq!(minor(&app.balance(&player.id).await), 10000 - 904 - loss);
+            // Folding again: the same key answers as before; without it the round is over.
+            let again = app
+                .post(
+                    &format!("/api/v1/lobo-rounds/{id}/fold"),
+                    Some(&player.token),
+                    &json!({ "expected_plays": 0 }),
+                    Some("fold-1"),
+                )
+                .await
+                .expect(200);
+            assert_eq!(again, folded);
+            app.post(
+                &format!("/api/v1/lobo-rounds/{id}/fold"),
+                Some(&player.token),
+                &json!({ "expected_plays": 0 }),
+                None,
+            )
             .await
             .assert_error(409, "wrong_round_state");
-    }
-    app.get(&format!("/api/v1/lobo-rounds/{id}/recall"), Some(&other.token)).await.assert_error(403, "forbidden");
-    let theirs_id = theirs["id"].as_str().unwrap();
-    if theirs["status"] == "in_play" {
-        app.post(&format!("/api/v1/lobo-rounds/{theirs_id}/fold"), Some(&other.token), &json!({ "expected_plays": 0 }), None)
+        }
+        app.get(&format!("/api/v1/lobo-rounds/{id}/recall"), Some(&other.token))
+            .await
+            .assert_error(403, "forbidden");
+        let theirs_id = theirs["id"].as_str().unwrap();
+        if theirs["status"] == "in_play" {
+            app.post(
+                &format!("/api/v1/lobo-rounds/{theirs_id}/fold"),
+                Some(&other.token),
+                &json!({ "expected_plays": 0 }),
+                None,
+            )
             .await
             .expect(200);
+        }
+        let tb = app.trial_balance().await;
+        assert_eq!(account_balance(&tb, &format!("escrow:{id}")).as_deref(), Some("0.00"));
+        assert_eq!(
+            account_balance(&tb, &format!("escrow:{theirs_id}")).as_deref(),
+            Some("0.00")
+        );
     }
-    let tb = app.trial_balance().await;
-    assert_eq!(account_balance(&tb, &format!("escrow:{id}")).as_deref(), Some("0.00"));
-    assert_eq!(account_balance(&tb, &format!("escrow:{theirs_id}")).as_deref(), Some("0.00"));
-});
+);
 
-both_backends!(async fn a_round_needs_funds_and_a_unit_in_range(app: TestApp) {
-    let table = lobo_table(&app, true);
-    // 40.00 escrow + 9.04 fee > 45.00.
-    let player = funded_player(&app, "45.00").await;
-    let seq = app.last_seq().await;
-    start(&app, &player, &table, json!({ "unit": "1.00" })).await.assert_error(422, "insufficient_funds");
-    start(&app, &player, &table, json!({ "unit": "0.50" })).await.assert_error(422, "unit_out_of_range");
-    start(&app, &player, &table, json!({ "unit": "11.00" })).await.assert_error(422, "unit_out_of_range");
-    start(&app, &player, &table, json!({ "unit": "1.001" })).await.assert_error(400, "invalid_body");
-    start(&app, &player, &table, json!({ "unit": "1.00", "client_seed": "" })).await.assert_error(400, "invalid_client_seed");
-    start(&app, &player, &table, json!({ "unit": "1.00", "client_seed": "x".repeat(65) })).await.assert_error(400, "invalid_client_seed");
-    let cashier = app.create_user(Role::Cashier).await;
-    let auditor = app.auditor().await.token.clone();
-    app.post(&format!("/api/v1/tables/{table}/lobo-rounds"), Some(&auditor), &json!({ "unit": "1.00" }), None)
+both_backends!(
+    async fn a_round_needs_funds_and_a_unit_in_range(app: TestApp) {
+        let table = lobo_table(&app, true);
+        // 40.00 escrow + 9.04 fee > 45.00.
+        let player = funded_player(&app, "45.00").await;
+        let seq = app.last_seq().await;
+        start(&app, &player, &table, json!({ "unit": "1.00" }))
+            .await
+            .assert_error(422, "insufficient_funds");
+        start(&app, &player, &table, json!({ "unit": "0.50" }))
+            .await
+            .assert_error(422, "unit_out_of_range");
+        start(&app, &player, &table, json!({ "unit": "11.00" }))
+            .await
+            .assert_error(422, "unit_out_of_range");
+        start(&app, &player, &table, json!({ "unit": "1.001" }))
+            .await
+            .assert_error(400, "invalid_body");
+        start(&app, &player, &table, json!({ "unit": "1.00", "client_seed": "" }))
+            .await
+            .assert_error(400, "invalid_client_seed");
+        start(
+            &app,
+            &player,
+            &table,
+            json!({ "unit": "1.00", "client_seed": "x".repeat(65) }),
+        )
+        .await
+        .assert_error(400, "invalid_client_seed");
+        let cashier = app.create_user(Role::Cashier).await;
+        let auditor = app.auditor().await.token.clone();
+        app.post(
+            &format!("/api/v1/tables/{table}/lobo-rounds"),
+            Some(&auditor),
+            &json!({ "unit": "1.00" }),
+            None,
+        )
         .await
         .assert_error(403, "forbidden");
-    assert_eq!(app.last_seq().await, seq, "refused requests move no money");
-    assert_eq!(app.balance(&player.id).await, "45.00");
-    // Nothing was left behind: with enough money the same player can start.
-    app.fund(&cashier, &player.id, "5.00").await;
-    let round = start(&app, &player, &table, json!({ "unit": "1.00" })).await.expect(201);
-    assert_eq!(app.balance(&player.id).await, "0.96");
-    let id = round["id"].as_str().unwrap();
-    if round["status"] == "in_play" {
-        app.post(&format!("/api/v1/lobo-rounds/{id}/fold"), Some(&player.token), &json!({ "expected_plays": 0 }), None)
+        assert_eq!(app.last_seq().await, seq, "refused requests move no money");
+        assert_eq!(app.balance(&player.id).await, "45.00");
+        // Nothing was left behind: with enough money the same player can start.
+        app.fund(&cashier, &player.id, "5.00").await;
+        let round = start(&app, &player, &table, json!({ "unit": "1.00" }))
+            .await
+            .expect(201);
+        assert_eq!(app.balance(&player.id).await, "0.96");
+        let id = round["id"].as_str().unwrap();
+        if round["status"] == "in_play" {
+            app.post(
+                &format!("/api/v1/lobo-rounds/{id}/fold"),
+                Some(&player.token),
+                &json!({ "expected_plays": 0 }),
+                None,
+            )
             .await
             .expect(200);
+        }
+        app.get("/api/v1/lobo-rounds/not-a-round", Some(&player.token))
+            .await
+            .assert_error(404, "not_found");
     }
-    app.get("/api/v1/lobo-rounds/not-a-round", Some(&player.token)).await.assert_error(404, "not_found");
-});
+);

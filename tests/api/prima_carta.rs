@@ -71,7 +71,15 @@ pub struct TableOptions<'a> {
 
 impl Default for TableOptions<'_> {
     fn default() -> Self {
-        TableOptions { variant: "classic", seat_fee: None, corte: true, cobre: "carry", max_exposure: "500.00", players: 2, funds: "1000.00" }
+        TableOptions {
+            variant: "classic",
+            seat_fee: None,
+            corte: true,
+            cobre: "carry",
+            max_exposure: "500.00",
+            players: 2,
+            funds: "1000.00",
+        }
     }
 }
 
@@ -90,12 +98,32 @@ pub async fn casino(app: &TestApp, o: TableOptions<'_>) -> Casino {
     let cashier = app.create_user(Role::Cashier).await;
     let name = format!("Centrale {}", &uuid::Uuid::new_v4().simple().to_string()[..8]);
     let table = app
-        .post("/api/v1/tables", Some(&pitboss.token), &json!({ "name": name, "config": table_config(&o) }), None)
+        .post(
+            "/api/v1/tables",
+            Some(&pitboss.token),
+            &json!({ "name": name, "config": table_config(&o) }),
+            None,
+        )
         .await
         .expect(201);
     let table = s(&table["id"]).to_string();
-    app.put(&format!("/api/v1/tables/{table}/dealers/{}", dealer.id), Some(&pitboss.token), &json!({}), None).await.expect(200);
-    let opened = app.post(&format!("/api/v1/tables/{table}/open"), Some(&pitboss.token), &json!({}), None).await.expect(200);
+    app.put(
+        &format!("/api/v1/tables/{table}/dealers/{}", dealer.id),
+        Some(&pitboss.token),
+        &json!({}),
+        None,
+    )
+    .await
+    .expect(200);
+    let opened = app
+        .post(
+            &format!("/api/v1/tables/{table}/open"),
+            Some(&pitboss.token),
+            &json!({}),
+            None,
+        )
+        .await
+        .expect(200);
     assert_eq!(opened["status"], "open", "{opened}");
     let mut players = Vec::new();
     for _ in 0..o.players {
@@ -119,21 +147,42 @@ pub async fn casino(app: &TestApp, o: TableOptions<'_>) -> Casino {
 
 impl Casino {
     pub fn player_by_id(&self, id: &str) -> &TestUser {
-        self.players.iter().find(|p| p.id == id).unwrap_or_else(|| panic!("no player {id}"))
+        self.players
+            .iter()
+            .find(|p| p.id == id)
+            .unwrap_or_else(|| panic!("no player {id}"))
     }
 }
 
 pub async fn create_round(app: &TestApp, c: &Casino) -> Value {
-    app.post(&format!("/api/v1/tables/{}/rounds", c.table), Some(&c.dealer.token), &json!({}), None).await.expect(201)
+    app.post(
+        &format!("/api/v1/tables/{}/rounds", c.table),
+        Some(&c.dealer.token),
+        &json!({}),
+        None,
+    )
+    .await
+    .expect(201)
 }
 
 pub async fn seat(app: &TestApp, p: &TestUser, round: &str, suit: &str, key: Option<&str>) -> TestResponse {
-    app.post(&format!("/api/v1/rounds/{round}/seats"), Some(&p.token), &json!({ "suit": suit, "client_seed": format!("seed of {}", &p.username[..10]) }), key)
-        .await
+    app.post(
+        &format!("/api/v1/rounds/{round}/seats"),
+        Some(&p.token),
+        &json!({ "suit": suit, "client_seed": format!("seed of {}", &p.username[..10]) }),
+        key,
+    )
+    .await
 }
 
 pub async fn dealer_action(app: &TestApp, c: &Casino, round: &str, action: &str) -> TestResponse {
-    app.post(&format!("/api/v1/rounds/{round}/{action}"), Some(&c.dealer.token), &json!({}), None).await
+    app.post(
+        &format!("/api/v1/rounds/{round}/{action}"),
+        Some(&c.dealer.token),
+        &json!({}),
+        None,
+    )
+    .await
 }
 
 pub async fn balances(app: &TestApp, c: &Casino) -> BTreeMap<String, i64> {
@@ -154,12 +203,22 @@ pub async fn play_copa(app: &TestApp, c: &Casino, round: &str, mut view: Value, 
         let pay = (k >> 33) % 3 != 0;
         let decision = if pay { "pay" } else { "fold" };
         let r = if (k >> 40) % 4 == 0 {
-            app.post(&format!("/api/v1/rounds/{round}/copa"), Some(&c.dealer.token), &json!({ "decision": decision, "suit": turn["suit"] }), None)
-                .await
+            app.post(
+                &format!("/api/v1/rounds/{round}/copa"),
+                Some(&c.dealer.token),
+                &json!({ "decision": decision, "suit": turn["suit"] }),
+                None,
+            )
+            .await
         } else {
             let p = c.player_by_id(s(&turn["player_id"]));
-            app.post(&format!("/api/v1/rounds/{round}/copa"), Some(&p.token), &json!({ "decision": decision }), Some(&format!("copa-{round}-{k}")))
-                .await
+            app.post(
+                &format!("/api/v1/rounds/{round}/copa"),
+                Some(&p.token),
+                &json!({ "decision": decision }),
+                Some(&format!("copa-{round}-{k}")),
+            )
+            .await
         };
         view = r.expect(200);
     }
@@ -174,7 +233,9 @@ pub async fn full_round(app: &TestApp, c: &Casino, n: usize, salt: u64) -> (Stri
     assert!(round["server_seed"].is_null());
     let shift = (salt as usize) % 5;
     for (i, p) in c.players.iter().take(n).enumerate() {
-        seat(app, p, &id, SUITS[(i + shift) % 5], Some(&format!("seat-{id}-{i}"))).await.expect(201);
+        seat(app, p, &id, SUITS[(i + shift) % 5], Some(&format!("seat-{id}-{i}")))
+            .await
+            .expect(201);
     }
     let closed = dealer_action(app, c, &id, "close").await.expect(200);
     assert_eq!(closed["status"], "closed");
@@ -188,13 +249,21 @@ pub async fn full_round(app: &TestApp, c: &Casino, n: usize, salt: u64) -> (Stri
 
 pub async fn recall(app: &TestApp, round: &str) -> Value {
     let token = app.auditor().await.token.clone();
-    app.get(&format!("/api/v1/rounds/{round}/recall"), Some(&token)).await.expect(200)
+    app.get(&format!("/api/v1/rounds/{round}/recall"), Some(&token))
+        .await
+        .expect(200)
 }
 
 /// An account's net balance from the ledger's transfers.
 pub async fn account_net(app: &TestApp, account: &str) -> i64 {
     let token = app.auditor().await.token.clone();
-    let list = app.get(&format!("/api/v1/audit/ledger?account={account}&limit=500"), Some(&token)).await.expect(200);
+    let list = app
+        .get(
+            &format!("/api/v1/audit/ledger?account={account}&limit=500"),
+            Some(&token),
+        )
+        .await
+        .expect(200);
     list.as_array()
         .unwrap()
         .iter()
@@ -218,8 +287,12 @@ pub async fn check_money(app: &TestApp, c: &Casino, before: &BTreeMap<String, i6
     let stored = &round["result"];
     let res = &stored["result"];
     let after = balances(app, c).await;
-    let seated: BTreeMap<String, String> =
-        round["seats"].as_array().unwrap().iter().map(|x| (s(&x["player_id"]).to_string(), s(&x["suit"]).to_string())).collect();
+    let seated: BTreeMap<String, String> = round["seats"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|x| (s(&x["player_id"]).to_string(), s(&x["suit"]).to_string()))
+        .collect();
     let copas_in_events: i64 = round["events"]
         .as_array()
         .unwrap()
@@ -227,13 +300,23 @@ pub async fn check_money(app: &TestApp, c: &Casino, before: &BTreeMap<String, i6
         .filter(|e| e["type"] == "copa_paid")
         .map(|e| e["units"].as_i64().unwrap())
         .sum();
-    let copas_in_result: i64 = res["contributions"].as_array().unwrap().iter().map(|x| x["copa_units"].as_i64().unwrap()).sum();
+    let copas_in_result: i64 = res["contributions"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|x| x["copa_units"].as_i64().unwrap())
+        .sum();
     assert_eq!(copas_in_events, copas_in_result, "copas: events vs result: {res}");
     let mut pot_in = 0;
     for p in &c.players {
         let mut expected = 0i64;
         if let Some(suit) = seated.get(&p.id) {
-            let contribution = res["contributions"].as_array().unwrap().iter().find(|x| x["suit"] == suit.as_str()).unwrap();
+            let contribution = res["contributions"]
+                .as_array()
+                .unwrap()
+                .iter()
+                .find(|x| x["suit"] == suit.as_str())
+                .unwrap();
             let units = contribution["spiga_units"].as_i64().unwrap() + contribution["copa_units"].as_i64().unwrap();
             pot_in += units * c.unit;
             expected -= units * c.unit + c.seat_fee;
@@ -246,10 +329,20 @@ pub async fn check_money(app: &TestApp, c: &Casino, before: &BTreeMap<String, i6
                 expected += minor(s(&stored["winner_paid"]));
             }
         }
-        for b in rec["bets"].as_array().unwrap().iter().filter(|b| b["player_id"] == p.id.as_str()) {
+        for b in rec["bets"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .filter(|b| b["player_id"] == p.id.as_str())
+        {
             expected += minor(s(&b["returned"])) - minor(s(&b["amount"]));
         }
-        assert_eq!(after[&p.id] - before[&p.id], expected, "player {} in round {id}: {res}", p.username);
+        assert_eq!(
+            after[&p.id] - before[&p.id],
+            expected,
+            "player {} in round {id}: {res}",
+            p.username
+        );
         // The recall's own transfers say the same.
         let wallet = format!("wallet:{}", p.id);
         let by_transfers: i64 = rec["transfers"]
@@ -258,14 +351,18 @@ pub async fn check_money(app: &TestApp, c: &Casino, before: &BTreeMap<String, i6
             .iter()
             .map(|t| {
                 let a = minor(s(&t["amount"]));
-                (if t["credit_account"] == wallet.as_str() { a } else { 0 }) - (if t["debit_account"] == wallet.as_str() { a } else { 0 })
+                (if t["credit_account"] == wallet.as_str() { a } else { 0 })
+                    - (if t["debit_account"] == wallet.as_str() { a } else { 0 })
             })
             .sum();
         assert_eq!(by_transfers, expected, "transfers of round {id} for {}", p.username);
     }
     assert_eq!(pot_in, res["pot_units"].as_i64().unwrap() * c.unit);
     let cobre = res["cobre"]["units"].as_i64().unwrap_or(0) * c.unit;
-    assert_eq!(minor(s(&stored["winner_paid"])), pot_in - cobre + minor(s(&stored["carried_cobre_in"])));
+    assert_eq!(
+        minor(s(&stored["winner_paid"])),
+        pot_in - cobre + minor(s(&stored["carried_cobre_in"]))
+    );
     assert_eq!(account_net(app, &format!("pot:{id}")).await, 0, "pot of {id}");
     assert_eq!(account_net(app, &format!("escrow:{id}")).await, 0, "escrow of {id}");
     app.assert_ledger_sound().await;
@@ -289,7 +386,12 @@ pub fn check_recall(rec: &Value, commitment: &str, c: &Casino) {
     assert_eq!(t.commitment, commitment);
     assert_eq!(hex_sha256(&t.server_seed), commitment);
     assert_eq!(rec["round"]["server_seed"], t.server_seed.as_str());
-    let dealt: Vec<u8> = rec["dealt_order"].as_array().unwrap().iter().map(|v| v.as_u64().unwrap() as u8).collect();
+    let dealt: Vec<u8> = rec["dealt_order"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|v| v.as_u64().unwrap() as u8)
+        .collect();
     assert_eq!(dealt, t.deck);
     let res = &rec["round"]["result"]["result"];
     if c.variant == "jasper" && res["passes"].as_u64().unwrap() > 1 {
@@ -311,12 +413,20 @@ pub fn check_recall(rec: &Value, commitment: &str, c: &Casino) {
             _ => CobreRule::House,
         },
     };
-    let seated: Vec<Suit> = rec["round"]["seats"].as_array().unwrap().iter().map(|x| Suit::parse(s(&x["suit"])).unwrap()).collect();
+    let seated: Vec<Suit> = rec["round"]["seats"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|x| Suit::parse(s(&x["suit"])).unwrap())
+        .collect();
     let decisions: Vec<CopaDecision> = rec["decisions"]
         .as_array()
         .unwrap()
         .iter()
-        .map(|d| CopaDecision { suit: Suit::parse(s(&d["suit"])).unwrap(), pay: d["pay"].as_bool().unwrap() })
+        .map(|d| CopaDecision {
+            suit: Suit::parse(s(&d["suit"])).unwrap(),
+            pay: d["pay"].as_bool().unwrap(),
+        })
         .collect();
     let mut reshuffles = t.reshuffles.iter();
     let progress = engine::play(&deck, &rules, &seated, &decisions, &mut |cards: &mut [Card]| {
@@ -330,7 +440,11 @@ pub fn check_recall(rec: &Value, commitment: &str, c: &Casino) {
     .expect("the recall replays");
     let replayed = serde_json::to_value(progress.result().expect("finished")).unwrap();
     assert_eq!(&replayed, res, "replayed result");
-    assert_eq!(serde_json::to_value(&progress.events).unwrap(), rec["round"]["events"], "replayed events");
+    assert_eq!(
+        serde_json::to_value(&progress.events).unwrap(),
+        rec["round"]["events"],
+        "replayed events"
+    );
     // The side-bet facts agree with the dealt order.
     let facts = &rec["round"]["result"]["facts"];
     assert_eq!(facts["first_card"].as_u64().unwrap() as u8, dealt[0]);
@@ -429,7 +543,11 @@ fn independent_facts(t: &ShuffleTranscript, jasper: bool) -> (Value, Option<Vec<
     layout.pass(&deck);
     let counts = layout.count;
     let n: u8 = counts.iter().sum();
-    let foundations: Vec<u8> = layout.foundation.iter().map(|f| f.expect("every suit is dealt in the first pass")).collect();
+    let foundations: Vec<u8> = layout
+        .foundation
+        .iter()
+        .map(|f| f.expect("every suit is dealt in the first pass"))
+        .collect();
     let order: Vec<&str> = layout.foundation_order.iter().map(|&i| SUITS[i]).collect();
     let mut reshuffled = None;
     let mut passes = 1;
@@ -474,214 +592,455 @@ async fn play_many(app: &TestApp, o: TableOptions<'_>, rounds: u64) -> Vec<Value
     recalls
 }
 
-both_backends!(async fn classic_rounds_reconcile_and_replay(app: TestApp) {
-    let recalls = play_many(&app, TableOptions { players: 5, seat_fee: Some("0.50"), cobre: "carry", ..Default::default() }, 8).await;
-    let seats: BTreeSet<usize> = recalls.iter().map(|r| r["round"]["seats"].as_array().unwrap().len()).collect();
-    assert_eq!(seats, BTreeSet::from([2, 3, 4, 5]));
-    let hows: Vec<&str> = recalls.iter().map(|r| s(&r["round"]["result"]["result"]["how"])).collect();
-    let cobres = recalls.iter().filter(|r| !r["round"]["result"]["result"]["cobre"].is_null()).count();
-    let carried: Vec<&str> = recalls.iter().map(|r| s(&r["round"]["result"]["carried_cobre_in"])).collect();
-    eprintln!("classic wins: {hows:?}; rounds with a cobre: {cobres}; carried in: {carried:?}");
-});
-
-both_backends!(async fn cinco_rounds_reconcile_and_replay(app: TestApp) {
-    let recalls = play_many(&app, TableOptions { variant: "cinco", players: 5, cobre: "house", corte: false, ..Default::default() }, 5).await;
-    for r in &recalls {
-        let how = &r["round"]["result"]["result"]["how"];
-        assert!(how == "cinco_tallest" || how == "first_pass_completion", "{how}");
-        assert!(r["decisions"].as_array().unwrap().is_empty());
+both_backends!(
+    async fn classic_rounds_reconcile_and_replay(app: TestApp) {
+        let recalls = play_many(
+            &app,
+            TableOptions {
+                players: 5,
+                seat_fee: Some("0.50"),
+                cobre: "carry",
+                ..Default::default()
+            },
+            8,
+        )
+        .await;
+        let seats: BTreeSet<usize> = recalls
+            .iter()
+            .map(|r| r["round"]["seats"].as_array().unwrap().len())
+            .collect();
+        assert_eq!(seats, BTreeSet::from([2, 3, 4, 5]));
+        let hows: Vec<&str> = recalls
+            .iter()
+            .map(|r| s(&r["round"]["result"]["result"]["how"]))
+            .collect();
+        let cobres = recalls
+            .iter()
+            .filter(|r| !r["round"]["result"]["result"]["cobre"].is_null())
+            .count();
+        let carried: Vec<&str> = recalls
+            .iter()
+            .map(|r| s(&r["round"]["result"]["carried_cobre_in"]))
+            .collect();
+        eprintln!("classic wins: {hows:?}; rounds with a cobre: {cobres}; carried in: {carried:?}");
     }
-});
+);
 
-both_backends!(async fn jasper_rounds_reconcile_reshuffle_and_replay(app: TestApp) {
-    let recalls = play_many(&app, TableOptions { variant: "jasper", players: 4, seat_fee: Some("0.50"), cobre: "house", ..Default::default() }, 8).await;
-    let reshuffled = recalls.iter().filter(|r| !r["shuffle"]["reshuffles"].as_array().unwrap().is_empty()).count();
-    eprintln!("jasper rounds with a reshuffle: {reshuffled} of {}", recalls.len());
-    assert!(reshuffled > 0, "no Jasper round reached the repasso");
-});
+both_backends!(
+    async fn cinco_rounds_reconcile_and_replay(app: TestApp) {
+        let recalls = play_many(
+            &app,
+            TableOptions {
+                variant: "cinco",
+                players: 5,
+                cobre: "house",
+                corte: false,
+                ..Default::default()
+            },
+            5,
+        )
+        .await;
+        for r in &recalls {
+            let how = &r["round"]["result"]["result"]["how"];
+            assert!(how == "cinco_tallest" || how == "first_pass_completion", "{how}");
+            assert!(r["decisions"].as_array().unwrap().is_empty());
+        }
+    }
+);
+
+both_backends!(
+    async fn jasper_rounds_reconcile_reshuffle_and_replay(app: TestApp) {
+        let recalls = play_many(
+            &app,
+            TableOptions {
+                variant: "jasper",
+                players: 4,
+                seat_fee: Some("0.50"),
+                cobre: "house",
+                ..Default::default()
+            },
+            8,
+        )
+        .await;
+        let reshuffled = recalls
+            .iter()
+            .filter(|r| !r["shuffle"]["reshuffles"].as_array().unwrap().is_empty())
+            .count();
+        eprintln!("jasper rounds with a reshuffle: {reshuffled} of {}", recalls.len());
+        assert!(reshuffled > 0, "no Jasper round reached the repasso");
+    }
+);
 
 // ---------------------------------------------------------------------------
 // State guards
 // ---------------------------------------------------------------------------
 
-both_backends!(async fn state_guards(app: TestApp) {
-    let c = casino(&app, TableOptions { players: 3, seat_fee: Some("0.50"), ..Default::default() }).await;
-    let (p0, p1, p2) = (&c.players[0], &c.players[1], &c.players[2]);
-    let stranger = app.create_user(Role::Dealer).await;
-    let mut reached_copa = false;
-    for attempt in 0..6u64 {
-        let round = create_round(&app, &c).await;
-        let id = s(&round["id"]).to_string();
-        // A second round at the same table while one is in progress.
-        app.post(&format!("/api/v1/tables/{}/rounds", c.table), Some(&c.dealer.token), &json!({}), None)
+both_backends!(
+    async fn state_guards(app: TestApp) {
+        let c = casino(
+            &app,
+            TableOptions {
+                players: 3,
+                seat_fee: Some("0.50"),
+                ..Default::default()
+            },
+        )
+        .await;
+        let (p0, p1, p2) = (&c.players[0], &c.players[1], &c.players[2]);
+        let stranger = app.create_user(Role::Dealer).await;
+        let mut reached_copa = false;
+        for attempt in 0..6u64 {
+            let round = create_round(&app, &c).await;
+            let id = s(&round["id"]).to_string();
+            // A second round at the same table while one is in progress.
+            app.post(
+                &format!("/api/v1/tables/{}/rounds", c.table),
+                Some(&c.dealer.token),
+                &json!({}),
+                None,
+            )
             .await
             .assert_error(409, "round_in_progress");
-        let b0 = minor(&app.balance(&p0.id).await);
-        let key = format!("seat-{id}");
-        let first = seat(&app, p0, &id, "crowns", Some(&key)).await.expect(201);
-        let again = seat(&app, p0, &id, "crowns", Some(&key)).await.expect(201);
-        assert_eq!(first, again, "a retried seat returns the original result");
-        assert_eq!(minor(&app.balance(&p0.id).await), b0 - 100 - 50 - 100, "spiga, seat fee and corte escrow, once");
-        dealer_action(&app, &c, &id, "close").await.assert_error(422, "not_enough_players");
-        seat(&app, p0, &id, "fruit", None).await.assert_error(409, "already_seated");
-        seat(&app, p1, &id, "crowns", None).await.assert_error(409, "suit_taken");
-        seat(&app, p1, &id, "locks", None).await.expect(201);
-        dealer_action(&app, &c, &id, "deal").await.assert_error(409, "wrong_round_state");
-        app.post(&format!("/api/v1/rounds/{id}/close"), Some(&stranger.token), &json!({}), None).await.assert_error(403, "forbidden");
-        app.post(&format!("/api/v1/rounds/{id}/close"), Some(&p0.token), &json!({}), None).await.assert_error(403, "forbidden");
-        dealer_action(&app, &c, &id, "close").await.expect(200);
-        dealer_action(&app, &c, &id, "close").await.assert_error(409, "wrong_round_state");
-        let b2 = app.balance(&p2.id).await;
-        seat(&app, p2, &id, "fruit", None).await.assert_error(409, "wrong_round_state");
-        assert_eq!(app.balance(&p2.id).await, b2, "a refused seat moves no money");
-        app.post(&format!("/api/v1/rounds/{id}/deal"), Some(&stranger.token), &json!({}), None).await.assert_error(403, "forbidden");
-        dealer_action(&app, &c, &id, "settle").await.assert_error(409, "wrong_round_state");
-
-        // Two deal requests at once: exactly one deals.
-        let seq = app.last_seq().await;
-        let (a, b) = tokio::join!(dealer_action(&app, &c, &id, "deal"), dealer_action(&app, &c, &id, "deal"));
-        let mut codes = vec![a.status, b.status];
-        codes.sort();
-        assert_eq!(codes, vec![200, 409], "concurrent deals: {} / {}", a.text, b.text);
-        let dealt = if a.status == 200 { a.json() } else { b.json() };
-        assert_eq!(app.last_seq().await, seq + 2, "the corte moved once (one tip or refund per seat)");
-        dealer_action(&app, &c, &id, "deal").await.assert_error(409, "wrong_round_state");
-
-        let mut view = dealt;
-        if view["status"] == "copa" {
-            reached_copa = true;
-            let turn = view["copa_turn"].clone();
-            let (mover, other) = if turn["player_id"] == p0.id.as_str() { (p0, p1) } else { (p1, p0) };
-            let other_suit = if other.id == p0.id { "crowns" } else { "locks" };
-            // The other player, out of turn.
-            app.post(&format!("/api/v1/rounds/{id}/copa"), Some(&other.token), &json!({ "decision": "pay" }), None)
+            let b0 = minor(&app.balance(&p0.id).await);
+            let key = format!("seat-{id}");
+            let first = seat(&app, p0, &id, "crowns", Some(&key)).await.expect(201);
+            let again = seat(&app, p0, &id, "crowns", Some(&key)).await.expect(201);
+            assert_eq!(first, again, "a retried seat returns the original result");
+            assert_eq!(
+                minor(&app.balance(&p0.id).await),
+                b0 - 100 - 50 - 100,
+                "spiga, seat fee and corte escrow, once"
+            );
+            dealer_action(&app, &c, &id, "close")
                 .await
-                .assert_error(409, "not_your_turn");
-            // A player deciding another's seat.
-            app.post(&format!("/api/v1/rounds/{id}/copa"), Some(&other.token), &json!({ "decision": "fold", "suit": turn["suit"] }), None)
+                .assert_error(422, "not_enough_players");
+            seat(&app, p0, &id, "fruit", None)
                 .await
-                .assert_error(403, "forbidden");
-            // A player not seated.
-            app.post(&format!("/api/v1/rounds/{id}/copa"), Some(&p2.token), &json!({ "decision": "fold" }), None)
+                .assert_error(409, "already_seated");
+            seat(&app, p1, &id, "crowns", None)
                 .await
-                .assert_error(403, "forbidden");
-            // A dealer not assigned to the table.
-            app.post(&format!("/api/v1/rounds/{id}/copa"), Some(&stranger.token), &json!({ "decision": "pay", "suit": turn["suit"] }), None)
-                .await
-                .assert_error(403, "forbidden");
-            // The assigned dealer must name the suit, and only the one in turn.
-            app.post(&format!("/api/v1/rounds/{id}/copa"), Some(&c.dealer.token), &json!({ "decision": "pay" }), None)
-                .await
-                .assert_error(400, "suit_required");
-            app.post(&format!("/api/v1/rounds/{id}/copa"), Some(&c.dealer.token), &json!({ "decision": "pay", "suit": other_suit }), None)
-                .await
-                .assert_error(409, "not_your_turn");
-            // The dealer records the turn player's spoken decision.
-            let mb = minor(&app.balance(&mover.id).await);
-            view = app
-                .post(&format!("/api/v1/rounds/{id}/copa"), Some(&c.dealer.token), &json!({ "decision": "pay", "suit": turn["suit"] }), None)
-                .await
-                .expect(200);
-            assert_eq!(minor(&app.balance(&mover.id).await), mb - minor(s(&turn["copa"])), "the copa moved from the mover's wallet");
-            view = play_copa(&app, &c, &id, view, attempt).await;
-            assert_eq!(view["status"], "finished");
-            dealer_action(&app, &c, &id, "settle").await.expect(200);
-            dealer_action(&app, &c, &id, "settle").await.assert_error(409, "wrong_round_state");
-            app.post(&format!("/api/v1/rounds/{id}/copa"), Some(&mover.token), &json!({ "decision": "pay" }), None)
+                .assert_error(409, "suit_taken");
+            seat(&app, p1, &id, "locks", None).await.expect(201);
+            dealer_action(&app, &c, &id, "deal")
                 .await
                 .assert_error(409, "wrong_round_state");
-            let rec = recall(&app, &id).await;
-            let first = &rec["decisions"][0];
-            assert_eq!(first["suit"], turn["suit"]);
-            assert_eq!(first["source"], "dealer_voice");
-            assert_eq!(first["recorded_by"], c.dealer.id.as_str());
-            assert_eq!(first["pay"], true);
-            // Recall: another player who did not take part may not read it; a dealer neither.
-            app.get(&format!("/api/v1/rounds/{id}/recall"), Some(&p2.token)).await.assert_error(403, "forbidden");
-            app.get(&format!("/api/v1/rounds/{id}/recall"), Some(&c.dealer.token)).await.assert_error(403, "forbidden");
-            app.get(&format!("/api/v1/rounds/{id}/recall"), Some(&p0.token)).await.expect(200);
-            break;
+            app.post(
+                &format!("/api/v1/rounds/{id}/close"),
+                Some(&stranger.token),
+                &json!({}),
+                None,
+            )
+            .await
+            .assert_error(403, "forbidden");
+            app.post(&format!("/api/v1/rounds/{id}/close"), Some(&p0.token), &json!({}), None)
+                .await
+                .assert_error(403, "forbidden");
+            dealer_action(&app, &c, &id, "close").await.expect(200);
+            dealer_action(&app, &c, &id, "close")
+                .await
+                .assert_error(409, "wrong_round_state");
+            let b2 = app.balance(&p2.id).await;
+            seat(&app, p2, &id, "fruit", None)
+                .await
+                .assert_error(409, "wrong_round_state");
+            assert_eq!(app.balance(&p2.id).await, b2, "a refused seat moves no money");
+            app.post(
+                &format!("/api/v1/rounds/{id}/deal"),
+                Some(&stranger.token),
+                &json!({}),
+                None,
+            )
+            .await
+            .assert_error(403, "forbidden");
+            dealer_action(&app, &c, &id, "settle")
+                .await
+                .assert_error(409, "wrong_round_state");
+
+            // Two deal requests at once: exactly one deals.
+            let seq = app.last_seq().await;
+            let (a, b) = tokio::join!(
+                dealer_action(&app, &c, &id, "deal"),
+                dealer_action(&app, &c, &id, "deal")
+            );
+            let mut codes = vec![a.status, b.status];
+            codes.sort();
+            assert_eq!(codes, vec![200, 409], "concurrent deals: {} / {}", a.text, b.text);
+            let dealt = if a.status == 200 { a.json() } else { b.json() };
+            assert_eq!(
+                app.last_seq().await,
+                seq + 2,
+                "the corte moved once (one tip or refund per seat)"
+            );
+            dealer_action(&app, &c, &id, "deal")
+                .await
+                .assert_error(409, "wrong_round_state");
+
+            let mut view = dealt;
+            if view["status"] == "copa" {
+                reached_copa = true;
+                let turn = view["copa_turn"].clone();
+                let (mover, other) = if turn["player_id"] == p0.id.as_str() {
+                    (p0, p1)
+                } else {
+                    (p1, p0)
+                };
+                let other_suit = if other.id == p0.id { "crowns" } else { "locks" };
+                // The other player, out of turn.
+                app.post(
+                    &format!("/api/v1/rounds/{id}/copa"),
+                    Some(&other.token),
+                    &json!({ "decision": "pay" }),
+                    None,
+                )
+                .await
+                .assert_error(409, "not_your_turn");
+                // A player deciding another's seat.
+                app.post(
+                    &format!("/api/v1/rounds/{id}/copa"),
+                    Some(&other.token),
+                    &json!({ "decision": "fold", "suit": turn["suit"] }),
+                    None,
+                )
+                .await
+                .assert_error(403, "forbidden");
+                // A player not seated.
+                app.post(
+                    &format!("/api/v1/rounds/{id}/copa"),
+                    Some(&p2.token),
+                    &json!({ "decision": "fold" }),
+                    None,
+                )
+                .await
+                .assert_error(403, "forbidden");
+                // A dealer not assigned to the table.
+                app.post(
+                    &format!("/api/v1/rounds/{id}/copa"),
+                    Some(&stranger.token),
+                    &json!({ "decision": "pay", "suit": turn["suit"] }),
+                    None,
+                )
+                .await
+                .assert_error(403, "forbidden");
+                // The assigned dealer must name the suit, and only the one in turn.
+                app.post(
+                    &format!("/api/v1/rounds/{id}/copa"),
+                    Some(&c.dealer.token),
+                    &json!({ "decision": "pay" }),
+                    None,
+                )
+                .await
+                .assert_error(400, "suit_required");
+                app.post(
+                    &format!("/api/v1/rounds/{id}/copa"),
+                    Some(&c.dealer.token),
+                    &json!({ "decision": "pay", "suit": other_suit }),
+                    None,
+                )
+                .await
+                .assert_error(409, "not_your_turn");
+                // The dealer records the turn player's spoken decision.
+                let mb = minor(&app.balance(&mover.id).await);
+                view = app
+                    .post(
+                        &format!("/api/v1/rounds/{id}/copa"),
+                        Some(&c.dealer.token),
+                        &json!({ "decision": "pay", "suit": turn["suit"] }),
+                        None,
+                    )
+                    .await
+                    .expect(200);
+                assert_eq!(
+                    minor(&app.balance(&mover.id).await),
+                    mb - minor(s(&turn["copa"])),
+                    "the copa moved from the mover's wallet"
+                );
+                view = play_copa(&app, &c, &id, view, attempt).await;
+                assert_eq!(view["status"], "finished");
+                dealer_action(&app, &c, &id, "settle").await.expect(200);
+                dealer_action(&app, &c, &id, "settle")
+                    .await
+                    .assert_error(409, "wrong_round_state");
+                app.post(
+                    &format!("/api/v1/rounds/{id}/copa"),
+                    Some(&mover.token),
+                    &json!({ "decision": "pay" }),
+                    None,
+                )
+                .await
+                .assert_error(409, "wrong_round_state");
+                let rec = recall(&app, &id).await;
+                let first = &rec["decisions"][0];
+                assert_eq!(first["suit"], turn["suit"]);
+                assert_eq!(first["source"], "dealer_voice");
+                assert_eq!(first["recorded_by"], c.dealer.id.as_str());
+                assert_eq!(first["pay"], true);
+                // Recall: another player who did not take part may not read it; a dealer neither.
+                app.get(&format!("/api/v1/rounds/{id}/recall"), Some(&p2.token))
+                    .await
+                    .assert_error(403, "forbidden");
+                app.get(&format!("/api/v1/rounds/{id}/recall"), Some(&c.dealer.token))
+                    .await
+                    .assert_error(403, "forbidden");
+                app.get(&format!("/api/v1/rounds/{id}/recall"), Some(&p0.token))
+                    .await
+                    .expect(200);
+                break;
+            }
+            assert_eq!(view["status"], "finished");
+            dealer_action(&app, &c, &id, "settle").await.expect(200);
+            dealer_action(&app, &c, &id, "settle")
+                .await
+                .assert_error(409, "wrong_round_state");
         }
-        assert_eq!(view["status"], "finished");
-        dealer_action(&app, &c, &id, "settle").await.expect(200);
-        dealer_action(&app, &c, &id, "settle").await.assert_error(409, "wrong_round_state");
-    }
-    assert!(reached_copa, "no round reached the copa in six tries");
-    // After settlement the pit boss cannot void.
-    let last = app.get(&format!("/api/v1/tables/{}/rounds?limit=1", c.table), Some(&c.pitboss.token)).await.expect(200);
-    let last = s(&last[0]["id"]).to_string();
-    app.post(&format!("/api/v1/rounds/{last}/void"), Some(&c.pitboss.token), &json!({ "reason": "too late" }), None)
+        assert!(reached_copa, "no round reached the copa in six tries");
+        // After settlement the pit boss cannot void.
+        let last = app
+            .get(
+                &format!("/api/v1/tables/{}/rounds?limit=1", c.table),
+                Some(&c.pitboss.token),
+            )
+            .await
+            .expect(200);
+        let last = s(&last[0]["id"]).to_string();
+        app.post(
+            &format!("/api/v1/rounds/{last}/void"),
+            Some(&c.pitboss.token),
+            &json!({ "reason": "too late" }),
+            None,
+        )
         .await
         .assert_error(409, "wrong_round_state");
-});
+    }
+);
 
-both_backends!(async fn void_before_deal_refunds_every_stake(app: TestApp) {
-    let c = casino(&app, TableOptions { players: 3, seat_fee: Some("0.50"), corte: true, ..Default::default() }).await;
-    let (p0, p1, p2) = (&c.players[0], &c.players[1], &c.players[2]);
-    for close_first in [false, true] {
-        let before = balances(&app, &c).await;
-        let tb_before = app.trial_balance().await;
+both_backends!(
+    async fn void_before_deal_refunds_every_stake(app: TestApp) {
+        let c = casino(
+            &app,
+            TableOptions {
+                players: 3,
+                seat_fee: Some("0.50"),
+                corte: true,
+                ..Default::default()
+            },
+        )
+        .await;
+        let (p0, p1, p2) = (&c.players[0], &c.players[1], &c.players[2]);
+        for close_first in [false, true] {
+            let before = balances(&app, &c).await;
+            let tb_before = app.trial_balance().await;
+            let round = create_round(&app, &c).await;
+            let id = s(&round["id"]).to_string();
+            seat(&app, p0, &id, "swords", None).await.expect(201);
+            seat(&app, p1, &id, "cups", None).await.expect(201);
+            for (p, kind, sel) in [
+                (p0, "prima", json!({"suit": "fruit"})),
+                (p2, "conto_medio", json!({})),
+                (p2, "cartas", json!({"number": 13})),
+            ] {
+                let mut body = json!({ "kind": kind, "amount": "3.25" });
+                body.as_object_mut().unwrap().extend(sel.as_object().unwrap().clone());
+                app.post(&format!("/api/v1/rounds/{id}/bets"), Some(&p.token), &body, None)
+                    .await
+                    .expect(201);
+            }
+            assert_eq!(minor(&app.balance(&p0.id).await), before[&p0.id] - 100 - 50 - 100 - 325);
+            assert_eq!(minor(&app.balance(&p2.id).await), before[&p2.id] - 650);
+            if close_first {
+                dealer_action(&app, &c, &id, "close").await.expect(200);
+            }
+            // Only a pit boss voids, with a reason.
+            app.post(
+                &format!("/api/v1/rounds/{id}/void"),
+                Some(&c.dealer.token),
+                &json!({ "reason": "dealer wants out" }),
+                None,
+            )
+            .await
+            .assert_error(403, "forbidden");
+            app.post(
+                &format!("/api/v1/rounds/{id}/void"),
+                Some(&c.pitboss.token),
+                &json!({ "reason": "" }),
+                None,
+            )
+            .await
+            .assert_error(400, "invalid_reason");
+            let voided = app
+                .post(
+                    &format!("/api/v1/rounds/{id}/void"),
+                    Some(&c.pitboss.token),
+                    &json!({ "reason": "shoe dropped on the floor" }),
+                    None,
+                )
+                .await
+                .expect(200);
+            assert_eq!(voided["status"], "voided");
+            assert_eq!(
+                hex_sha256(s(&voided["server_seed"])),
+                s(&round["commitment"]),
+                "a void reveals the committed seed"
+            );
+            assert_eq!(balances(&app, &c).await, before, "every stake refunded exactly");
+            assert_eq!(account_net(&app, &format!("pot:{id}")).await, 0);
+            assert_eq!(account_net(&app, &format!("escrow:{id}")).await, 0);
+            let tb = app.trial_balance().await;
+            for house in ["house:revenue", "house:tips", "house:bankroll"] {
+                let bal = |tb: &Value| {
+                    tb["accounts"]
+                        .as_array()
+                        .unwrap()
+                        .iter()
+                        .find(|a| a["account"] == house)
+                        .map(|a| a["balance"].clone())
+                };
+                assert_eq!(bal(&tb), bal(&tb_before), "{house} unchanged by a voided round");
+            }
+            let rec = recall(&app, &id).await;
+            assert!(rec["bets"]
+                .as_array()
+                .unwrap()
+                .iter()
+                .all(|b| b["status"] == "refunded" && b["returned"] == b["amount"]));
+            let report = verify(&transcript(&rec));
+            assert!(report.passed, "{}", report.to_text());
+            dealer_action(&app, &c, &id, "deal")
+                .await
+                .assert_error(409, "wrong_round_state");
+            app.post(
+                &format!("/api/v1/rounds/{id}/void"),
+                Some(&c.pitboss.token),
+                &json!({ "reason": "twice" }),
+                None,
+            )
+            .await
+            .assert_error(409, "wrong_round_state");
+            assert!(app
+                .events("round_voided")
+                .await
+                .iter()
+                .any(|e| e.to_string().contains(&id)));
+            app.assert_ledger_sound().await;
+        }
+        // After the deal: 409, and nothing moves.
         let round = create_round(&app, &c).await;
         let id = s(&round["id"]).to_string();
         seat(&app, p0, &id, "swords", None).await.expect(201);
         seat(&app, p1, &id, "cups", None).await.expect(201);
-        for (p, kind, sel) in [(p0, "prima", json!({"suit": "fruit"})), (p2, "conto_medio", json!({})), (p2, "cartas", json!({"number": 13}))] {
-            let mut body = json!({ "kind": kind, "amount": "3.25" });
-            body.as_object_mut().unwrap().extend(sel.as_object().unwrap().clone());
-            app.post(&format!("/api/v1/rounds/{id}/bets"), Some(&p.token), &body, None).await.expect(201);
-        }
-        assert_eq!(minor(&app.balance(&p0.id).await), before[&p0.id] - 100 - 50 - 100 - 325);
-        assert_eq!(minor(&app.balance(&p2.id).await), before[&p2.id] - 650);
-        if close_first {
-            dealer_action(&app, &c, &id, "close").await.expect(200);
-        }
-        // Only a pit boss voids, with a reason.
-        app.post(&format!("/api/v1/rounds/{id}/void"), Some(&c.dealer.token), &json!({ "reason": "dealer wants out" }), None)
-            .await
-            .assert_error(403, "forbidden");
-        app.post(&format!("/api/v1/rounds/{id}/void"), Some(&c.pitboss.token), &json!({ "reason": "" }), None)
-            .await
-            .assert_error(400, "invalid_reason");
-        let voided = app
-            .post(&format!("/api/v1/rounds/{id}/void"), Some(&c.pitboss.token), &json!({ "reason": "shoe dropped on the floor" }), None)
-            .await
-            .expect(200);
-        assert_eq!(voided["status"], "voided");
-        assert_eq!(hex_sha256(s(&voided["server_seed"])), s(&round["commitment"]), "a void reveals the committed seed");
-        assert_eq!(balances(&app, &c).await, before, "every stake refunded exactly");
-        assert_eq!(account_net(&app, &format!("pot:{id}")).await, 0);
-        assert_eq!(account_net(&app, &format!("escrow:{id}")).await, 0);
-        let tb = app.trial_balance().await;
-        for house in ["house:revenue", "house:tips", "house:bankroll"] {
-            let bal = |tb: &Value| {
-                tb["accounts"].as_array().unwrap().iter().find(|a| a["account"] == house).map(|a| a["balance"].clone())
-            };
-            assert_eq!(bal(&tb), bal(&tb_before), "{house} unchanged by a voided round");
-        }
-        let rec = recall(&app, &id).await;
-        assert!(rec["bets"].as_array().unwrap().iter().all(|b| b["status"] == "refunded" && b["returned"] == b["amount"]));
-        let report = verify(&transcript(&rec));
-        assert!(report.passed, "{}", report.to_text());
-        dealer_action(&app, &c, &id, "deal").await.assert_error(409, "wrong_round_state");
-        app.post(&format!("/api/v1/rounds/{id}/void"), Some(&c.pitboss.token), &json!({ "reason": "twice" }), None)
-            .await
-            .assert_error(409, "wrong_round_state");
-        assert!(app.events("round_voided").await.iter().any(|e| e.to_string().contains(&id)));
-        app.assert_ledger_sound().await;
-    }
-    // After the deal: 409, and nothing moves.
-    let round = create_round(&app, &c).await;
-    let id = s(&round["id"]).to_string();
-    seat(&app, p0, &id, "swords", None).await.expect(201);
-    seat(&app, p1, &id, "cups", None).await.expect(201);
-    dealer_action(&app, &c, &id, "close").await.expect(200);
-    dealer_action(&app, &c, &id, "deal").await.expect(200);
-    let seq = app.last_seq().await;
-    app.post(&format!("/api/v1/rounds/{id}/void"), Some(&c.pitboss.token), &json!({ "reason": "cards are out" }), None)
+        dealer_action(&app, &c, &id, "close").await.expect(200);
+        dealer_action(&app, &c, &id, "deal").await.expect(200);
+        let seq = app.last_seq().await;
+        app.post(
+            &format!("/api/v1/rounds/{id}/void"),
+            Some(&c.pitboss.token),
+            &json!({ "reason": "cards are out" }),
+            None,
+        )
         .await
         .assert_error(409, "wrong_round_state");
-    assert_eq!(app.last_seq().await, seq);
-});
+        assert_eq!(app.last_seq().await, seq);
+    }
+);
 
 // ---------------------------------------------------------------------------
 // Secrecy
@@ -690,7 +1049,11 @@ both_backends!(async fn void_before_deal_refunds_every_stake(app: TestApp) {
 /// Reads the first Server-Sent Event of a table's stream (it must be `state`).
 pub async fn first_sse_event(app: &TestApp, token: &str, table: &str) -> (String, String) {
     let mut resp = app
-        .request(reqwest::Method::GET, &format!("/api/v1/tables/{table}/events"), Some(token))
+        .request(
+            reqwest::Method::GET,
+            &format!("/api/v1/tables/{table}/events"),
+            Some(token),
+        )
         .send()
         .await
         .expect("the stream opens");
@@ -707,8 +1070,17 @@ pub async fn first_sse_event(app: &TestApp, token: &str, table: &str) -> (String
     .await;
     assert!(read.is_ok(), "no first event within 10 s: {buf:?}");
     let block = buf.split("\n\n").next().unwrap().to_string();
-    let name = block.lines().find_map(|l| l.strip_prefix("event:")).map(|s| s.trim().to_string()).unwrap_or_default();
-    let data: String = block.lines().filter_map(|l| l.strip_prefix("data:")).map(|s| s.trim_start()).collect::<Vec<_>>().join("\n");
+    let name = block
+        .lines()
+        .find_map(|l| l.strip_prefix("event:"))
+        .map(|s| s.trim().to_string())
+        .unwrap_or_default();
+    let data: String = block
+        .lines()
+        .filter_map(|l| l.strip_prefix("data:"))
+        .map(|s| s.trim_start())
+        .collect::<Vec<_>>()
+        .join("\n");
     (name, data)
 }
 
@@ -722,9 +1094,16 @@ fn secret_of(app: &TestApp, round: &str) -> (djego::rounds::record::RoundRow, St
     let row = app
         .state
         .db
-        .read(|conn| -> Result<_, djego::api::error::ApiError> { Ok(djego::rounds::record::find(conn, round)?.expect("the round")) })
+        .read(|conn| -> Result<_, djego::api::error::ApiError> {
+            Ok(djego::rounds::record::find(conn, round)?.expect("the round"))
+        })
         .expect("round row");
-    let seed = app.state.vault.open(&row.id, &row.server_seed_sealed).expect("the sealed seed opens").to_hex();
+    let seed = app
+        .state
+        .vault
+        .open(&row.id, &row.server_seed_sealed)
+        .expect("the sealed seed opens")
+        .to_hex();
     (row, seed)
 }
 
@@ -738,16 +1117,26 @@ fn check_events(events: &Value, secret: &Secret, what: &str) {
             assert!(pass <= 1, "{what}: an event of pass {pass} before settlement: {e}");
         }
         if e["type"] == "reshuffled" {
-            assert!(e["after"].as_array().map_or(true, |a| a.is_empty()), "{what}: the reshuffled order is shown: {e}");
+            assert!(
+                e["after"].as_array().map_or(true, |a| a.is_empty()),
+                "{what}: the reshuffled order is shown: {e}"
+            );
         }
         if e["type"] == "dealt" {
             dealt_in_events.push(e["card"].as_u64().unwrap() as u8);
         }
         if let Some(card) = e.get("card").and_then(Value::as_u64) {
-            assert!(secret.dealt.contains(&(card as u8)), "{what}: card {card} was not dealt: {e}");
+            assert!(
+                secret.dealt.contains(&(card as u8)),
+                "{what}: card {card} was not dealt: {e}"
+            );
         }
     }
-    assert_eq!(&secret.dealt[..dealt_in_events.len()], &dealt_in_events[..], "{what}: events follow the deck");
+    assert_eq!(
+        &secret.dealt[..dealt_in_events.len()],
+        &dealt_in_events[..],
+        "{what}: events follow the deck"
+    );
 }
 
 fn check_view(view: &Value, secret: &Secret, what: &str) {
@@ -760,15 +1149,24 @@ async fn walk_every_get(app: &TestApp, c: &Casino, users: &[&TestUser], round: &
     for u in users {
         let who = format!("{} ({})", u.role.as_str(), u.username);
         let mut texts: Vec<(String, String)> = Vec::new();
-        let view = app.get(&format!("/api/v1/rounds/{round}"), Some(&u.token)).await.expect(200);
+        let view = app
+            .get(&format!("/api/v1/rounds/{round}"), Some(&u.token))
+            .await
+            .expect(200);
         check_view(&view, secret, &format!("round view as {who}"));
         texts.push(("round".into(), view.to_string()));
-        let list = app.get(&format!("/api/v1/tables/{}/rounds", c.table), Some(&u.token)).await.expect(200);
+        let list = app
+            .get(&format!("/api/v1/tables/{}/rounds", c.table), Some(&u.token))
+            .await
+            .expect(200);
         for v in list.as_array().unwrap().iter().filter(|v| v["id"] == round) {
             check_view(v, secret, &format!("round list as {who}"));
         }
         texts.push(("rounds".into(), list.to_string()));
-        let ver = app.get(&format!("/api/v1/rounds/{round}/verification"), Some(&u.token)).await.expect(200);
+        let ver = app
+            .get(&format!("/api/v1/rounds/{round}/verification"), Some(&u.token))
+            .await
+            .expect(200);
         assert!(ver["transcript"].is_null(), "verification as {who}: {ver}");
         texts.push(("verification".into(), ver.to_string()));
         let bets = app.get(&format!("/api/v1/rounds/{round}/bets"), Some(&u.token)).await;
@@ -777,7 +1175,10 @@ async fn walk_every_get(app: &TestApp, c: &Casino, users: &[&TestUser], round: &
             _ => bets.assert_error(403, "forbidden"),
         }
         texts.push(("bets".into(), bets.text.clone()));
-        for path in [format!("/api/v1/tables/{}", c.table), format!("/api/v1/tables/{}/pay-table", c.table)] {
+        for path in [
+            format!("/api/v1/tables/{}", c.table),
+            format!("/api/v1/tables/{}/pay-table", c.table),
+        ] {
             let r = app.get(&path, Some(&u.token)).await;
             assert_eq!(r.status, 200, "{path}: {}", r.text);
             texts.push((path, r.text.clone()));
@@ -789,11 +1190,20 @@ async fn walk_every_get(app: &TestApp, c: &Casino, users: &[&TestUser], round: &
             texts.push(("advice".into(), r.text.clone()));
         }
         if matches!(u.role, Role::Auditor | Role::Pitboss) {
-            let r = app.get("/api/v1/audit/events?limit=500", Some(&u.token)).await.expect(200);
+            let r = app
+                .get("/api/v1/audit/events?limit=500", Some(&u.token))
+                .await
+                .expect(200);
             texts.push(("events".into(), r.to_string()));
         }
         if u.role == Role::Auditor {
-            let r = app.get(&format!("/api/v1/audit/ledger?round_id={round}&limit=500"), Some(&u.token)).await.expect(200);
+            let r = app
+                .get(
+                    &format!("/api/v1/audit/ledger?round_id={round}&limit=500"),
+                    Some(&u.token),
+                )
+                .await
+                .expect(200);
             texts.push(("ledger".into(), r.to_string()));
         }
         let rec = app.get(&format!("/api/v1/rounds/{round}/recall"), Some(&u.token)).await;
@@ -810,61 +1220,108 @@ async fn walk_every_get(app: &TestApp, c: &Casino, users: &[&TestUser], round: &
         check_view(&state, secret, &format!("SSE state as {who}"));
         texts.push(("sse".into(), data));
         for (what, text) in texts {
-            assert!(!text.contains(&secret.seed_hex), "{what} as {who} contains the server seed");
-            assert!(!text.contains(&secret.seed_hex.to_uppercase()), "{what} as {who} contains the server seed (upper case)");
+            assert!(
+                !text.contains(&secret.seed_hex),
+                "{what} as {who} contains the server seed"
+            );
+            assert!(
+                !text.contains(&secret.seed_hex.to_uppercase()),
+                "{what} as {who} contains the server seed (upper case)"
+            );
         }
     }
 }
 
-both_backends!(async fn nothing_secret_before_settlement(app: TestApp) {
-    let c = casino(&app, TableOptions { variant: "jasper", players: 3, ..Default::default() }).await;
-    let pitboss = c.pitboss.clone();
-    let dealer = c.dealer.clone();
-    let cashier = c.cashier.clone();
-    let auditor = app.auditor().await.clone();
-    let outsider = app.create_user(Role::Player).await;
-    let mut reached_copa = false;
-    for attempt in 0..6u64 {
-        let round = create_round(&app, &c).await;
-        let id = s(&round["id"]).to_string();
-        let commitment = s(&round["commitment"]).to_string();
-        let (_, seed_hex) = secret_of(&app, &id);
-        assert_eq!(hex_sha256(&seed_hex), commitment, "the commitment is the seed's SHA-256");
-        seat(&app, &c.players[0], &id, "crowns", None).await.expect(201);
-        seat(&app, &c.players[1], &id, "fruit", None).await.expect(201);
-        app.post(&format!("/api/v1/rounds/{id}/bets"), Some(&c.players[2].token), &json!({ "kind": "escucha", "suit": "cups", "amount": "2.00" }), None)
+both_backends!(
+    async fn nothing_secret_before_settlement(app: TestApp) {
+        let c = casino(
+            &app,
+            TableOptions {
+                variant: "jasper",
+                players: 3,
+                ..Default::default()
+            },
+        )
+        .await;
+        let pitboss = c.pitboss.clone();
+        let dealer = c.dealer.clone();
+        let cashier = c.cashier.clone();
+        let auditor = app.auditor().await.clone();
+        let outsider = app.create_user(Role::Player).await;
+        let mut reached_copa = false;
+        for attempt in 0..6u64 {
+            let round = create_round(&app, &c).await;
+            let id = s(&round["id"]).to_string();
+            let commitment = s(&round["commitment"]).to_string();
+            let (_, seed_hex) = secret_of(&app, &id);
+            assert_eq!(
+                hex_sha256(&seed_hex),
+                commitment,
+                "the commitment is the seed's SHA-256"
+            );
+            seat(&app, &c.players[0], &id, "crowns", None).await.expect(201);
+            seat(&app, &c.players[1], &id, "fruit", None).await.expect(201);
+            app.post(
+                &format!("/api/v1/rounds/{id}/bets"),
+                Some(&c.players[2].token),
+                &json!({ "kind": "escucha", "suit": "cups", "amount": "2.00" }),
+                None,
+            )
             .await
             .expect(201);
-        let users: Vec<&TestUser> = vec![&c.players[0], &c.players[2], &outsider, &dealer, &cashier, &pitboss, &auditor];
-        let mut secret = Secret { seed_hex: seed_hex.clone(), dealt: Vec::new() };
-        walk_every_get(&app, &c, &users, &id, &secret).await;
-        dealer_action(&app, &c, &id, "close").await.expect(200);
-        walk_every_get(&app, &c, &users, &id, &secret).await;
-        let dealt = dealer_action(&app, &c, &id, "deal").await.expect(200);
-        if dealt["status"] != "copa" {
+            let users: Vec<&TestUser> = vec![
+                &c.players[0],
+                &c.players[2],
+                &outsider,
+                &dealer,
+                &cashier,
+                &pitboss,
+                &auditor,
+            ];
+            let mut secret = Secret {
+                seed_hex: seed_hex.clone(),
+                dealt: Vec::new(),
+            };
+            walk_every_get(&app, &c, &users, &id, &secret).await;
+            dealer_action(&app, &c, &id, "close").await.expect(200);
+            walk_every_get(&app, &c, &users, &id, &secret).await;
+            let dealt = dealer_action(&app, &c, &id, "deal").await.expect(200);
+            if dealt["status"] != "copa" {
+                dealer_action(&app, &c, &id, "settle").await.expect(200);
+                continue;
+            }
+            reached_copa = true;
+            // The whole deck is dealt in the first pass; what must stay hidden is
+            // everything after it (the Jasper reshuffle and the repasso).
+            let (row, _) = secret_of(&app, &id);
+            let deal = djego::rounds::prima_carta::deal_of(&app.state.vault, &row).expect("the deck");
+            secret.dealt = deal.deck.iter().map(|c| c.id()).collect();
+            walk_every_get(&app, &c, &users, &id, &secret).await;
+            // After the copa, before settlement: still nothing of the repasso.
+            let view = play_copa(&app, &c, &id, dealt, attempt + 11).await;
+            assert_eq!(view["status"], "finished");
+            walk_every_get(&app, &c, &users, &id, &secret).await;
             dealer_action(&app, &c, &id, "settle").await.expect(200);
-            continue;
+            let rec = recall(&app, &id).await;
+            assert_eq!(rec["shuffle"]["server_seed"], seed_hex.as_str());
+            assert_eq!(
+                hex_sha256(s(&rec["shuffle"]["server_seed"])),
+                commitment,
+                "the revealed seed matches the commitment published at creation"
+            );
+            let ver = app
+                .get(&format!("/api/v1/rounds/{id}/verification"), Some(&outsider.token))
+                .await
+                .expect(200);
+            assert_eq!(ver["transcript"]["server_seed"], seed_hex.as_str());
+            assert!(app
+                .events("seed_revealed")
+                .await
+                .iter()
+                .any(|e| e.to_string().contains(&id)));
+            check_recall(&rec, &commitment, &c);
+            break;
         }
-        reached_copa = true;
-        // The whole deck is dealt in the first pass; what must stay hidden is
-        // everything after it (the Jasper reshuffle and the repasso).
-        let (row, _) = secret_of(&app, &id);
-        let deal = djego::rounds::prima_carta::deal_of(&app.state.vault, &row).expect("the deck");
-        secret.dealt = deal.deck.iter().map(|c| c.id()).collect();
-        walk_every_get(&app, &c, &users, &id, &secret).await;
-        // After the copa, before settlement: still nothing of the repasso.
-        let view = play_copa(&app, &c, &id, dealt, attempt + 11).await;
-        assert_eq!(view["status"], "finished");
-        walk_every_get(&app, &c, &users, &id, &secret).await;
-        dealer_action(&app, &c, &id, "settle").await.expect(200);
-        let rec = recall(&app, &id).await;
-        assert_eq!(rec["shuffle"]["server_seed"], seed_hex.as_str());
-        assert_eq!(hex_sha256(s(&rec["shuffle"]["server_seed"])), commitment, "the revealed seed matches the commitment published at creation");
-        let ver = app.get(&format!("/api/v1/rounds/{id}/verification"), Some(&outsider.token)).await.expect(200);
-        assert_eq!(ver["transcript"]["server_seed"], seed_hex.as_str());
-        assert!(app.events("seed_revealed").await.iter().any(|e| e.to_string().contains(&id)));
-        check_recall(&rec, &commitment, &c);
-        break;
+        assert!(reached_copa, "no round reached the copa in six tries");
     }
-    assert!(reached_copa, "no round reached the copa in six tries");
-});
+);

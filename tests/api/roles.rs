@@ -41,7 +41,15 @@ fn case(
     allowed: &'static [Role],
     ok_status: u16,
 ) -> Case {
-    Case { name, method, path: Box::new(path), body: Box::new(body), allowed, ok_status, authenticated: true }
+    Case {
+        name,
+        method,
+        path: Box::new(path),
+        body: Box::new(body),
+        allowed,
+        ok_status,
+        authenticated: true,
+    }
 }
 
 fn fresh_name(prefix: &str) -> String {
@@ -72,7 +80,14 @@ fn cases() -> Vec<Case> {
             &[Pitboss],
             201,
         ),
-        case("list users", Method::GET, |_| "/api/v1/users".into(), none, &[Cashier, Pitboss, Auditor], 200),
+        case(
+            "list users",
+            Method::GET,
+            |_| "/api/v1/users".into(),
+            none,
+            &[Cashier, Pitboss, Auditor],
+            200,
+        ),
         case(
             "list staff users",
             Method::GET,
@@ -109,7 +124,11 @@ fn cases() -> Vec<Case> {
             "correction",
             Method::POST,
             |_| "/api/v1/cage/corrections".into(),
-            |f| Some(json!({ "player_id": f.other_player.id, "amount": "0.50", "direction": "credit", "reason": "roles test" })),
+            |f| {
+                Some(
+                    json!({ "player_id": f.other_player.id, "amount": "0.50", "direction": "credit", "reason": "roles test" }),
+                )
+            },
             &[Cashier],
             201,
         ),
@@ -145,10 +164,38 @@ fn cases() -> Vec<Case> {
             &[Cashier, Pitboss, Auditor],
             200,
         ),
-        case("significant events", Method::GET, |_| "/api/v1/audit/events".into(), none, &[Pitboss, Auditor], 200),
-        case("ledger", Method::GET, |_| "/api/v1/audit/ledger".into(), none, &[Auditor], 200),
-        case("trial balance", Method::GET, |_| "/api/v1/audit/ledger/trial-balance".into(), none, &[Auditor], 200),
-        case("verify ledger", Method::GET, |_| "/api/v1/audit/ledger/verify".into(), none, &[Auditor], 200),
+        case(
+            "significant events",
+            Method::GET,
+            |_| "/api/v1/audit/events".into(),
+            none,
+            &[Pitboss, Auditor],
+            200,
+        ),
+        case(
+            "ledger",
+            Method::GET,
+            |_| "/api/v1/audit/ledger".into(),
+            none,
+            &[Auditor],
+            200,
+        ),
+        case(
+            "trial balance",
+            Method::GET,
+            |_| "/api/v1/audit/ledger/trial-balance".into(),
+            none,
+            &[Auditor],
+            200,
+        ),
+        case(
+            "verify ledger",
+            Method::GET,
+            |_| "/api/v1/audit/ledger/verify".into(),
+            none,
+            &[Auditor],
+            200,
+        ),
     ];
     for (name, path) in [("health", "/health"), ("ready", "/ready"), ("metrics", "/metrics")] {
         let mut c = case(name, Method::GET, move |_| path.into(), none, ALL, 200);
@@ -158,115 +205,191 @@ fn cases() -> Vec<Case> {
     list
 }
 
-both_backends!(async fn each_endpoint_admits_exactly_its_roles(app: TestApp) {
-    let mut by_role = Vec::new();
-    for role in Role::ALL {
-        by_role.push((role, app.create_user(role).await));
-    }
-    let player = by_role.iter().find(|(r, _)| *r == Player).unwrap().1.clone();
-    let other_player = app.create_user(Player).await;
-    let staff_target = app.create_user(Dealer).await;
-    let cashier = by_role.iter().find(|(r, _)| *r == Cashier).unwrap().1.clone();
-    app.fund(&cashier, &other_player.id, "100.00").await;
-    let fixture = Fixture { by_role, player, other_player, staff_target };
+both_backends!(
+    async fn each_endpoint_admits_exactly_its_roles(app: TestApp) {
+        let mut by_role = Vec::new();
+        for role in Role::ALL {
+            by_role.push((role, app.create_user(role).await));
+        }
+        let player = by_role.iter().find(|(r, _)| *r == Player).unwrap().1.clone();
+        let other_player = app.create_user(Player).await;
+        let staff_target = app.create_user(Dealer).await;
+        let cashier = by_role.iter().find(|(r, _)| *r == Cashier).unwrap().1.clone();
+        app.fund(&cashier, &other_player.id, "100.00").await;
+        let fixture = Fixture {
+            by_role,
+            player,
+            other_player,
+            staff_target,
+        };
 
-    let mut failures = Vec::new();
-    for c in cases() {
-        for (role, user) in &fixture.by_role {
-            let mut req = app.request(c.method.clone(), &(c.path)(&fixture), Some(&user.token));
+        let mut failures = Vec::new();
+        for c in cases() {
+            for (role, user) in &fixture.by_role {
+                let mut req = app.request(c.method.clone(), &(c.path)(&fixture), Some(&user.token));
+                if let Some(body) = (c.body)(&fixture) {
+                    req = req.json(&body);
+                }
+                let r = app.send(req).await;
+                let allowed = c.allowed.contains(role) || !c.authenticated;
+                if allowed {
+                    if r.status != c.ok_status {
+                        failures.push(format!(
+                            "{} as {role}: expected {}, got {} {}",
+                            c.name, c.ok_status, r.status, r.text
+                        ));
+                    }
+                } else if r.status != 403 {
+                    failures.push(format!(
+                        "{} as {role}: expected 403, got {} {}",
+                        c.name, r.status, r.text
+                    ));
+                } else {
+                    r.assert_error(403, "forbidden");
+                }
+            }
+            // Without a token.
+            let mut req = app.request(c.method.clone(), &(c.path)(&fixture), None);
             if let Some(body) = (c.body)(&fixture) {
                 req = req.json(&body);
             }
             let r = app.send(req).await;
-            let allowed = c.allowed.contains(role) || !c.authenticated;
-            if allowed {
-                if r.status != c.ok_status {
-                    failures.push(format!("{} as {role}: expected {}, got {} {}", c.name, c.ok_status, r.status, r.text));
+            if c.authenticated {
+                if r.status != 401 {
+                    failures.push(format!(
+                        "{} without a token: expected 401, got {} {}",
+                        c.name, r.status, r.text
+                    ));
+                } else {
+                    r.assert_error(401, "unauthenticated");
                 }
-            } else if r.status != 403 {
-                failures.push(format!("{} as {role}: expected 403, got {} {}", c.name, r.status, r.text));
-            } else {
-                r.assert_error(403, "forbidden");
+            } else if r.status != c.ok_status {
+                failures.push(format!(
+                    "{} without a token: expected {}, got {} {}",
+                    c.name, c.ok_status, r.status, r.text
+                ));
             }
         }
-        // Without a token.
-        let mut req = app.request(c.method.clone(), &(c.path)(&fixture), None);
-        if let Some(body) = (c.body)(&fixture) {
-            req = req.json(&body);
-        }
-        let r = app.send(req).await;
-        if c.authenticated {
-            if r.status != 401 {
-                failures.push(format!("{} without a token: expected 401, got {} {}", c.name, r.status, r.text));
-            } else {
-                r.assert_error(401, "unauthenticated");
-            }
-        } else if r.status != c.ok_status {
-            failures.push(format!("{} without a token: expected {}, got {} {}", c.name, c.ok_status, r.status, r.text));
-        }
-    }
-    assert!(failures.is_empty(), "role table mismatches:\n{}", failures.join("\n"));
+        assert!(failures.is_empty(), "role table mismatches:\n{}", failures.join("\n"));
 
-    // Money moved only for the cashier: +1.00 -1.00 +0.50.
-    assert_eq!(app.balance(&fixture.other_player.id).await, "100.50");
-});
-
-both_backends!(async fn a_cashier_creates_players_only_and_a_pitboss_creates_staff(app: TestApp) {
-    let cashier = app.create_user(Cashier).await;
-    let boss = app.create_user(Pitboss).await;
-    for role in ["dealer", "cashier", "pitboss", "auditor"] {
-        let body = json!({ "username": fresh_name("s"), "role": role, "password": "a-long-password" });
-        app.post("/api/v1/users", Some(&cashier.token), &body, None).await.assert_error(403, "forbidden");
-        let created = app.post("/api/v1/users", Some(&boss.token), &body, None).await.expect(201);
-        assert_eq!(created["role"], role);
-        // The new account can log in with its role.
-        let login = app.try_login(body["username"].as_str().unwrap(), "a-long-password").await.expect(200);
-        assert_eq!(login["role"], role);
+        // Money moved only for the cashier: +1.00 -1.00 +0.50.
+        assert_eq!(app.balance(&fixture.other_player.id).await, "100.50");
     }
-    // A player created by the cashier has an empty wallet.
-    let name = fresh_name("newp");
-    let p = app
-        .post("/api/v1/users", Some(&cashier.token), &json!({ "username": name, "role": "player", "password": "a-long-password" }), None)
-        .await
-        .expect(201);
-    let id = p["id"].as_str().unwrap();
-    assert_eq!(app.balance(id).await, "0.00");
-    // A taken username is a 409.
-    app.post("/api/v1/users", Some(&cashier.token), &json!({ "username": name, "role": "player", "password": "a-long-password" }), None)
+);
+
+both_backends!(
+    async fn a_cashier_creates_players_only_and_a_pitboss_creates_staff(app: TestApp) {
+        let cashier = app.create_user(Cashier).await;
+        let boss = app.create_user(Pitboss).await;
+        for role in ["dealer", "cashier", "pitboss", "auditor"] {
+            let body = json!({ "username": fresh_name("s"), "role": role, "password": "a-long-password" });
+            app.post("/api/v1/users", Some(&cashier.token), &body, None)
+                .await
+                .assert_error(403, "forbidden");
+            let created = app
+                .post("/api/v1/users", Some(&boss.token), &body, None)
+                .await
+                .expect(201);
+            assert_eq!(created["role"], role);
+            // The new account can log in with its role.
+            let login = app
+                .try_login(body["username"].as_str().unwrap(), "a-long-password")
+                .await
+                .expect(200);
+            assert_eq!(login["role"], role);
+        }
+        // A player created by the cashier has an empty wallet.
+        let name = fresh_name("newp");
+        let p = app
+            .post(
+                "/api/v1/users",
+                Some(&cashier.token),
+                &json!({ "username": name, "role": "player", "password": "a-long-password" }),
+                None,
+            )
+            .await
+            .expect(201);
+        let id = p["id"].as_str().unwrap();
+        assert_eq!(app.balance(id).await, "0.00");
+        // A taken username is a 409.
+        app.post(
+            "/api/v1/users",
+            Some(&cashier.token),
+            &json!({ "username": name, "role": "player", "password": "a-long-password" }),
+            None,
+        )
         .await
         .assert_error(409, "username_taken");
-    // A cashier lists players only.
-    app.get("/api/v1/users?role=auditor", Some(&cashier.token)).await.assert_error(403, "forbidden");
-    let players = app.get("/api/v1/users", Some(&cashier.token)).await.expect(200);
-    assert!(players.as_array().unwrap().iter().all(|u| u["role"] == "player"), "{players}");
-});
+        // A cashier lists players only.
+        app.get("/api/v1/users?role=auditor", Some(&cashier.token))
+            .await
+            .assert_error(403, "forbidden");
+        let players = app.get("/api/v1/users", Some(&cashier.token)).await.expect(200);
+        assert!(
+            players.as_array().unwrap().iter().all(|u| u["role"] == "player"),
+            "{players}"
+        );
+    }
+);
 
-both_backends!(async fn role_changes_are_significant_events(app: TestApp) {
-    let boss = app.create_user(Pitboss).await;
-    let dealer = app.create_user(Dealer).await;
-    let player = app.create_user(Player).await;
-    let changed = app
-        .put(&format!("/api/v1/users/{}", dealer.id), Some(&boss.token), &json!({ "role": "cashier" }), None)
-        .await
-        .expect(200);
-    assert_eq!(changed["role"], "cashier");
-    // The dealer's old token still carries the old role until it expires, but a
-    // fresh login carries the new one.
-    let login = app.try_login(&dealer.username, &dealer.password).await.expect(200);
-    assert_eq!(login["role"], "cashier");
-    let events = app.events("role_changed").await;
-    assert!(events.iter().any(|e| e["subject"] == dealer.id.as_str() && e["actor_id"] == boss.id.as_str()), "{events:?}");
-    // Players and staff are not converted into each other; nobody edits themself.
-    app.put(&format!("/api/v1/users/{}", player.id), Some(&boss.token), &json!({ "role": "dealer" }), None)
+both_backends!(
+    async fn role_changes_are_significant_events(app: TestApp) {
+        let boss = app.create_user(Pitboss).await;
+        let dealer = app.create_user(Dealer).await;
+        let player = app.create_user(Player).await;
+        let changed = app
+            .put(
+                &format!("/api/v1/users/{}", dealer.id),
+                Some(&boss.token),
+                &json!({ "role": "cashier" }),
+                None,
+            )
+            .await
+            .expect(200);
+        assert_eq!(changed["role"], "cashier");
+        // The dealer's old token still carries the old role until it expires, but a
+        // fresh login carries the new one.
+        let login = app.try_login(&dealer.username, &dealer.password).await.expect(200);
+        assert_eq!(login["role"], "cashier");
+        let events = app.events("role_changed").await;
+        assert!(
+            events
+                .iter()
+                .any(|e| e["subject"] == dealer.id.as_str() && e["actor_id"] == boss.id.as_str()),
+            "{events:?}"
+        );
+        // Players and staff are not converted into each other; nobody edits themself.
+        app.put(
+            &format!("/api/v1/users/{}", player.id),
+            Some(&boss.token),
+            &json!({ "role": "dealer" }),
+            None,
+        )
         .await
         .assert_error(422, "role_change_not_allowed");
-    app.put(&format!("/api/v1/users/{}", dealer.id), Some(&boss.token), &json!({ "role": "player" }), None)
+        app.put(
+            &format!("/api/v1/users/{}", dealer.id),
+            Some(&boss.token),
+            &json!({ "role": "player" }),
+            None,
+        )
         .await
         .assert_error(422, "role_change_not_allowed");
-    app.put(&format!("/api/v1/users/{}", boss.id), Some(&boss.token), &json!({ "active": false }), None)
+        app.put(
+            &format!("/api/v1/users/{}", boss.id),
+            Some(&boss.token),
+            &json!({ "active": false }),
+            None,
+        )
         .await
         .assert_error(422, "self_change");
-    app.put("/api/v1/users/no-such-user", Some(&boss.token), &json!({ "active": false }), None)
+        app.put(
+            "/api/v1/users/no-such-user",
+            Some(&boss.token),
+            &json!({ "active": false }),
+            None,
+        )
         .await
         .assert_error(404, "not_found");
-});
+    }
+);

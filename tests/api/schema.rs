@@ -37,35 +37,39 @@ fn migrations_in_tree() -> usize {
         .count()
 }
 
-sync_both_backends!(fn migrations_apply_to_an_empty_database_once(backend: Backend) {
-    let db = TestDb::create(backend);
-    let first = Database::connect(db.url(), 2).expect("connect");
-    assert_eq!(first.migrate().expect("migrate"), migrations_in_tree());
-    assert_eq!(first.migrate().expect("migrate again"), 0);
-    // A second instance sharing the database finds nothing to do.
-    let second = Database::connect(db.url(), 2).expect("connect again");
-    assert_eq!(second.migrate().expect("migrate from another instance"), 0);
-    first.ping().expect("ping");
-});
+sync_both_backends!(
+    fn migrations_apply_to_an_empty_database_once(backend: Backend) {
+        let db = TestDb::create(backend);
+        let first = Database::connect(db.url(), 2).expect("connect");
+        assert_eq!(first.migrate().expect("migrate"), migrations_in_tree());
+        assert_eq!(first.migrate().expect("migrate again"), 0);
+        // A second instance sharing the database finds nothing to do.
+        let second = Database::connect(db.url(), 2).expect("connect again");
+        assert_eq!(second.migrate().expect("migrate from another instance"), 0);
+        first.ping().expect("ping");
+    }
+);
 
 // Two instances starting together on one empty database: the migrations run
 // once (PostgreSQL: under an advisory lock) and both succeed.
-sync_both_backends!(fn concurrent_first_migrations_do_not_collide(backend: Backend) {
-    if backend == Backend::Sqlite {
-        // One process per embedded database by design; nothing to race.
-        return;
+sync_both_backends!(
+    fn concurrent_first_migrations_do_not_collide(backend: Backend) {
+        if backend == Backend::Sqlite {
+            // One process per embedded database by design; nothing to race.
+            return;
+        }
+        let db = TestDb::create(backend);
+        let url = db.url().to_string();
+        let handles: Vec<_> = (0..3)
+            .map(|_| {
+                let url = url.clone();
+                std::thread::spawn(move || Database::connect(&url, 2).expect("connect").migrate().expect("migrate"))
+            })
+            .collect();
+        let applied: Vec<usize> = handles.into_iter().map(|h| h.join().expect("thread")).collect();
+        assert_eq!(applied.iter().sum::<usize>(), migrations_in_tree(), "{applied:?}");
     }
-    let db = TestDb::create(backend);
-    let url = db.url().to_string();
-    let handles: Vec<_> = (0..3)
-        .map(|_| {
-            let url = url.clone();
-            std::thread::spawn(move || Database::connect(&url, 2).expect("connect").migrate().expect("migrate"))
-        })
-        .collect();
-    let applied: Vec<usize> = handles.into_iter().map(|h| h.join().expect("thread")).collect();
-    assert_eq!(applied.iter().sum::<usize>(), migrations_in_tree(), "{applied:?}");
-});
+);
 
 /// Every table of schema.rs, selected with all its columns through diesel's
 /// query builder: fails if a column diesel expects is missing.
@@ -136,7 +140,10 @@ fn parse_schema_rs() -> SchemaTables {
             let ty = ty.trim().trim_end_matches(',').trim().to_string();
             let nullable = ty.starts_with("Nullable<");
             let base = ty.trim_start_matches("Nullable<").trim_end_matches('>').to_string();
-            tables.get_mut(current.as_ref().unwrap()).unwrap().insert(col.trim().to_string(), (base, nullable));
+            tables
+                .get_mut(current.as_ref().unwrap())
+                .unwrap()
+                .insert(col.trim().to_string(), (base, nullable));
         }
     }
     assert!(tables.len() >= 10, "parsed too few tables from schema.rs: {tables:?}");
@@ -220,55 +227,67 @@ fn compatible(diesel_ty: &str, db_ty: &str) -> bool {
     ok.contains(&db_ty.as_str())
 }
 
-sync_both_backends!(fn schema_rs_matches_the_migrated_database(backend: Backend) {
-    let db = TestDb::create(backend);
-    let database = Database::connect(db.url(), 2).expect("connect");
-    database.migrate().expect("migrate");
-    let mut conn = database.conn().expect("a connection");
-    select_every_table(&mut conn);
-    drop(conn);
+sync_both_backends!(
+    fn schema_rs_matches_the_migrated_database(backend: Backend) {
+        let db = TestDb::create(backend);
+        let database = Database::connect(db.url(), 2).expect("connect");
+        database.migrate().expect("migrate");
+        let mut conn = database.conn().expect("a connection");
+        select_every_table(&mut conn);
+        drop(conn);
 
-    let expected = parse_schema_rs();
-    let actual = db_tables(backend, db.url());
-    let mut problems = Vec::new();
-    let expected_names: BTreeSet<&String> = expected.keys().collect();
-    let actual_names: BTreeSet<&String> = actual.keys().collect();
-    for t in expected_names.difference(&actual_names) {
-        problems.push(format!("table {t} is in schema.rs but not in the database"));
-    }
-    for t in actual_names.difference(&expected_names) {
-        problems.push(format!("table {t} is in the migrations but not in schema.rs"));
-    }
-    for (table, cols) in &expected {
-        let Some(db_cols) = actual.get(table) else { continue };
-        // Every column of schema.rs is selectable.
-        let list = cols.keys().cloned().collect::<Vec<_>>().join(", ");
-        let sql = format!("SELECT {list} FROM {table} LIMIT 0");
-        if let Err(e) = diesel::sql_query(&sql).execute(&mut *database.conn().unwrap()) {
-            problems.push(format!("{sql}: {e}"));
+        let expected = parse_schema_rs();
+        let actual = db_tables(backend, db.url());
+        let mut problems = Vec::new();
+        let expected_names: BTreeSet<&String> = expected.keys().collect();
+        let actual_names: BTreeSet<&String> = actual.keys().collect();
+        for t in expected_names.difference(&actual_names) {
+            problems.push(format!("table {t} is in schema.rs but not in the database"));
         }
-        for (name, (ty, nullable)) in cols {
-            match db_cols.iter().find(|c| &c.name == name) {
-                None => problems.push(format!("column {table}.{name} is in schema.rs but not in the database")),
-                Some(c) => {
-                    if !compatible(ty, &c.ty) {
-                        problems.push(format!("column {table}.{name}: schema.rs says {ty}, the database has {}", c.ty));
-                    }
-                    if *nullable != c.nullable {
-                        problems.push(format!(
-                            "column {table}.{name}: schema.rs nullable={nullable}, the database nullable={}",
-                            c.nullable
-                        ));
+        for t in actual_names.difference(&expected_names) {
+            problems.push(format!("table {t} is in the migrations but not in schema.rs"));
+        }
+        for (table, cols) in &expected {
+            let Some(db_cols) = actual.get(table) else { continue };
+            // Every column of schema.rs is selectable.
+            let list = cols.keys().cloned().collect::<Vec<_>>().join(", ");
+            let sql = format!("SELECT {list} FROM {table} LIMIT 0");
+            if let Err(e) = diesel::sql_query(&sql).execute(&mut *database.conn().unwrap()) {
+                problems.push(format!("{sql}: {e}"));
+            }
+            for (name, (ty, nullable)) in cols {
+                match db_cols.iter().find(|c| &c.name == name) {
+                    None => problems.push(format!("column {table}.{name} is in schema.rs but not in the database")),
+                    Some(c) => {
+                        if !compatible(ty, &c.ty) {
+                            problems.push(format!(
+                                "column {table}.{name}: schema.rs says {ty}, the database has {}",
+                                c.ty
+                            ));
+                        }
+                        if *nullable != c.nullable {
+                            problems.push(format!(
+                                "column {table}.{name}: schema.rs nullable={nullable}, the database nullable={}",
+                                c.nullable
+                            ));
+                        }
                     }
                 }
             }
-        }
-        for c in db_cols {
-            if !cols.contains_key(&c.name) {
-                problems.push(format!("column {table}.{} is in the database but not in schema.rs", c.name));
+            for c in db_cols {
+                if !cols.contains_key(&c.name) {
+                    problems.push(format!(
+                        "column {table}.{} is in the database but not in schema.rs",
+                        c.name
+                    ));
+                }
             }
         }
+        drop(database);
+        assert!(
+            problems.is_empty(),
+            "schema.rs and the {backend:?} migrations disagree:\n{}",
+            problems.join("\n")
+        );
     }
-    drop(database);
-    assert!(problems.is_empty(), "schema.rs and the {backend:?} migrations disagree:\n{}", problems.join("\n"));
-});
+);

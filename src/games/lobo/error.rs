@@ -9,15 +9,30 @@ use std::fmt;
 #[serde(tag = "reason", rename_all = "snake_case")]
 pub enum IllegalPlay {
     RoundOver,
-    DuplicateCard { card: Card },
-    NotInPlayerHand { card: Card },
-    NotInWolfHand { card: Card },
+    DuplicateCard {
+        card: Card,
+    },
+    NotInPlayerHand {
+        card: Card,
+    },
+    NotInWolfHand {
+        card: Card,
+    },
     /// The cards form no capture at all (for example a smaller card over a larger one).
-    NoSuchCapture { player_sum: u32, wolf_sum: u32 },
+    NoSuchCapture {
+        player_sum: u32,
+        wolf_sum: u32,
+    },
     /// The cards form a capture, but of another kind than the one stated.
-    WrongKind { stated: super::PlayKind, actual: super::PlayKind },
+    WrongKind {
+        stated: super::PlayKind,
+        actual: super::PlayKind,
+    },
     /// A play at index `index` of a replayed list was refused.
-    AtIndex { index: usize, inner: Box<IllegalPlay> },
+    AtIndex {
+        index: usize,
+        inner: Box<IllegalPlay>,
+    },
     BadDeck(BadDeck),
 }
 

@@ -20,7 +20,10 @@ pub struct HouseRule {
 }
 
 impl HouseRule {
-    pub const NONE: HouseRule = HouseRule { fee_per_round_hundredths: 0, ante_per_wolf_point_hundredths: 0 };
+    pub const NONE: HouseRule = HouseRule {
+        fee_per_round_hundredths: 0,
+        ante_per_wolf_point_hundredths: 0,
+    };
 
     /// The round's charge in hundredths of a unit, given the Wolf's opening points.
     pub fn charge_hundredths(&self, wolf_opening_points: u32) -> u64 {
@@ -29,15 +32,21 @@ impl HouseRule {
 
     /// The expected charge in units (exact: the ante's expectation uses the mean opening hand).
     pub fn expected_charge_units(&self, mode: Mode) -> f64 {
-        (self.fee_per_round_hundredths as f64 + self.ante_per_wolf_point_hundredths as f64 * expected_opening_loss(mode, None)) / 100.0
+        (self.fee_per_round_hundredths as f64
+            + self.ante_per_wolf_point_hundredths as f64 * expected_opening_loss(mode, None))
+            / 100.0
     }
 
     /// Parses `fee=<hundredths>` and/or `ante=<hundredths>`, comma-separated.
     pub fn parse(text: &str) -> Result<HouseRule, String> {
         let mut rule = HouseRule::NONE;
         for part in text.split(',').filter(|p| !p.is_empty()) {
-            let (name, value) = part.split_once('=').ok_or(format!("rule part {part:?} is not name=value"))?;
-            let value: u32 = value.parse().map_err(|_| format!("{value:?} is not a whole number of hundredths"))?;
+            let (name, value) = part
+                .split_once('=')
+                .ok_or(format!("rule part {part:?} is not name=value"))?;
+            let value: u32 = value
+                .parse()
+                .map_err(|_| format!("{value:?} is not a whole number of hundredths"))?;
             match name {
                 "fee" => rule.fee_per_round_hundredths = value,
                 "ante" => rule.ante_per_wolf_point_hundredths = value,
@@ -48,7 +57,10 @@ impl HouseRule {
     }
 
     pub fn describe(&self) -> String {
-        format!("fee={},ante={}", self.fee_per_round_hundredths, self.ante_per_wolf_point_hundredths)
+        format!(
+            "fee={},ante={}",
+            self.fee_per_round_hundredths, self.ante_per_wolf_point_hundredths
+        )
     }
 }
 
@@ -80,19 +92,62 @@ pub struct UpperBound {
 
 macro_rules! bound {
     ($mode:ident, $cap:expr, $value:expr, $samples:expr, $cmd:expr) => {
-        UpperBound { mode: Mode::$mode, loss_cap_points: $cap, value_points: $value, samples: $samples, seed: 1, command: $cmd }
+        UpperBound {
+            mode: Mode::$mode,
+            loss_cap_points: $cap,
+            value_points: $value,
+            samples: $samples,
+            seed: 1,
+            command: $cmd,
+        }
     };
 }
 
 /// Upper bounds produced by `djego solve lobo --bound upper` on the 2-core dev machine
 /// (clairvoyant player, one-sided 99.9% upper limit; docs/lobo.md lists every run).
 pub const UPPER_BOUNDS: &[UpperBound] = &[
-    bound!(Easy, None, 8.5191, 8000, "djego solve lobo --mode easy --bound upper --penalty none --samples 8000"),
-    bound!(Easy, Some(20), 8.5144, 6000, "djego solve lobo --mode easy --bound upper --penalty none --cap 20 --samples 6000"),
-    bound!(Ordinary, None, 7.0318, 6000, "djego solve lobo --mode ordinary --bound upper --penalty none --samples 6000"),
-    bound!(Ordinary, Some(20), 6.9587, 5000, "djego solve lobo --mode ordinary --bound upper --penalty none --cap 20 --samples 5000"),
-    bound!(Hard, None, 5.4817, 5000, "djego solve lobo --mode hard --bound upper --penalty none --samples 5000"),
-    bound!(Hard, Some(20), 5.4406, 4000, "djego solve lobo --mode hard --bound upper --penalty none --cap 20 --samples 4000"),
+    bound!(
+        Easy,
+        None,
+        8.5191,
+        8000,
+        "djego solve lobo --mode easy --bound upper --penalty none --samples 8000"
+    ),
+    bound!(
+        Easy,
+        Some(20),
+        8.5144,
+        6000,
+        "djego solve lobo --mode easy --bound upper --penalty none --cap 20 --samples 6000"
+    ),
+    bound!(
+        Ordinary,
+        None,
+        7.0318,
+        6000,
+        "djego solve lobo --mode ordinary --bound upper --penalty none --samples 6000"
+    ),
+    bound!(
+        Ordinary,
+        Some(20),
+        6.9587,
+        5000,
+        "djego solve lobo --mode ordinary --bound upper --penalty none --cap 20 --samples 5000"
+    ),
+    bound!(
+        Hard,
+        None,
+        5.4817,
+        5000,
+        "djego solve lobo --mode hard --bound upper --penalty none --samples 5000"
+    ),
+    bound!(
+        Hard,
+        Some(20),
+        5.4406,
+        4000,
+        "djego solve lobo --mode hard --bound upper --penalty none --cap 20 --samples 4000"
+    ),
 ];
 
 /// A proof that a rule favours the house at a loss cap.
@@ -116,7 +171,10 @@ pub fn proven_edge(mode: Mode, rule: &HouseRule, loss_cap_points: Option<u32>) -
         .iter()
         .filter(|b| b.mode == mode && as_cap(b.loss_cap_points) <= as_cap(loss_cap_points))
         .max_by_key(|b| as_cap(b.loss_cap_points))
-        .map(|&bound| ProvenEdge { bound, house_edge_percent_at_least: house_edge_percent(mode, rule, loss_cap_points, bound.value_points) })
+        .map(|&bound| ProvenEdge {
+            bound,
+            house_edge_percent_at_least: house_edge_percent(mode, rule, loss_cap_points, bound.value_points),
+        })
         .filter(|p| p.house_edge_percent_at_least > 0.0)
 }
 
@@ -133,5 +191,8 @@ pub fn default_house_rule(mode: Mode) -> HouseRule {
         Mode::Ordinary => 747,
         Mode::Easy => 904,
     };
-    HouseRule { fee_per_round_hundredths: fee, ante_per_wolf_point_hundredths: 0 }
+    HouseRule {
+        fee_per_round_hundredths: fee,
+        ante_per_wolf_point_hundredths: 0,
+    }
 }

@@ -29,7 +29,13 @@ pub struct Play {
 }
 
 impl PlayKind {
-    pub const ALL: [PlayKind; 5] = [PlayKind::Perfect, PlayKind::Sum, PlayKind::Split, PlayKind::Over, PlayKind::Fold];
+    pub const ALL: [PlayKind; 5] = [
+        PlayKind::Perfect,
+        PlayKind::Sum,
+        PlayKind::Split,
+        PlayKind::Over,
+        PlayKind::Fold,
+    ];
 }
 
 impl Play {
@@ -37,11 +43,19 @@ impl Play {
     pub fn new(kind: PlayKind, mut player_cards: Vec<Card>, mut wolf_cards: Vec<Card>) -> Play {
         player_cards.sort();
         wolf_cards.sort();
-        Play { kind, player_cards, wolf_cards }
+        Play {
+            kind,
+            player_cards,
+            wolf_cards,
+        }
     }
 
     pub fn fold() -> Play {
-        Play { kind: PlayKind::Fold, player_cards: Vec::new(), wolf_cards: Vec::new() }
+        Play {
+            kind: PlayKind::Fold,
+            player_cards: Vec::new(),
+            wolf_cards: Vec::new(),
+        }
     }
 
     /// The same play with its card lists sorted, so plays compare by content.

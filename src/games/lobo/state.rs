@@ -129,7 +129,10 @@ impl LoboState {
             wolf_sum: rank_sum(&play.wolf_cards),
         })?;
         if actual != play.kind {
-            return Err(IllegalPlay::WrongKind { stated: play.kind, actual });
+            return Err(IllegalPlay::WrongKind {
+                stated: play.kind,
+                actual,
+            });
         }
         let mut next = self.clone();
         if play.kind == PlayKind::Fold {
@@ -173,10 +176,16 @@ impl LoboState {
     pub fn outcome(&self) -> Option<Outcome> {
         let reason = self.end?;
         Some(match reason {
-            EndReason::WolfEmptied => Outcome { player_won: true, points: rank_sum(&self.player), reason },
-            EndReason::Folded | EndReason::NoLegalPlay => {
-                Outcome { player_won: false, points: rank_sum(&self.wolf), reason }
-            }
+            EndReason::WolfEmptied => Outcome {
+                player_won: true,
+                points: rank_sum(&self.player),
+                reason,
+            },
+            EndReason::Folded | EndReason::NoLegalPlay => Outcome {
+                player_won: false,
+                points: rank_sum(&self.wolf),
+                reason,
+            },
         })
     }
 
@@ -199,14 +208,29 @@ impl LoboState {
     /// A mid-round state built from its parts (tests only): `deck` order is discards, hands, then
     /// the cub and the face-down cards.
     #[cfg(test)]
-    pub(crate) fn from_parts(mode: Mode, wolf: &[Card], player: &[Card], discards: &[Card], rest: &[Card]) -> LoboState {
+    pub(crate) fn from_parts(
+        mode: Mode,
+        wolf: &[Card],
+        player: &[Card],
+        discards: &[Card],
+        rest: &[Card],
+    ) -> LoboState {
         let mut deck: Vec<Card> = discards.iter().chain(wolf).chain(player).copied().collect();
         let next = deck.len();
         deck.extend(rest);
         let (mut wolf, mut player) = (wolf.to_vec(), player.to_vec());
         wolf.sort();
         player.sort();
-        let mut s = LoboState { mode, deck, next, player, wolf, discards: discards.to_vec(), plays: Vec::new(), end: None };
+        let mut s = LoboState {
+            mode,
+            deck,
+            next,
+            player,
+            wolf,
+            discards: discards.to_vec(),
+            plays: Vec::new(),
+            end: None,
+        };
         s.settle_end();
         debug_assert!(s.conserves_cards());
         s
@@ -261,7 +285,10 @@ impl LoboState {
 pub fn replay(mode: Mode, deck: &[Card], plays: &[Play]) -> Result<LoboState, IllegalPlay> {
     let mut state = LoboState::deal(mode, deck).map_err(IllegalPlay::BadDeck)?;
     for (index, play) in plays.iter().enumerate() {
-        state = state.apply(play).map_err(|e| IllegalPlay::AtIndex { index, inner: Box::new(e) })?;
+        state = state.apply(play).map_err(|e| IllegalPlay::AtIndex {
+            index,
+            inner: Box::new(e),
+        })?;
     }
     Ok(state)
 }
@@ -325,7 +352,10 @@ pub struct PublicView {
 
 fn check_deck(mode: Mode, deck: &[Card]) -> Result<(), BadDeck> {
     if deck.len() != mode.deck_len() {
-        return Err(BadDeck::WrongLength { expected: mode.deck_len(), found: deck.len() });
+        return Err(BadDeck::WrongLength {
+            expected: mode.deck_len(),
+            found: deck.len(),
+        });
     }
     let mut seen = [false; Card::DECK_SIZE];
     for &card in deck {
@@ -390,7 +420,13 @@ fn captures(player: &[Card], wolf: &[Card]) -> Vec<Play> {
 }
 
 /// Calls `found` with every subset of `cards[from..]` (by position) whose ranks add to `remaining`.
-fn subsets_summing(cards: &[Card], from: usize, remaining: u32, chosen: &mut Vec<Card>, found: &mut dyn FnMut(&[Card])) {
+fn subsets_summing(
+    cards: &[Card],
+    from: usize,
+    remaining: u32,
+    chosen: &mut Vec<Card>,
+    found: &mut dyn FnMut(&[Card]),
+) {
     if remaining == 0 {
         found(chosen);
         return;

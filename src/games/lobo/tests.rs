@@ -20,7 +20,17 @@ use Suit::*;
 
 #[test]
 fn deal_gives_positions_0_to_3_to_the_wolf_4_to_7_to_the_player_and_turns_up_the_cub() {
-    let top = [card(1, Crowns), card(2, Crowns), card(3, Crowns), card(4, Crowns), card(5, Locks), card(6, Locks), card(7, Locks), card(8, Locks), card(2, Fruit)];
+    let top = [
+        card(1, Crowns),
+        card(2, Crowns),
+        card(3, Crowns),
+        card(4, Crowns),
+        card(5, Locks),
+        card(6, Locks),
+        card(7, Locks),
+        card(8, Locks),
+        card(2, Fruit),
+    ];
     let s = LoboState::deal(Mode::Easy, &deck_with_top(Mode::Easy, &top)).unwrap();
     assert_eq!(s.wolf_hand(), &top[0..4]);
     assert_eq!(s.player_hand(), &top[4..8]);
@@ -30,48 +40,129 @@ fn deal_gives_positions_0_to_3_to_the_wolf_4_to_7_to_the_player_and_turns_up_the
 
 fn easy_state() -> LoboState {
     // Wolf 2,3,5,8; player 5,3,6,1; cub 4, then 7, 1.
-    let top = [card(2, Crowns), card(3, Crowns), card(5, Crowns), card(8, Crowns), card(5, Locks), card(3, Locks), card(6, Locks), card(1, Locks), card(4, Fruit), card(7, Fruit), card(1, Fruit)];
+    let top = [
+        card(2, Crowns),
+        card(3, Crowns),
+        card(5, Crowns),
+        card(8, Crowns),
+        card(5, Locks),
+        card(3, Locks),
+        card(6, Locks),
+        card(1, Locks),
+        card(4, Fruit),
+        card(7, Fruit),
+        card(1, Fruit),
+    ];
     LoboState::deal(Mode::Easy, &deck_with_top(Mode::Easy, &top)).unwrap()
 }
 
 #[test]
 fn perfect_and_sum_give_the_cub_to_the_player() {
     let s = easy_state();
-    let after = s.apply(&Play::new(PlayKind::Perfect, vec![card(5, Locks)], vec![card(5, Crowns)])).unwrap();
+    let after = s
+        .apply(&Play::new(
+            PlayKind::Perfect,
+            vec![card(5, Locks)],
+            vec![card(5, Crowns)],
+        ))
+        .unwrap();
     assert!(after.player_hand().contains(&card(4, Fruit)));
     assert_eq!(after.cub(), Some(card(7, Fruit)));
-    let after = s.apply(&Play::new(PlayKind::Sum, vec![card(1, Locks), card(3, Locks)], vec![card(2, Crowns)]));
-    assert!(matches!(after, Err(IllegalPlay::NoSuchCapture { player_sum: 4, wolf_sum: 2 })));
-    let after = s.apply(&Play::new(PlayKind::Sum, vec![card(3, Locks), card(5, Locks)], vec![card(8, Crowns)])).unwrap();
+    let after = s.apply(&Play::new(
+        PlayKind::Sum,
+        vec![card(1, Locks), card(3, Locks)],
+        vec![card(2, Crowns)],
+    ));
+    assert!(matches!(
+        after,
+        Err(IllegalPlay::NoSuchCapture {
+            player_sum: 4,
+            wolf_sum: 2
+        })
+    ));
+    let after = s
+        .apply(&Play::new(
+            PlayKind::Sum,
+            vec![card(3, Locks), card(5, Locks)],
+            vec![card(8, Crowns)],
+        ))
+        .unwrap();
     assert_eq!(after.player_hand(), &[card(1, Locks), card(6, Locks), card(4, Fruit)]);
 }
 
 #[test]
 fn split_gives_the_cub_to_the_wolf_and_over_deals_the_difference_cub_first() {
     let s = easy_state();
-    let after = s.apply(&Play::new(PlayKind::Split, vec![card(5, Locks)], vec![card(2, Crowns), card(3, Crowns)])).unwrap();
+    let after = s
+        .apply(&Play::new(
+            PlayKind::Split,
+            vec![card(5, Locks)],
+            vec![card(2, Crowns), card(3, Crowns)],
+        ))
+        .unwrap();
     assert_eq!(after.wolf_hand(), &[card(5, Crowns), card(8, Crowns), card(4, Fruit)]);
-    let after = s.apply(&Play::new(PlayKind::Over, vec![card(6, Locks)], vec![card(3, Crowns)])).unwrap();
+    let after = s
+        .apply(&Play::new(PlayKind::Over, vec![card(6, Locks)], vec![card(3, Crowns)]))
+        .unwrap();
     // Difference 3: the cub 4, then 7 and 1 go to the Wolf; the next card is turned up.
-    assert_eq!(after.wolf_hand(), &[card(2, Crowns), card(5, Crowns), card(8, Crowns), card(1, Fruit), card(4, Fruit), card(7, Fruit)]);
+    assert_eq!(
+        after.wolf_hand(),
+        &[
+            card(2, Crowns),
+            card(5, Crowns),
+            card(8, Crowns),
+            card(1, Fruit),
+            card(4, Fruit),
+            card(7, Fruit)
+        ]
+    );
     assert_eq!(after.cards_left(), 40 - 8 - 3);
 }
 
 #[test]
 fn illegal_plays_say_why() {
     let s = easy_state();
-    let e = s.apply(&Play::new(PlayKind::Over, vec![card(1, Locks)], vec![card(2, Crowns)])).unwrap_err();
+    let e = s
+        .apply(&Play::new(PlayKind::Over, vec![card(1, Locks)], vec![card(2, Crowns)]))
+        .unwrap_err();
     assert!(matches!(e, IllegalPlay::NoSuchCapture { .. }), "{e}");
-    let e = s.apply(&Play::new(PlayKind::Over, vec![card(5, Locks)], vec![card(5, Crowns)])).unwrap_err();
-    assert_eq!(e, IllegalPlay::WrongKind { stated: PlayKind::Over, actual: PlayKind::Perfect });
-    let e = s.apply(&Play::new(PlayKind::Perfect, vec![card(2, Crowns)], vec![card(2, Crowns)])).unwrap_err();
+    let e = s
+        .apply(&Play::new(PlayKind::Over, vec![card(5, Locks)], vec![card(5, Crowns)]))
+        .unwrap_err();
+    assert_eq!(
+        e,
+        IllegalPlay::WrongKind {
+            stated: PlayKind::Over,
+            actual: PlayKind::Perfect
+        }
+    );
+    let e = s
+        .apply(&Play::new(
+            PlayKind::Perfect,
+            vec![card(2, Crowns)],
+            vec![card(2, Crowns)],
+        ))
+        .unwrap_err();
     assert_eq!(e, IllegalPlay::NotInPlayerHand { card: card(2, Crowns) });
-    let e = s.apply(&Play::new(PlayKind::Sum, vec![card(1, Locks), card(1, Locks)], vec![card(2, Crowns)])).unwrap_err();
+    let e = s
+        .apply(&Play::new(
+            PlayKind::Sum,
+            vec![card(1, Locks), card(1, Locks)],
+            vec![card(2, Crowns)],
+        ))
+        .unwrap_err();
     assert_eq!(e, IllegalPlay::DuplicateCard { card: card(1, Locks) });
     assert!(e.to_string().contains("twice"));
     let folded = s.apply(&Play::fold()).unwrap();
     assert_eq!(folded.apply(&Play::fold()).unwrap_err(), IllegalPlay::RoundOver);
-    assert_eq!(folded.outcome(), Some(Outcome { player_won: false, points: 18, reason: EndReason::Folded }));
+    assert_eq!(
+        folded.outcome(),
+        Some(Outcome {
+            player_won: false,
+            points: 18,
+            reason: EndReason::Folded
+        })
+    );
     assert_eq!(folded.outcome().unwrap().capped_points(Some(10)), 10);
     assert_eq!(folded.outcome().unwrap().player_net_points(Some(10)), -10);
 }
@@ -79,20 +170,38 @@ fn illegal_plays_say_why() {
 #[test]
 fn bad_decks_are_refused() {
     let mut deck = ordered_deck(8);
-    assert!(matches!(LoboState::deal(Mode::Hard, &deck), Err(BadDeck::WrongLength { expected: 50, found: 40 })));
+    assert!(matches!(
+        LoboState::deal(Mode::Hard, &deck),
+        Err(BadDeck::WrongLength {
+            expected: 50,
+            found: 40
+        })
+    ));
     deck[3] = deck[4];
-    assert!(matches!(LoboState::deal(Mode::Easy, &deck), Err(BadDeck::DuplicateCard { .. })));
+    assert!(matches!(
+        LoboState::deal(Mode::Easy, &deck),
+        Err(BadDeck::DuplicateCard { .. })
+    ));
     deck[3] = card(9, Cups);
-    assert!(matches!(LoboState::deal(Mode::Easy, &deck), Err(BadDeck::CardNotInMode { .. })));
+    assert!(matches!(
+        LoboState::deal(Mode::Easy, &deck),
+        Err(BadDeck::CardNotInMode { .. })
+    ));
 }
 
 #[test]
 fn replay_reports_the_index_of_the_first_illegal_play() {
     let deck = easy_state().deck().to_vec();
-    let plays = [Play::new(PlayKind::Perfect, vec![card(5, Locks)], vec![card(5, Crowns)]), Play::new(PlayKind::Perfect, vec![card(5, Locks)], vec![card(5, Crowns)])];
+    let plays = [
+        Play::new(PlayKind::Perfect, vec![card(5, Locks)], vec![card(5, Crowns)]),
+        Play::new(PlayKind::Perfect, vec![card(5, Locks)], vec![card(5, Crowns)]),
+    ];
     let e = replay(Mode::Easy, &deck, &plays).unwrap_err();
     assert!(matches!(e, IllegalPlay::AtIndex { index: 1, .. }), "{e}");
-    assert_eq!(replay(Mode::Easy, &deck, &plays[..1]).unwrap(), easy_state().apply(&plays[0]).unwrap());
+    assert_eq!(
+        replay(Mode::Easy, &deck, &plays[..1]).unwrap(),
+        easy_state().apply(&plays[0]).unwrap()
+    );
 }
 
 fn over_difference(p: &Play) -> u8 {
@@ -119,7 +228,13 @@ fn late_state(mode: Mode, seed: u64, wolf_n: usize, player_n: usize, face_down: 
 fn deck_exhaustion_deals_what_is_left() {
     let mut exhausted_and_live = 0;
     for seed in 0..300 {
-        let s = late_state(Mode::Hard, seed, 3 + seed as usize % 4, 4, [None, Some(0), Some(1), Some(2)][seed as usize % 4]);
+        let s = late_state(
+            Mode::Hard,
+            seed,
+            3 + seed as usize % 4,
+            4,
+            [None, Some(0), Some(1), Some(2)][seed as usize % 4],
+        );
         for play in s.legal_plays() {
             let after = s.apply(&play).unwrap();
             assert!(after.conserves_cards());
@@ -130,8 +245,15 @@ fn deck_exhaustion_deals_what_is_left() {
                 _ => 1.min(left),
             };
             assert_eq!(after.cards_left(), left - dealt, "{play:?}");
-            let to_wolf = if matches!(play.kind, PlayKind::Over | PlayKind::Split) { dealt } else { 0 };
-            assert_eq!(after.wolf_hand().len() + play.wolf_cards.len(), s.wolf_hand().len() + to_wolf);
+            let to_wolf = if matches!(play.kind, PlayKind::Over | PlayKind::Split) {
+                dealt
+            } else {
+                0
+            };
+            assert_eq!(
+                after.wolf_hand().len() + play.wolf_cards.len(),
+                s.wolf_hand().len() + to_wolf
+            );
             if after.cards_left() == 0 && !after.is_over() {
                 assert_eq!(after.cub(), None);
                 assert!(after.legal_plays().len() >= 2, "a live round offers a capture");
@@ -139,21 +261,58 @@ fn deck_exhaustion_deals_what_is_left() {
             }
         }
     }
-    assert!(exhausted_and_live > 0, "no live position with the deck run out was reached");
+    assert!(
+        exhausted_and_live > 0,
+        "no live position with the deck run out was reached"
+    );
 }
 
 #[test]
 fn a_win_scores_the_players_hand_after_drawing_the_cub() {
     // Wolf 1,1,1,1 ; player 1,1,1,1 ; cub 8: four Perfects empty the Wolf.
-    let top = [card(1, Crowns), card(1, Locks), card(1, Fruit), card(1, Swords), card(1, Cups), card(2, Crowns), card(2, Locks), card(2, Fruit)];
+    let top = [
+        card(1, Crowns),
+        card(1, Locks),
+        card(1, Fruit),
+        card(1, Swords),
+        card(1, Cups),
+        card(2, Crowns),
+        card(2, Locks),
+        card(2, Fruit),
+    ];
     // Not enough aces for both hands: use 2s for the player and Sum 1+1 is impossible; build directly.
     let _ = top;
-    let top = [card(2, Crowns), card(2, Locks), card(3, Crowns), card(3, Locks), card(2, Fruit), card(2, Swords), card(3, Fruit), card(3, Swords), card(8, Crowns), card(7, Crowns), card(6, Crowns), card(5, Crowns)];
+    let top = [
+        card(2, Crowns),
+        card(2, Locks),
+        card(3, Crowns),
+        card(3, Locks),
+        card(2, Fruit),
+        card(2, Swords),
+        card(3, Fruit),
+        card(3, Swords),
+        card(8, Crowns),
+        card(7, Crowns),
+        card(6, Crowns),
+        card(5, Crowns),
+    ];
     let mut s = LoboState::deal(Mode::Easy, &deck_with_top(Mode::Easy, &top)).unwrap();
-    for (p, w) in [(card(2, Fruit), card(2, Crowns)), (card(2, Swords), card(2, Locks)), (card(3, Fruit), card(3, Crowns)), (card(3, Swords), card(3, Locks))] {
+    for (p, w) in [
+        (card(2, Fruit), card(2, Crowns)),
+        (card(2, Swords), card(2, Locks)),
+        (card(3, Fruit), card(3, Crowns)),
+        (card(3, Swords), card(3, Locks)),
+    ] {
         s = s.apply(&Play::new(PlayKind::Perfect, vec![p], vec![w])).unwrap();
     }
-    assert_eq!(s.outcome(), Some(Outcome { player_won: true, points: 8 + 7 + 6 + 5, reason: EndReason::WolfEmptied }));
+    assert_eq!(
+        s.outcome(),
+        Some(Outcome {
+            player_won: true,
+            points: 8 + 7 + 6 + 5,
+            reason: EndReason::WolfEmptied
+        })
+    );
     assert!(s.legal_plays().is_empty());
 }
 
@@ -163,7 +322,14 @@ fn public_view_shows_no_face_down_card() {
     let v = s.public_view();
     let hidden = s.undealt_under_cub();
     assert_eq!(v.face_down_left, hidden.len());
-    let shown: Vec<Card> = v.player_hand.iter().chain(&v.wolf_hand).chain(&v.discards).chain(v.cub.iter()).copied().collect();
+    let shown: Vec<Card> = v
+        .player_hand
+        .iter()
+        .chain(&v.wolf_hand)
+        .chain(&v.discards)
+        .chain(v.cub.iter())
+        .copied()
+        .collect();
     assert!(shown.iter().all(|c| !hidden.contains(c)));
     let json = serde_json::to_value(&v).unwrap();
     assert!(json.get("deck").is_none());
@@ -219,7 +385,8 @@ fn naive_value(s: &LoboState, max_over: u8) -> f64 {
     let mut best = fold;
     for play in s.legal_plays() {
         if play.kind == PlayKind::Fold
-            || (play.kind == PlayKind::Over && play.player_cards[0].rank().value() - play.wolf_cards[0].rank().value() > max_over)
+            || (play.kind == PlayKind::Over
+                && play.player_cards[0].rank().value() - play.wolf_cards[0].rank().value() > max_over)
         {
             continue;
         }
@@ -313,7 +480,10 @@ fn hints_are_exact_when_the_position_solves_and_labelled_otherwise() {
     assert!(!h.exact);
     assert!(s.legal_plays().contains(&h.play));
     // Near the end the full-rules solve fits easily.
-    let late = (0..).map(|seed| late_state(Mode::Easy, seed, 4, 4, Some(4))).find(|s| !s.is_over()).unwrap();
+    let late = (0..)
+        .map(|seed| late_state(Mode::Easy, seed, 4, 4, Some(4)))
+        .find(|s| !s.is_over())
+        .unwrap();
     let h = hint(&late, None, 1_000_000).unwrap();
     assert_eq!(h.basis, HintBasis::Exact);
     assert!(h.exact);
@@ -325,7 +495,10 @@ fn hints_are_exact_when_the_position_solves_and_labelled_otherwise() {
 
 #[test]
 fn fee_changes_value_exactly_and_proven_edge_needs_a_bound() {
-    let rule = HouseRule { fee_per_round_hundredths: 250, ante_per_wolf_point_hundredths: 10 };
+    let rule = HouseRule {
+        fee_per_round_hundredths: 250,
+        ante_per_wolf_point_hundredths: 10,
+    };
     // Easy: mean opening Wolf hand is 4 × 4.5 = 18 points.
     assert!((rule.expected_charge_units(Mode::Easy) - (2.5 + 1.8)).abs() < 1e-9);
     assert!((expected_amount_at_risk_units(Mode::Easy, &HouseRule::NONE, None) - 18.0).abs() < 1e-9);
@@ -341,7 +514,10 @@ fn fee_changes_value_exactly_and_proven_edge_needs_a_bound() {
         // Below the smallest proven cap there is no bound: the table needs a pit-boss override.
         assert!(proven_edge(mode, &rule, Some(MIN_PROVEN_LOSS_CAP_POINTS - 1)).is_none());
         // A fee just under the bound proves nothing.
-        let weak = HouseRule { fee_per_round_hundredths: 400, ..rule };
+        let weak = HouseRule {
+            fee_per_round_hundredths: 400,
+            ..rule
+        };
         assert!(mode == Mode::Hard || proven_edge(mode, &weak, None).is_none());
     }
     assert_eq!(HouseRule::parse("fee=250,ante=10").unwrap(), rule);

@@ -35,19 +35,11 @@ pub enum Event {
     /// The first card of the round set the Prima.
     Prima { suit: Suit },
     /// The top of the discard pile was played up onto its suit's stack.
-    PlayedUp {
-        pass: u8,
-        card: Card,
-        stack_count: u8,
-    },
+    PlayedUp { pass: u8, card: Card, stack_count: u8 },
     /// A suit's stack holds all ten cards.
     SuitCompleted { pass: u8, suit: Suit },
     /// The deck ran out; `promoted` cards reached the stacks during this pass.
-    PassEnded {
-        pass: u8,
-        promoted: u8,
-        discard_count: u8,
-    },
+    PassEnded { pass: u8, promoted: u8, discard_count: u8 },
     /// Corte: the owner of the Prima suit tips the dealer.
     Corte { suit: Suit, units: u32 },
     /// A seated player paid the copa.

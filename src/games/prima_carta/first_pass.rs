@@ -47,9 +47,7 @@ pub fn first_pass(deck: &[Card]) -> Result<FirstPass, EngineError> {
 }
 
 /// Deals a parsed deck's whole first pass.
-pub(crate) fn deal_first_pass(
-    deck: &[Card; Card::DECK_SIZE],
-) -> Result<(Layout, Vec<Event>), EngineError> {
+pub(crate) fn deal_first_pass(deck: &[Card; Card::DECK_SIZE]) -> Result<(Layout, Vec<Event>), EngineError> {
     let mut layout = Layout::new(deck);
     let mut events = Vec::with_capacity(2 * Card::DECK_SIZE);
     layout.start_pass(&mut events, None)?;

@@ -130,10 +130,7 @@ impl Layout {
         reshuffle: Option<Reshuffle<'_>>,
     ) -> Result<(), EngineError> {
         if self.pass > 0 {
-            debug_assert!(
-                self.undealt().is_empty(),
-                "a pass starts only when the deck ran out"
-            );
+            debug_assert!(self.undealt().is_empty(), "a pass starts only when the deck ran out");
             let mut deck = std::mem::take(&mut self.discard);
             if let Some(reshuffle) = reshuffle {
                 let before = deck.clone();
@@ -244,10 +241,7 @@ impl Layout {
     ) -> Option<PassEnd> {
         if self.count(suit) as usize == Rank::MAX as usize {
             self.completion_order.push(suit);
-            events.push(Event::SuitCompleted {
-                pass: self.pass,
-                suit,
-            });
+            events.push(Event::SuitCompleted { pass: self.pass, suit });
             if stop(suit) {
                 return Some(PassEnd::Stopped(suit));
             }

@@ -23,8 +23,8 @@ pub use fast_count::{first_pass_count, first_pass_counts};
 pub use first_pass::{first_pass, FirstPass};
 pub use layout::{StackState, TableState};
 pub use round::{
-    play, CobreOutcome, Contribution, CopaDecision, CopaTurn, Phase, RoundProgress, RoundResult,
-    WinKind, CORTE_UNITS, SPIGA_UNITS,
+    play, CobreOutcome, Contribution, CopaDecision, CopaTurn, Phase, RoundProgress, RoundResult, WinKind, CORTE_UNITS,
+    SPIGA_UNITS,
 };
 pub use rules::{CobreRule, TableRules, Variant};
 pub use strategy::{basic_strategy, CopaAdvice};

@@ -237,21 +237,13 @@ struct Round {
 
 impl Round {
     fn live(&self, order: &[Suit]) -> Vec<Suit> {
-        order
-            .iter()
-            .copied()
-            .filter(|s| !self.folded.contains(s))
-            .collect()
+        order.iter().copied().filter(|s| !self.folded.contains(s)).collect()
     }
 
     fn copa_turn(&self, layout: &Layout, order: &[Suit], position: usize) -> CopaTurn {
         let turn = order[position];
         let live = self.live(order);
-        let others: Vec<u8> = live
-            .iter()
-            .filter(|&&s| s != turn)
-            .map(|&s| layout.count(s))
-            .collect();
+        let others: Vec<u8> = live.iter().filter(|&&s| s != turn).map(|&s| layout.count(s)).collect();
         CopaTurn {
             turn,
             copa_units: layout.count(turn) as u32,
@@ -262,13 +254,7 @@ impl Round {
         }
     }
 
-    fn finish(
-        self,
-        layout: Layout,
-        mut events: Vec<Event>,
-        winner: Suit,
-        how: WinKind,
-    ) -> RoundProgress {
+    fn finish(self, layout: Layout, mut events: Vec<Event>, winner: Suit, how: WinKind) -> RoundProgress {
         let prima = layout.prima().unwrap_or(winner);
         let seated = self.seats.suits();
         let contributions: Vec<Contribution> = seated
@@ -279,10 +265,7 @@ impl Round {
                 copa_units: self.copas[suit.index()],
             })
             .collect();
-        let pot_units: u32 = contributions
-            .iter()
-            .map(|c| c.spiga_units + c.copa_units)
-            .sum();
+        let pot_units: u32 = contributions.iter().map(|c| c.spiga_units + c.copa_units).sum();
         let corte_payer = (self.rules.corte && self.seats.owns(prima)).then_some(prima);
 
         // A folded suit that completed before the winner (only possible in a repasso).
@@ -315,11 +298,7 @@ impl Round {
             contributions,
             pot_units,
             corte_payer,
-            corte_units: if corte_payer.is_some() {
-                CORTE_UNITS
-            } else {
-                0
-            },
+            corte_units: if corte_payer.is_some() { CORTE_UNITS } else { 0 },
             cobre,
             winner_takes_units: pot_units - cobre_units,
         };

@@ -12,9 +12,7 @@ pub(crate) struct Seats {
 impl Seats {
     pub(crate) fn new(seated: &[Suit]) -> Result<Seats, EngineError> {
         if !(2..=Suit::COUNT).contains(&seated.len()) {
-            return Err(EngineError::SeatCount {
-                seated: seated.len(),
-            });
+            return Err(EngineError::SeatCount { seated: seated.len() });
         }
         let mut owned = [false; Suit::COUNT];
         for &suit in seated {
@@ -103,10 +101,7 @@ mod tests {
 
     #[test]
     fn seat_sets_are_checked() {
-        assert_eq!(
-            Seats::new(&[Suit::Cups]),
-            Err(EngineError::SeatCount { seated: 1 })
-        );
+        assert_eq!(Seats::new(&[Suit::Cups]), Err(EngineError::SeatCount { seated: 1 }));
         assert_eq!(
             Seats::new(&[Suit::Cups, Suit::Cups]),
             Err(EngineError::DuplicateSeat { suit: Suit::Cups })

@@ -35,8 +35,7 @@ pub enum CopaAdvice {
 /// Rule 2's exceptions: play although rule 2 says fold (own, others sorted).
 const PLAY_EXCEPTIONS: [(u8, [u8; 4]); 2] = [(2, [2, 2, 2, 4]), (3, [2, 2, 4, 4])];
 /// Rule 3's exceptions: fold although rule 3 says bet (own, others sorted).
-const FOLD_EXCEPTIONS: [(u8, [u8; 4]); 3] =
-    [(3, [2, 4, 4, 4]), (3, [3, 4, 4, 4]), (4, [3, 5, 5, 5])];
+const FOLD_EXCEPTIONS: [(u8, [u8; 4]); 3] = [(3, [2, 4, 4, 4]), (3, [3, 4, 4, 4]), (4, [3, 5, 5, 5])];
 
 /// The printed basic strategy. `own_count` is the player's stack size after
 /// the first pass; `others_counts` the other live players' stack sizes, in
@@ -48,17 +47,10 @@ pub fn basic_strategy(own_count: u8, others_counts: &[u8]) -> CopaAdvice {
     }
     let table = sorted_four(others_counts);
     let is = |exceptions: &[(u8, [u8; 4])]| {
-        table.is_some_and(|others| {
-            exceptions
-                .iter()
-                .any(|&(own, t)| own == own_count && t == others)
-        })
+        table.is_some_and(|others| exceptions.iter().any(|&(own, t)| own == own_count && t == others))
     };
     // Rule 2: k stacks above you, `above` cards above you in total.
-    let k = others_counts
-        .iter()
-        .filter(|&&other| other > own_count)
-        .count();
+    let k = others_counts.iter().filter(|&&other| other > own_count).count();
     let above: u32 = others_counts
         .iter()
         .filter(|&&other| other > own_count)

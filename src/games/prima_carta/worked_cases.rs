@@ -91,13 +91,7 @@ fn the_ace_plays_on_the_ten() {
 
 #[test]
 fn several_discards_play_up_in_a_row() {
-    let deck = deck_starting(&[
-        c(Locks, 3),
-        c(Locks, 6),
-        c(Locks, 5),
-        c(Locks, 4),
-        c(Fruit, 9),
-    ]);
+    let deck = deck_starting(&[c(Locks, 3), c(Locks, 6), c(Locks, 5), c(Locks, 4), c(Fruit, 9)]);
     let pass = first_pass(&deck).unwrap();
     assert_eq!(
         pass.events[1..8].to_vec(),
@@ -188,10 +182,7 @@ fn a_live_suit_completing_in_the_first_pass_wins_at_once() {
     };
     let round = play(&deck, &rules, &[Swords, Cups], &[], &mut no_reshuffle()).unwrap();
     let result = round.result().expect("finished");
-    assert_eq!(
-        (result.winner, result.how),
-        (Swords, WinKind::FirstPassCompletion)
-    );
+    assert_eq!((result.winner, result.how), (Swords, WinKind::FirstPassCompletion));
     assert_eq!(result.pot_units, 2);
     assert_eq!(result.winner_takes_units, 2);
     assert_eq!(result.corte_payer, Some(Swords));
@@ -205,13 +196,7 @@ fn a_live_suit_completing_in_the_first_pass_wins_at_once() {
     );
     // No copa after an early end.
     assert_eq!(
-        play(
-            &deck,
-            &rules,
-            &[Swords, Cups],
-            &[pay(Swords)],
-            &mut no_reshuffle()
-        ),
+        play(&deck, &rules, &[Swords, Cups], &[pay(Swords)], &mut no_reshuffle()),
         Err(EngineError::NoCopaPending { suit: Swords })
     );
     // The side bets still see the whole first pass.
@@ -227,24 +212,14 @@ fn an_unowned_suit_completing_in_the_first_pass_does_not_end_it() {
     for suit in [Crowns, Locks, Fruit, Cups] {
         deck.extend(block(suit));
     }
-    let round = play(
-        &deck,
-        &TableRules::CLASSIC,
-        &[Locks, Cups],
-        &[],
-        &mut no_reshuffle(),
-    )
-    .unwrap();
+    let round = play(&deck, &TableRules::CLASSIC, &[Locks, Cups], &[], &mut no_reshuffle()).unwrap();
     let Phase::AwaitingCopa(turn) = &round.phase else {
         panic!("copa expected")
     };
     // Prima is Swords, unowned: the copa starts at the next owned suit, Cups.
     assert_eq!(turn.turn, Cups);
     assert_eq!(turn.waiting, vec![Locks]);
-    assert!(round.events.contains(&Event::SuitCompleted {
-        pass: 1,
-        suit: Swords
-    }));
+    assert!(round.events.contains(&Event::SuitCompleted { pass: 1, suit: Swords }));
 }
 
 #[test]
@@ -327,10 +302,7 @@ fn the_last_live_player_wins_at_the_copa() {
     )
     .unwrap();
     let result = round.result().expect("finished");
-    assert_eq!(
-        (result.winner, result.how, result.passes),
-        (Cups, WinKind::LastLive, 1)
-    );
+    assert_eq!((result.winner, result.how, result.passes), (Cups, WinKind::LastLive, 1));
     assert_eq!(result.pot_units, 2);
     // Cups never decides: anything more is refused.
     assert_eq!(
@@ -407,13 +379,7 @@ fn cinco_ties_go_to_the_first_foundation() {
         );
     }
     assert_eq!(
-        play(
-            &deck,
-            &cinco,
-            &[Swords, Fruit],
-            &[pay(Swords)],
-            &mut no_reshuffle()
-        ),
+        play(&deck, &cinco, &[Swords, Fruit], &[pay(Swords)], &mut no_reshuffle()),
         Err(EngineError::NoCopaPending { suit: Swords })
     );
 }
@@ -461,10 +427,7 @@ fn jasper_reshuffles_the_discards_once_and_records_it() {
         _ => None,
     });
     let (before, after) = reshuffled.expect("a reshuffle event");
-    assert_eq!(
-        before[..8],
-        (3..=10).map(|r| c(Crowns, r)).collect::<Vec<_>>()[..]
-    );
+    assert_eq!(before[..8], (3..=10).map(|r| c(Crowns, r)).collect::<Vec<_>>()[..]);
     assert_eq!(after, before.iter().rev().copied().collect::<Vec<_>>());
     let live = Event::Reshuffled {
         before: before.clone(),
@@ -480,10 +443,7 @@ fn jasper_reshuffles_the_discards_once_and_records_it() {
     );
 
     // The same stream gives the same facts.
-    let facts = deal_facts(&deck, Variant::Jasper, &mut |cards: &mut [Card]| {
-        cards.reverse()
-    })
-    .unwrap();
+    let facts = deal_facts(&deck, Variant::Jasper, &mut |cards: &mut [Card]| cards.reverse()).unwrap();
     let first_completed = round.events.iter().find_map(|e| match e {
         Event::SuitCompleted { suit, .. } => Some(*suit),
         _ => None,
@@ -512,13 +472,7 @@ fn bad_decks_and_seats_are_errors() {
         Err(EngineError::InvalidDeck { .. })
     ));
     assert_eq!(
-        play(
-            &deck,
-            &TableRules::CLASSIC,
-            &[Crowns],
-            &[],
-            &mut no_reshuffle()
-        ),
+        play(&deck, &TableRules::CLASSIC, &[Crowns], &[], &mut no_reshuffle()),
         Err(EngineError::SeatCount { seated: 1 })
     );
     assert!(deal_facts(&deck[..10], Variant::Classic, &mut no_reshuffle()).is_err());

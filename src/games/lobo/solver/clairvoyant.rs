@@ -19,9 +19,9 @@
 //!
 //! where `s'_a` is the position the actual deck leads to and `Q̂(s,a) = E[V̂(s')]`.
 
+use super::super::PlayKind;
 use super::expectimax::{Expectimax, GameLimits};
 use super::position::{card_count, rank_plays, rank_total, remove_cards, Counts, Position, RANKS};
-use super::super::PlayKind;
 use std::collections::HashMap;
 
 pub struct Clairvoyant<'a> {
@@ -41,13 +41,26 @@ impl<'a> Clairvoyant<'a> {
     /// The bound's value on this deck (ranks top first) and the number of positions searched.
     /// `penalty`: the solver whose values are `V̂` (its own limits and cap must match `limits.loss_cap_points`).
     /// `penalty_max_over`: the largest Over difference charged a penalty.
-    pub fn solve(ranks: &'a [u8], limits: GameLimits, penalty: Option<&'a Expectimax>, penalty_max_over: u8) -> (f64, u64) {
+    pub fn solve(
+        ranks: &'a [u8],
+        limits: GameLimits,
+        penalty: Option<&'a Expectimax>,
+        penalty_max_over: u8,
+    ) -> (f64, u64) {
         let mut suffix = vec![[0u8; RANKS]; ranks.len() + 2];
         for i in (0..ranks.len()).rev() {
             suffix[i] = suffix[i + 1];
             suffix[i][ranks[i] as usize - 1] += 1;
         }
-        let mut solver = Clairvoyant { ranks, limits, penalty, penalty_max_over, suffix, memo: HashMap::new(), plays: Vec::new() };
+        let mut solver = Clairvoyant {
+            ranks,
+            limits,
+            penalty,
+            penalty_max_over,
+            suffix,
+            memo: HashMap::new(),
+            plays: Vec::new(),
+        };
         let opening = super::deals::opening_of(ranks);
         let v = solver.value(8, opening.player, opening.wolf, 0, penalty.is_some());
         (v, solver.memo.len() as u64)
@@ -55,8 +68,18 @@ impl<'a> Clairvoyant<'a> {
 
     fn position(&self, cub_at: usize, player: Counts, wolf: Counts) -> Position {
         match self.ranks.get(cub_at) {
-            Some(&cub) => Position { player, wolf, cub, unknown: self.suffix[cub_at + 1] },
-            None => Position { player, wolf, cub: 0, unknown: [0; RANKS] },
+            Some(&cub) => Position {
+                player,
+                wolf,
+                cub,
+                unknown: self.suffix[cub_at + 1],
+            },
+            None => Position {
+                player,
+                wolf,
+                cub: 0,
+                unknown: [0; RANKS],
+            },
         }
     }
 
@@ -76,16 +99,26 @@ impl<'a> Clairvoyant<'a> {
         for play in &plays {
             let mut after = remove_cards(&pos, play);
             let mut at = cub_at;
-            let dealt = if play.kind == PlayKind::Over { play.difference as usize } else { 1 };
+            let dealt = if play.kind == PlayKind::Over {
+                play.difference as usize
+            } else {
+                1
+            };
             for _ in 0..dealt {
                 if let Some(&r) = self.ranks.get(at) {
-                    let hand = if matches!(play.kind, PlayKind::Perfect | PlayKind::Sum) { &mut after.player } else { &mut after.wolf };
+                    let hand = if matches!(play.kind, PlayKind::Perfect | PlayKind::Sum) {
+                        &mut after.player
+                    } else {
+                        &mut after.wolf
+                    };
                     hand[r as usize - 1] += 1;
                     at += 1;
                 }
             }
             let won = card_count(&after.wolf) == 0;
-            let penalised = self.penalty.filter(|_| charged && (play.kind != PlayKind::Over || play.difference <= self.penalty_max_over));
+            let penalised = self
+                .penalty
+                .filter(|_| charged && (play.kind != PlayKind::Over || play.difference <= self.penalty_max_over));
             let v = match penalised {
                 None if won => rank_total(&after.player) as f64,
                 None => self.value(at, after.player, after.wolf, depth + 1, false),

@@ -3,9 +3,9 @@
 //! Sampled decks use the same ChaCha20 stream and rejection-sampled Fisher–Yates as
 //! shuffle-v1 (SPEC §3 items 4–7), seeded from a stated `u64`, so every figure is reproducible.
 
+use super::super::{Mode, HAND_SIZE};
 use super::expectimax::choose;
 use super::position::{Counts, Position, RANKS};
-use super::super::{Mode, HAND_SIZE};
 use crate::cards::{ordered_deck, Card};
 use rand_chacha::ChaCha20Rng;
 use rand_core::{RngCore, SeedableRng};
@@ -42,7 +42,12 @@ pub fn deck_ranks(deck: &[Card]) -> Vec<u8> {
 
 /// The opening position of a dealt deck (Wolf 0–3, player 4–7, cub 8).
 pub fn opening_of(ranks: &[u8]) -> Position {
-    let mut pos = Position { player: [0; RANKS], wolf: [0; RANKS], cub: ranks[2 * HAND_SIZE], unknown: [0; RANKS] };
+    let mut pos = Position {
+        player: [0; RANKS],
+        wolf: [0; RANKS],
+        cub: ranks[2 * HAND_SIZE],
+        unknown: [0; RANKS],
+    };
     for (i, &r) in ranks.iter().enumerate() {
         let slot = match i {
             0..=3 => &mut pos.wolf,
@@ -80,7 +85,12 @@ pub fn all_openings(mode: Mode) -> Vec<(Position, f64)> {
                     unknown[r] = 5 - wolf[r] - player[r] - (r == cub) as u8;
                 }
                 ways *= (5 - wolf[cub] - player[cub]) as f64;
-                let pos = Position { player: *player, wolf: *wolf, cub: cub as u8 + 1, unknown };
+                let pos = Position {
+                    player: *player,
+                    wolf: *wolf,
+                    cub: cub as u8 + 1,
+                    unknown,
+                };
                 out.push((pos, ways / denominator));
             }
         }

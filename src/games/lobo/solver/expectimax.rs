@@ -5,8 +5,8 @@
 //! `-min(wolf points, loss cap)`, a win pays the player's hand, and every card turned up
 //! or dealt from under the cub is averaged over the unknown multiset.
 
-use super::position::{card_count, rank_plays, rank_total, remove_cards, Counts, Position, RankPlay, RANKS};
 use super::super::PlayKind;
+use super::position::{card_count, rank_plays, rank_total, remove_cards, Counts, Position, RankPlay, RANKS};
 use std::collections::HashMap;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::Mutex;
@@ -22,7 +22,10 @@ pub struct GameLimits {
 impl GameLimits {
     pub const FULL_RULES: u8 = 9;
     pub fn full(loss_cap_points: Option<u32>) -> GameLimits {
-        GameLimits { max_over_difference: Self::FULL_RULES, loss_cap_points }
+        GameLimits {
+            max_over_difference: Self::FULL_RULES,
+            loss_cap_points,
+        }
     }
     pub fn is_full_rules(&self) -> bool {
         self.max_over_difference >= Self::FULL_RULES
@@ -204,7 +207,13 @@ pub fn choose(n: u32, k: u32) -> f64 {
 
 /// Every multiset of `remaining` cards drawn from `avail`, with its number of ways
 /// (product of binomials); dividing by C(total, drawn) gives its probability.
-pub fn hypergeometric(avail: &Counts, rank: usize, remaining: u32, chosen: &mut Counts, found: &mut dyn FnMut(&Counts, f64)) {
+pub fn hypergeometric(
+    avail: &Counts,
+    rank: usize,
+    remaining: u32,
+    chosen: &mut Counts,
+    found: &mut dyn FnMut(&Counts, f64),
+) {
     if remaining == 0 {
         let ways = (0..RANKS).map(|r| choose(avail[r] as u32, chosen[r] as u32)).product();
         found(chosen, ways);

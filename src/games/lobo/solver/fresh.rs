@@ -1,10 +1,10 @@
 //! The value of a fresh round: exact over every opening, or estimated over sampled deals.
 
+use super::super::Mode;
 use super::clairvoyant::Clairvoyant;
 use super::deals::{all_openings, deck_ranks, opening_of, sample_decks};
 use super::expectimax::{Expectimax, GameLimits};
 use super::policy::{play_deck, SimplePolicy};
-use super::super::Mode;
 use serde::{Deserialize, Serialize};
 use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
 use std::sync::Mutex;
@@ -32,7 +32,17 @@ pub struct FreshValue {
 
 impl FreshValue {
     fn exact(mean: f64, states: u64) -> FreshValue {
-        FreshValue { mean_points: mean, std_error_points: 0.0, ci95_low: mean, ci95_high: mean, low_999: mean, high_999: mean, samples: None, seed: None, states }
+        FreshValue {
+            mean_points: mean,
+            std_error_points: 0.0,
+            ci95_low: mean,
+            ci95_high: mean,
+            low_999: mean,
+            high_999: mean,
+            samples: None,
+            seed: None,
+            states,
+        }
     }
     fn sampled(values: &[f64], seed: u64, states: u64) -> FreshValue {
         let n = values.len() as f64;
@@ -79,14 +89,23 @@ fn par_map(n: usize, threads: usize, progress: Progress, f: &(dyn Fn(usize) -> f
 pub fn exact_value(mode: Mode, limits: GameLimits, threads: usize, progress: Progress) -> FreshValue {
     let openings = all_openings(mode);
     let solver = Expectimax::new(limits, None);
-    let values = par_map(openings.len(), threads, progress, &|i| solver.value(&openings[i].0).expect("no budget"));
+    let values = par_map(openings.len(), threads, progress, &|i| {
+        solver.value(&openings[i].0).expect("no budget")
+    });
     let mean = values.iter().zip(&openings).map(|(v, (_, w))| v * w).sum();
     FreshValue::exact(mean, solver.states())
 }
 
 /// Exact value of the game with `limits` at the openings of `samples` seeded deals, averaged.
 /// A lower bound on perfect play when `limits` restricts Overs (the restricted player is a policy).
-pub fn sampled_value(mode: Mode, limits: GameLimits, samples: usize, seed: u64, threads: usize, progress: Progress) -> FreshValue {
+pub fn sampled_value(
+    mode: Mode,
+    limits: GameLimits,
+    samples: usize,
+    seed: u64,
+    threads: usize,
+    progress: Progress,
+) -> FreshValue {
     let decks = sample_decks(mode, samples, seed);
     let solver = Expectimax::new(limits, None);
     let values = par_map(samples, threads, progress, &|i| {
@@ -97,10 +116,20 @@ pub fn sampled_value(mode: Mode, limits: GameLimits, samples: usize, seed: u64, 
 
 /// Tries the exact value of the game with `limits` at the openings of `samples` seeded deals
 /// within `state_budget` stored positions; `Err(states stored)` when the budget ran out first.
-pub fn sampled_value_within(mode: Mode, limits: GameLimits, samples: usize, seed: u64, state_budget: u64, threads: usize, progress: Progress) -> Result<FreshValue, u64> {
+pub fn sampled_value_within(
+    mode: Mode,
+    limits: GameLimits,
+    samples: usize,
+    seed: u64,
+    state_budget: u64,
+    threads: usize,
+    progress: Progress,
+) -> Result<FreshValue, u64> {
     let decks = sample_decks(mode, samples, seed);
     let solver = Expectimax::new(limits, Some(state_budget));
-    let values = par_map(samples, threads, progress, &|i| solver.value(&opening_of(&deck_ranks(&decks[i]))).unwrap_or(f64::NAN));
+    let values = par_map(samples, threads, progress, &|i| {
+        solver.value(&opening_of(&deck_ranks(&decks[i]))).unwrap_or(f64::NAN)
+    });
     if values.iter().any(|v| v.is_nan()) {
         return Err(solver.states());
     }
@@ -112,10 +141,27 @@ pub fn sampled_value_within(mode: Mode, limits: GameLimits, samples: usize, seed
 /// information penalty built from the exact value of the game with Overs limited to `k`
 /// (see [`Clairvoyant`]): still a valid upper bound, and far tighter. Returns the bound and,
 /// when penalised, the lower bound `V̂(opening)` on the same deals (paired).
-pub fn clairvoyant_value(mode: Mode, limits: GameLimits, penalty_over_limit: Option<u8>, penalty_max_over: u8, samples: usize, seed: u64, threads: usize, progress: Progress) -> (FreshValue, Option<FreshValue>) {
+pub fn clairvoyant_value(
+    mode: Mode,
+    limits: GameLimits,
+    penalty_over_limit: Option<u8>,
+    penalty_max_over: u8,
+    samples: usize,
+    seed: u64,
+    threads: usize,
+    progress: Progress,
+) -> (FreshValue, Option<FreshValue>) {
     let decks = sample_decks(mode, samples, seed);
     let states = AtomicU64::new(0);
-    let vhat = penalty_over_limit.map(|k| Expectimax::new(GameLimits { max_over_difference: k, loss_cap_points: limits.loss_cap_points }, None));
+    let vhat = penalty_over_limit.map(|k| {
+        Expectimax::new(
+            GameLimits {
+                max_over_difference: k,
+                loss_cap_points: limits.loss_cap_points,
+            },
+            None,
+        )
+    });
     let values = par_map(samples, threads, progress, &|i| {
         let ranks = deck_ranks(&decks[i]);
         let (v, n) = Clairvoyant::solve(&ranks, limits, vhat.as_ref(), penalty_max_over);
@@ -123,7 +169,10 @@ pub fn clairvoyant_value(mode: Mode, limits: GameLimits, penalty_over_limit: Opt
         v
     });
     let lower = vhat.as_ref().map(|s| {
-        let lows: Vec<f64> = decks.iter().map(|d| s.value(&opening_of(&deck_ranks(d))).expect("no budget")).collect();
+        let lows: Vec<f64> = decks
+            .iter()
+            .map(|d| s.value(&opening_of(&deck_ranks(d))).expect("no budget"))
+            .collect();
         FreshValue::sampled(&lows, seed, s.states())
     });
     let extra = vhat.as_ref().map_or(0, |s| s.states());
@@ -131,11 +180,21 @@ pub fn clairvoyant_value(mode: Mode, limits: GameLimits, penalty_over_limit: Opt
 }
 
 /// A simple strategy's value over `samples` seeded deals (exact for `FoldAtOnce`).
-pub fn policy_value(mode: Mode, policy: SimplePolicy, limits: GameLimits, samples: usize, seed: u64, threads: usize, progress: Progress) -> FreshValue {
+pub fn policy_value(
+    mode: Mode,
+    policy: SimplePolicy,
+    limits: GameLimits,
+    samples: usize,
+    seed: u64,
+    threads: usize,
+    progress: Progress,
+) -> FreshValue {
     if policy == SimplePolicy::FoldAtOnce {
         return FreshValue::exact(-super::deals::expected_opening_loss(mode, limits.loss_cap_points), 0);
     }
     let decks = sample_decks(mode, samples, seed);
-    let values = par_map(samples, threads, progress, &|i| play_deck(&deck_ranks(&decks[i]), policy, limits));
+    let values = par_map(samples, threads, progress, &|i| {
+        play_deck(&deck_ranks(&decks[i]), policy, limits)
+    });
     FreshValue::sampled(&values, seed, 0)
 }

@@ -1,9 +1,9 @@
 //! A best-play hint for any position, from the same solver as the bounds.
 
+use super::super::{LoboState, Play};
 use super::expectimax::{Expectimax, GameLimits};
 use super::policy::SimplePolicy;
 use super::position::{to_card_play, Position};
-use super::super::{LoboState, Play};
 use serde::{Deserialize, Serialize};
 
 /// How far the solver got within the budget.
@@ -40,7 +40,10 @@ pub fn hint(state: &LoboState, loss_cap_points: Option<u32>, state_budget: u64) 
     let pos = Position::from_state(state);
     let mut states = 0;
     for limit in [GameLimits::FULL_RULES, 2, 1] {
-        let limits = GameLimits { max_over_difference: limit, loss_cap_points };
+        let limits = GameLimits {
+            max_over_difference: limit,
+            loss_cap_points,
+        };
         let solver = Expectimax::new(limits, Some(state_budget));
         let Ok((fold, plays)) = solver.play_values(&pos) else {
             states = solver.states();
@@ -55,13 +58,24 @@ pub fn hint(state: &LoboState, loss_cap_points: Option<u32>, state_budget: u64) 
             (HintBasis::Exact, "best play, exact under the full rules".to_string())
         } else {
             (
-                HintBasis::RestrictedOvers { max_over_difference: limit },
+                HintBasis::RestrictedOvers {
+                    max_over_difference: limit,
+                },
                 format!("best play with Overs limited to a difference of {limit}; the value is a lower bound"),
             )
         };
-        return Some(Hint { play, value_points: Some(value), exact: limits.is_full_rules(), basis, label, states: solver.states() });
+        return Some(Hint {
+            play,
+            value_points: Some(value),
+            exact: limits.is_full_rules(),
+            basis,
+            label,
+            states: solver.states(),
+        });
     }
-    let play = SimplePolicy::CaptureWithoutRisk.choose(&pos).map_or_else(Play::fold, |p| to_card_play(state, &p));
+    let play = SimplePolicy::CaptureWithoutRisk
+        .choose(&pos)
+        .map_or_else(Play::fold, |p| to_card_play(state, &p));
     Some(Hint {
         play,
         value_points: None,

@@ -10,6 +10,8 @@ pub mod policy;
 pub mod position;
 
 pub use expectimax::{BudgetExceeded, Expectimax, GameLimits};
-pub use fresh::{clairvoyant_value, exact_value, policy_value, sampled_value, sampled_value_within, FreshValue, Progress};
+pub use fresh::{
+    clairvoyant_value, exact_value, policy_value, sampled_value, sampled_value_within, FreshValue, Progress,
+};
 pub use hint::{hint, Hint, HintBasis};
 pub use policy::SimplePolicy;

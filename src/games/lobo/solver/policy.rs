@@ -1,8 +1,8 @@
 //! Simple strategies, measured on dealt decks to show the skill gap to perfect play.
 
+use super::super::PlayKind;
 use super::expectimax::GameLimits;
 use super::position::{card_count, rank_plays, rank_total, remove_cards, Position, RankPlay, RANKS};
-use super::super::PlayKind;
 use serde::{Deserialize, Serialize};
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
@@ -17,7 +17,11 @@ pub enum SimplePolicy {
 }
 
 impl SimplePolicy {
-    pub const ALL: [SimplePolicy; 3] = [SimplePolicy::FoldAtOnce, SimplePolicy::PerfectOrSum, SimplePolicy::CaptureWithoutRisk];
+    pub const ALL: [SimplePolicy; 3] = [
+        SimplePolicy::FoldAtOnce,
+        SimplePolicy::PerfectOrSum,
+        SimplePolicy::CaptureWithoutRisk,
+    ];
 
     pub fn choose(self, pos: &Position) -> Option<RankPlay> {
         if self == SimplePolicy::FoldAtOnce {
@@ -56,7 +60,11 @@ pub fn play_deck(ranks: &[u8], policy: SimplePolicy, limits: GameLimits) -> f64 
         };
         for _ in 0..deal {
             if let Some(&r) = ranks.get(cub_at) {
-                let hand = if matches!(play.kind, PlayKind::Perfect | PlayKind::Sum) { &mut after.player } else { &mut after.wolf };
+                let hand = if matches!(play.kind, PlayKind::Perfect | PlayKind::Sum) {
+                    &mut after.player
+                } else {
+                    &mut after.wolf
+                };
                 hand[r as usize - 1] += 1;
                 cub_at += 1;
             }

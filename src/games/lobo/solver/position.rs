@@ -51,7 +51,12 @@ impl Position {
 
     /// A compact memo key: 3 bits per count (at most 5), 4 bits for the cub.
     pub fn key(&self) -> u128 {
-        debug_assert!(self.player.iter().chain(&self.wolf).chain(&self.unknown).all(|&n| n <= 5));
+        debug_assert!(self
+            .player
+            .iter()
+            .chain(&self.wolf)
+            .chain(&self.unknown)
+            .all(|&n| n <= 5));
         (pack(&self.player) << 64) | (pack(&self.wolf) << 34) | (pack(&self.unknown) << 4) | self.cub as u128
     }
 
@@ -84,19 +89,34 @@ pub fn rank_plays(pos: &Position, max_over_difference: u8, out: &mut Vec<RankPla
             continue;
         }
         if pos.wolf[p] > 0 {
-            out.push(RankPlay { kind: PlayKind::Perfect, player: single(p), wolf: single(p), difference: 0 });
+            out.push(RankPlay {
+                kind: PlayKind::Perfect,
+                player: single(p),
+                wolf: single(p),
+                difference: 0,
+            });
         }
         for w in 0..p {
             let d = (p - w) as u8;
             if pos.wolf[w] > 0 && d <= max_over_difference {
-                out.push(RankPlay { kind: PlayKind::Over, player: single(p), wolf: single(w), difference: d });
+                out.push(RankPlay {
+                    kind: PlayKind::Over,
+                    player: single(p),
+                    wolf: single(w),
+                    difference: d,
+                });
             }
         }
         // Splits: two or more Wolf cards (all smaller than p) adding to p+1.
         let mut chosen = [0u8; RANKS];
         split_multisets(&pos.wolf, 0, p, (p + 1) as u32, &mut chosen, &mut |used| {
             if card_count(used) >= 2 {
-                out.push(RankPlay { kind: PlayKind::Split, player: single(p), wolf: *used, difference: 0 });
+                out.push(RankPlay {
+                    kind: PlayKind::Split,
+                    player: single(p),
+                    wolf: *used,
+                    difference: 0,
+                });
             }
         });
     }
@@ -105,12 +125,24 @@ pub fn rank_plays(pos: &Position, max_over_difference: u8, out: &mut Vec<RankPla
     sum_multisets(&pos.player, 0, &mut chosen, &mut |used| {
         let total = rank_total(used);
         if card_count(used) >= 2 && total as usize <= RANKS && pos.wolf[total as usize - 1] > 0 {
-            out.push(RankPlay { kind: PlayKind::Sum, player: *used, wolf: single(total as usize - 1), difference: 0 });
+            out.push(RankPlay {
+                kind: PlayKind::Sum,
+                player: *used,
+                wolf: single(total as usize - 1),
+                difference: 0,
+            });
         }
     });
 }
 
-fn split_multisets(avail: &Counts, rank: usize, below: usize, remaining: u32, chosen: &mut Counts, found: &mut dyn FnMut(&Counts)) {
+fn split_multisets(
+    avail: &Counts,
+    rank: usize,
+    below: usize,
+    remaining: u32,
+    chosen: &mut Counts,
+    found: &mut dyn FnMut(&Counts),
+) {
     if remaining == 0 {
         found(chosen);
         return;
@@ -173,5 +205,9 @@ pub fn to_card_play(state: &LoboState, play: &RankPlay) -> super::super::Play {
         }
         picked
     }
-    super::super::Play::new(play.kind, pick(state.player_hand(), &play.player), pick(state.wolf_hand(), &play.wolf))
+    super::super::Play::new(
+        play.kind,
+        pick(state.player_hand(), &play.player),
+        pick(state.wolf_hand(), &play.wolf),
+    )
 }
