@@ -462,7 +462,7 @@ pub async fn advice(
                         CopaAdvice::Pay => "pay".into(),
                         CopaAdvice::Fold => "fold".into(),
                     },
-                    copa: service::units(config.unit, turn.copa_units.max(1))?.to_string(),
+                    copa: service::copa_text(config.unit, turn.copa_units),
                 }),
                 _ => Err(ApiError::conflict(
                     "not_your_turn",

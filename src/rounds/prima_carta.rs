@@ -181,6 +181,11 @@ pub fn visible_events(progress: &RoundProgress, status: RoundStatus) -> Vec<Even
         .collect()
 }
 
+/// The copa as shown: one unit per card in the stack (zero shows as 0.00).
+pub fn copa_text(unit: Amount, copa_units: u32) -> String {
+    format_minor(unit.minor() * copa_units as i64)
+}
+
 /// Creates a round at an open table: draws and seals the server seed and
 /// publishes its commitment before any seat or bet is accepted.
 pub fn create_round(
@@ -709,13 +714,7 @@ pub fn round_view(conn: &mut AnyConnection, vault: &SeedVault, row: &RoundRow) -
                 .find(|s| s.suit() == t.turn)
                 .map(|s| s.player_id.clone())
                 .unwrap_or_default(),
-            copa: units(config.unit, t.copa_units.max(1)).map(|a| {
-                if t.copa_units == 0 {
-                    "0.00".to_string()
-                } else {
-                    a.to_string()
-                }
-            })?,
+            copa: copa_text(config.unit, t.copa_units),
             stack_count: t.stack_count,
         }),
         _ => None,
