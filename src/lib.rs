@@ -24,3 +24,4 @@ pub mod store;
 pub mod tables;
 pub mod telemetry;
 pub mod users;
+pub mod wagers;

@@ -28,6 +28,9 @@ pub struct LiveEvent {
 
 /// The PostgreSQL channel that carries change announcements between instances.
 pub const NOTIFY_CHANNEL: &str = "djego_live";
+/// How long a round's live view waits after a bet for more bets to land, so
+/// that a burst of bets is one publication.
+pub const REFRESH_COALESCE_MS: u64 = 50;
 /// How often the relay thread polls its connection for announcements.
 const RELAY_POLL_MS: u64 = 100;
 
@@ -50,6 +53,8 @@ pub struct LiveHub {
     /// Held while a round's new events are sent, so a request and the relay
     /// publishing the same round never interleave.
     round_send: Arc<Mutex<()>>,
+    /// Rounds with a live refresh scheduled (see [`LiveHub::claim_refresh`]).
+    refresh_pending: Arc<Mutex<std::collections::HashSet<String>>>,
 }
 
 impl LiveHub {
@@ -121,6 +126,19 @@ impl LiveHub {
                 }
             })
             .expect("spawning the live relay thread");
+    }
+
+    /// Claims the one pending refresh of a round's view: true if the caller
+    /// must schedule it, false if one is already scheduled.
+    pub fn claim_refresh(&self, round_id: &str) -> bool {
+        let mut pending = self.refresh_pending.lock().unwrap_or_else(|p| p.into_inner());
+        pending.insert(round_id.to_string())
+    }
+
+    /// Ends a claim made with [`LiveHub::claim_refresh`].
+    pub fn release_refresh(&self, round_id: &str) {
+        let mut pending = self.refresh_pending.lock().unwrap_or_else(|p| p.into_inner());
+        pending.remove(round_id);
     }
 
     pub fn subscribe(&self, table_id: &str) -> broadcast::Receiver<LiveEvent> {

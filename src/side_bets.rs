@@ -14,11 +14,10 @@ use crate::domain::{format_minor, minor_to_decimal, Amount, MINOR_DIGITS};
 use crate::games::prima_carta::DealFacts;
 use crate::ledger::{self, AccountId, Refs, TransferKind, TransferSpec};
 use crate::math::{self, Certificate, RtpBounds};
-use crate::rounds::record::{RoundRow, RoundStatus};
+use crate::rounds::record::RoundRow;
 use crate::significant_events::{self, EventKind};
 use crate::store::schema::{bets as b, pay_tables as pt, table_pay_tables as tpt};
 use crate::store::{new_id, now_us, AnyConnection};
-use crate::tables::config::PrimaCartaConfig;
 
 #[derive(Queryable, Selectable, Debug, Clone)]
 #[diesel(table_name = pt)]
@@ -192,7 +191,8 @@ pub fn list_pay_tables(conn: &mut AnyConnection) -> Result<Vec<PayTableRow>, Api
         .load(conn)?)
 }
 
-#[derive(Queryable, Selectable, Debug, Clone)]
+/// A bet as stored. Bets are placed by the wager path (`wagers`).
+#[derive(Queryable, Selectable, Insertable, Debug, Clone)]
 #[diesel(table_name = b)]
 pub struct BetRow {
     pub id: String,
@@ -253,15 +253,8 @@ impl From<&BetRow> for BetView {
     }
 }
 
-pub struct NewBet<'a> {
-    pub kind: BetKind,
-    pub suit: Option<&'a str>,
-    pub number: Option<i64>,
-    pub amount: Amount,
-    pub client_seed: Option<&'a str>,
-}
-
-fn refs(row: &RoundRow, player_id: &str, bet_id: &str) -> Refs {
+/// What a bet's transfers refer to.
+pub(crate) fn refs(row: &RoundRow, player_id: &str, bet_id: &str) -> Refs {
     Refs {
         user_id: Some(player_id.to_string()),
         table_id: Some(row.table_id.clone()),
@@ -270,90 +263,8 @@ fn refs(row: &RoundRow, player_id: &str, bet_id: &str) -> Refs {
     }
 }
 
-/// Places a bet while betting is open: the stake moves to the round's escrow
-/// in the same transaction.
-pub fn place(
-    conn: &mut AnyConnection,
-    row: &RoundRow,
-    config: &PrimaCartaConfig,
-    player_id: &str,
-    bet: &NewBet<'_>,
-    idempotency_key: Option<&str>,
-) -> Result<BetRow, ApiError> {
-    if row.status() != RoundStatus::Betting {
-        return Err(ApiError::conflict(
-            "betting_closed",
-            format!("bets are accepted only while betting is open; round is {}", row.status),
-        ));
-    }
-    if bet.amount < config.min_bet || bet.amount > config.max_bet {
-        return Err(ApiError::unprocessable(
-            "amount_out_of_limits",
-            format!(
-                "a bet at this table must be between {} and {}",
-                config.min_bet, config.max_bet
-            ),
-        ));
-    }
-    let pay_row = for_table(conn, &row.table_id)?;
-    let pay_table = pay_row.pay_table()?;
-    let selection = bet
-        .kind
-        .parse_selection(bet.suit, bet.number, &pay_table)
-        .map_err(|e| ApiError::unprocessable("bad_selection", describe_bet_error(&e)))?;
-    // Summed here rather than by SUM(): the databases type SUM(bigint) differently.
-    let staked: i64 = b::table
-        .filter(b::round_id.eq(&row.id))
-        .filter(b::player_id.eq(player_id))
-        .select(b::amount_minor)
-        .load::<i64>(conn)?
-        .iter()
-        .sum();
-    let exposure = staked + bet.amount.minor();
-    if exposure > config.max_exposure_per_round.minor() {
-        return Err(ApiError::unprocessable(
-            "exposure_limit",
-            format!(
-                "your bets on this round would total {}, over the limit of {}",
-                format_minor(exposure),
-                config.max_exposure_per_round
-            ),
-        ));
-    }
-    let id = new_id();
-    let now = now_us();
-    diesel::insert_into(b::table)
-        .values((
-            b::id.eq(&id),
-            b::round_id.eq(&row.id),
-            b::table_id.eq(&row.table_id),
-            b::player_id.eq(player_id),
-            b::kind.eq(bet.kind.name()),
-            b::selection.eq(serde_json::to_string(&selection).expect("selections serialize")),
-            b::amount_minor.eq(bet.amount.minor()),
-            b::pay_table_id.eq(&pay_row.id),
-            b::client_seed.eq(bet.client_seed),
-            b::status.eq("open"),
-            b::returned_minor.eq(0i64),
-            b::placed_at_us.eq(now),
-        ))
-        .execute(conn)?;
-    ledger::post(
-        conn,
-        &[TransferSpec::new(
-            AccountId::wallet(player_id),
-            AccountId::escrow(&row.id),
-            bet.amount,
-            TransferKind::BetStake,
-        )
-        .refs(refs(row, player_id, &id))
-        .idempotency_key(idempotency_key)
-        .memo(format!("{} bet", bet.kind.name()))],
-    )?;
-    Ok(b::table.find(&id).select(BetRow::as_select()).first(conn)?)
-}
-
-fn describe_bet_error(e: &bets::BetError) -> String {
+/// A refused selection in words for the player.
+pub fn describe_bet_error(e: &bets::BetError) -> String {
     match e {
         bets::BetError::WrongSelection { kind, needed } => {
             format!("a {} bet needs a selection of kind {:?}", kind.name(), needed).to_lowercase()
@@ -501,19 +412,23 @@ pub struct BetTotal {
     pub staked: String,
 }
 
-pub fn totals(rows: &[BetRow]) -> Vec<BetTotal> {
-    let mut out: Vec<BetTotal> = Vec::new();
-    for kind in BetKind::ALL {
-        let of_kind: Vec<&BetRow> = rows.iter().filter(|r| r.kind == kind.name()).collect();
-        if !of_kind.is_empty() {
-            out.push(BetTotal {
-                kind: kind.name().to_string(),
-                bets: of_kind.len() as i64,
-                staked: format_minor(of_kind.iter().map(|r| r.amount_minor).sum()),
-            });
-        }
-    }
-    out
+/// A round's bet totals by kind, from the running totals the wager path keeps
+/// (one row per kind, however many bets the round holds).
+pub fn round_totals(conn: &mut AnyConnection, round_id: &str) -> QueryResult<Vec<BetTotal>> {
+    use crate::store::schema::round_bet_totals as t;
+    let rows: Vec<(String, i64, i64)> = t::table
+        .filter(t::round_id.eq(round_id))
+        .select((t::kind, t::bets, t::staked_minor))
+        .load(conn)?;
+    Ok(BetKind::ALL
+        .iter()
+        .filter_map(|kind| rows.iter().find(|(k, _, _)| k == kind.name()))
+        .map(|(kind, bets, staked)| BetTotal {
+            kind: kind.clone(),
+            bets: *bets,
+            staked: format_minor(*staked),
+        })
+        .collect())
 }
 
 #[derive(Deserialize, Debug, Clone, Default)]

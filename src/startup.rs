@@ -36,6 +36,7 @@ impl Application {
         let port = listener.local_addr().map_err(|e| e.to_string())?.port();
         let vault = crate::rounds::SeedVault::new(&settings.seed_key);
         let state = AppState {
+            committer: crate::wagers::Committer::start(db.clone()),
             db,
             settings,
             vault,

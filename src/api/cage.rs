@@ -16,6 +16,7 @@ use crate::ledger::{accounts, post, AccountId, LedgerError, Refs, TransferKind, 
 use crate::significant_events::{self, EventKind};
 use crate::store::AnyConnection;
 use crate::users;
+use crate::wagers::{CageReceipt, CashDirection, CashWager, Wager, WagerRequest};
 
 #[derive(Deserialize, Serialize, ToSchema)]
 #[serde(deny_unknown_fields)]
@@ -45,13 +46,6 @@ pub struct CorrectionRequest {
     pub direction: CorrectionDirection,
     /// Why the correction is made (required; recorded as a significant event).
     pub reason: String,
-}
-
-#[derive(Serialize, ToSchema)]
-pub struct CageReceipt {
-    pub transfer: TransferView,
-    /// The player's wallet balance after the transfer.
-    pub balance: String,
 }
 
 impl From<LedgerError> for ApiError {
@@ -109,7 +103,7 @@ pub async fn deposit(
     req: HttpRequest,
     body: web::Json<CageRequest>,
 ) -> ApiResult<HttpResponse> {
-    cash_movement(state, caller, req, body, TransferKind::Deposit).await
+    cash_movement(state, caller, req, body, CashDirection::Deposit).await
 }
 
 /// Cash out: a player's wallet pays the cage (never below zero: 422).
@@ -129,38 +123,37 @@ pub async fn withdraw(
     req: HttpRequest,
     body: web::Json<CageRequest>,
 ) -> ApiResult<HttpResponse> {
-    cash_movement(state, caller, req, body, TransferKind::Withdrawal).await
+    cash_movement(state, caller, req, body, CashDirection::Withdrawal).await
 }
 
-/// Money in (cage → wallet) or out (wallet → cage), by the cashier.
+/// Money in (cage → wallet) or out (wallet → cage), by the cashier, on the
+/// wager path (committed in groups).
 async fn cash_movement(
     state: web::Data<AppState>,
     caller: Caller,
     req: HttpRequest,
     body: web::Json<CageRequest>,
-    kind: TransferKind,
+    direction: CashDirection,
 ) -> ApiResult<HttpResponse> {
     caller.require(&[Role::Cashier])?;
     check_memo(&body.memo)?;
     let idem = IdempotentRequest::from_request(&req, &*body)?;
     let body = body.into_inner();
-    let cashier = caller.user_id.clone();
-    idempotency::run(&state, &caller.user_id, idem, StatusCode::CREATED, move |conn, key| {
-        let wallet = player_wallet(conn, &body.player_id)?;
-        let (debit, credit) = match kind {
-            TransferKind::Deposit => (AccountId::cage(), wallet.clone()),
-            _ => (wallet.clone(), AccountId::cage()),
-        };
-        let spec = TransferSpec::new(debit, credit, body.amount, kind)
-            .refs(Refs {
-                user_id: Some(body.player_id.clone()),
-                ..Refs::default()
-            })
-            .idempotency_key(key)
-            .memo(body.memo.unwrap_or_else(|| format!("{} by {cashier}", kind.as_str())));
-        move_money(conn, spec, &wallet)
-    })
-    .await
+    let committed = state
+        .committer
+        .submit(WagerRequest {
+            caller_id: caller.user_id.clone(),
+            idempotency: idem.wager_key(),
+            wager: Wager::Cash(CashWager {
+                direction,
+                cashier_id: caller.user_id.clone(),
+                player_id: body.player_id,
+                amount: body.amount,
+                memo: body.memo,
+            }),
+        })
+        .await?;
+    Ok(idempotency::committed_response(&committed))
 }
 
 /// A correction of a wallet against the cage, with a required reason.

@@ -114,6 +114,26 @@ impl From<diesel::result::Error> for ApiError {
     }
 }
 
+impl From<crate::wagers::WagerError> for ApiError {
+    fn from(e: crate::wagers::WagerError) -> ApiError {
+        use crate::wagers::WagerError as W;
+        let message = e.to_string();
+        match e {
+            W::RoundNotFound => ApiError::not_found("Prima Carta round"),
+            W::BettingClosed { .. } => ApiError::conflict("betting_closed", message),
+            W::AmountOutOfLimits { .. } => ApiError::unprocessable("amount_out_of_limits", message),
+            W::BadSelection(_) => ApiError::unprocessable("bad_selection", message),
+            W::ExposureLimit { .. } => ApiError::unprocessable("exposure_limit", message),
+            W::InsufficientFunds { .. } => ApiError::unprocessable("insufficient_funds", message),
+            W::PlayerNotFound => ApiError::not_found("player"),
+            W::NotAPlayer => ApiError::unprocessable("not_a_player", message),
+            W::IdempotencyKeyReused => ApiError::conflict("idempotency_key_reused", message),
+            W::Unavailable(m) => ApiError::unavailable(m),
+            W::Internal(m) => ApiError::internal(m),
+        }
+    }
+}
+
 impl From<actix_web::error::BlockingError> for ApiError {
     fn from(_: actix_web::error::BlockingError) -> ApiError {
         ApiError::internal("worker pool unavailable")

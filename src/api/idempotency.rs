@@ -49,6 +49,23 @@ impl IdempotentRequest {
     }
 }
 
+impl IdempotentRequest {
+    /// The key and fingerprint as the wager path stores them.
+    pub fn wager_key(&self) -> Option<crate::wagers::IdempotencyKey> {
+        self.key.as_ref().map(|key| crate::wagers::IdempotencyKey {
+            key: key.clone(),
+            fingerprint: self.fingerprint.clone(),
+        })
+    }
+}
+
+/// Answers with a committed wager's stored response.
+pub fn committed_response(committed: &crate::wagers::Committed) -> HttpResponse {
+    HttpResponse::build(StatusCode::from_u16(committed.status).unwrap_or(StatusCode::OK))
+        .content_type("application/json")
+        .body(committed.body.clone())
+}
+
 fn invalid_key() -> ApiError {
     ApiError::bad_request(
         "invalid_idempotency_key",

@@ -19,10 +19,11 @@ use crate::domain::{Amount, Role};
 use crate::games::prima_carta::{strategy::CopaAdvice, Event, Phase};
 use crate::rounds::prima_carta::{self as service, DecisionSource, RoundRecall, RoundView};
 use crate::rounds::record::{self, RoundRow, RoundStatus};
-use crate::side_bets::{self, BetView, NewBet};
+use crate::side_bets::{self, BetView};
 use crate::significant_events::{self, EventKind};
 use crate::store::AnyConnection;
 use crate::tables::Table;
+use crate::wagers::{BetWager, Wager, WagerRequest};
 
 fn parse_client_seed(seed: &Option<String>) -> Result<Option<ClientSeed>, ApiError> {
     match seed.as_deref() {
@@ -676,27 +677,44 @@ pub async fn place_bet(
     let amount = Amount::parse(&body.amount).map_err(|e| ApiError::bad_request("invalid_amount", e.to_string()))?;
     parse_client_seed(&body.client_seed)?;
     let idem = IdempotentRequest::from_request(&req, &*body)?;
-    let round_id = path.into_inner();
-    let id = round_id.clone();
     let body = body.into_inner();
-    let player = caller.user_id.clone();
-    let response = idempotency::run(&state, &caller.user_id, idem, StatusCode::CREATED, move |conn, key| {
-        let (row, _table) = prima_round(conn, &id)?;
-        let config = service::round_config(&row)?;
-        let bet = NewBet {
-            kind,
-            suit: body.suit.as_deref(),
-            number: body.number,
-            amount,
-            client_seed: body.client_seed.as_deref().filter(|s| !s.is_empty()),
-        };
-        let placed = side_bets::place(conn, &row, &config, &player, &bet, key)?;
-        record::update(conn, &row, record::RoundUpdate::status(RoundStatus::Betting))?;
-        Ok(BetView::from(&placed))
-    })
-    .await?;
-    publish_by_id(&state, round_id).await;
-    Ok(response)
+    let committed = state
+        .committer
+        .submit(WagerRequest {
+            caller_id: caller.user_id.clone(),
+            idempotency: idem.wager_key(),
+            wager: Wager::Bet(BetWager {
+                round_id: path.into_inner(),
+                player_id: caller.user_id.clone(),
+                kind,
+                suit: body.suit,
+                number: body.number,
+                amount,
+                client_seed: body.client_seed.filter(|s| !s.is_empty()),
+            }),
+        })
+        .await?;
+    if let Some(round) = &committed.round {
+        refresh_live_soon(&state, round.round_id.clone());
+    }
+    Ok(idempotency::committed_response(&committed))
+}
+
+/// Refreshes a round's live view shortly after a bet, once for every bet
+/// that lands meanwhile: watchers see the totals move without one
+/// publication (and one cross-instance announcement) per bet.
+fn refresh_live_soon(state: &web::Data<AppState>, round_id: String) {
+    if !state.live.claim_refresh(&round_id) {
+        return; // one is already scheduled and will include this bet
+    }
+    let state = state.clone();
+    actix_web::rt::spawn(async move {
+        actix_web::rt::time::sleep(std::time::Duration::from_millis(crate::live::REFRESH_COALESCE_MS)).await;
+        // Released before reading, so a bet committed after the read
+        // schedules the next refresh.
+        state.live.release_refresh(&round_id);
+        publish_by_id(&state, round_id).await;
+    });
 }
 
 /// A round's bets: every bet for the auditor and pit boss, their own for a player.

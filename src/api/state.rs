@@ -2,15 +2,18 @@ use crate::config::Settings;
 use crate::live::LiveHub;
 use crate::rounds::SeedVault;
 use crate::store::Database;
+use crate::wagers::Committer;
 
 /// What every handler may reach: the database, the resolved settings, the
-/// server-seed vault and the live-event hub.
+/// server-seed vault, the live-event hub and the wager committer.
 #[derive(Clone)]
 pub struct AppState {
     pub db: Database,
     pub settings: Settings,
     pub vault: SeedVault,
     pub live: LiveHub,
+    /// This instance's group committer for bets, deposits and withdrawals.
+    pub committer: Committer,
 }
 
 impl AppState {

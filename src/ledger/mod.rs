@@ -16,4 +16,5 @@ pub mod verify;
 
 pub use accounts::{AccountId, AccountKind};
 pub use chain::{transfer_hash, GENESIS_HASH};
-pub use post::{post, LedgerError, Refs, Transfer, TransferKind, TransferSpec};
+pub(crate) use post::sql_text;
+pub use post::{post, Appender, LedgerError, Refs, Transfer, TransferKind, TransferSpec};

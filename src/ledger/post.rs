@@ -2,14 +2,14 @@
 
 use diesel::prelude::*;
 use serde::Serialize;
-use std::collections::BTreeMap;
+use std::collections::HashMap;
 use utoipa::ToSchema;
 
-use super::accounts::{self, AccountId};
+use super::accounts::AccountId;
 use super::chain::transfer_hash;
 use crate::domain::{format_minor, Amount};
 use crate::store::schema::{accounts as acc, ledger_head, transfers};
-use crate::store::{lock_for_update, new_id, now_us, AnyConnection};
+use crate::store::{lock_for_update, new_id, now_us, on_backend, AnyConnection};
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, ToSchema)]
 #[serde(rename_all = "snake_case")]
@@ -168,74 +168,198 @@ pub fn post(conn: &mut AnyConnection, specs: &[TransferSpec]) -> Result<Vec<Tran
     if specs.is_empty() {
         return Ok(Vec::new());
     }
-    lock_for_update(conn, "SELECT seq FROM ledger_head WHERE id = 1 FOR UPDATE")?;
-    let (mut seq, mut prev_hash): (i64, String) = ledger_head::table
-        .find(1)
-        .select((ledger_head::seq, ledger_head::hash))
-        .first(conn)?;
+    let mut appender = Appender::lock_head(conn)?;
+    appender.load_accounts(conn, specs.iter().flat_map(|s| [&s.debit, &s.credit]))?;
+    appender.append(specs)?;
+    appender.write(conn)
+}
 
-    // Current balances of every touched account.
-    let mut balances: BTreeMap<AccountId, (i64, bool)> = BTreeMap::new();
-    for spec in specs {
-        if spec.debit == spec.credit {
-            return Err(LedgerError::SameAccount(spec.debit.to_string()));
-        }
-        for id in [&spec.debit, &spec.credit] {
-            if !balances.contains_key(id) {
-                let row = accounts::find(conn, id)?.ok_or_else(|| LedgerError::UnknownAccount(id.to_string()))?;
-                balances.insert(id.clone(), (row.balance_minor, row.may_go_negative));
+/// The ledger's tail while a transaction holds the head lock: the running
+/// `seq`, hash and balances of the accounts loaded so far, and the transfers
+/// appended in memory. Many requests' transfers can be appended — each
+/// request's all or nothing — and then written with a few set-based
+/// statements: this is what lets the wager path commit many requests in one
+/// transaction.
+pub struct Appender {
+    seq: i64,
+    prev_hash: String,
+    now_us: i64,
+    balances: HashMap<AccountId, (i64, bool)>,
+    /// Accounts whose balance changed, in first-touched order.
+    touched: Vec<AccountId>,
+    posted: Vec<Transfer>,
+}
+
+impl Appender {
+    /// Takes the ledger head's row lock (PostgreSQL; SQLite's writers are
+    /// already one at a time) and reads the head.
+    pub fn lock_head(conn: &mut AnyConnection) -> Result<Appender, LedgerError> {
+        lock_for_update(conn, "SELECT seq FROM ledger_head WHERE id = 1 FOR UPDATE")?;
+        let (seq, prev_hash): (i64, String) = ledger_head::table
+            .find(1)
+            .select((ledger_head::seq, ledger_head::hash))
+            .first(conn)?;
+        Ok(Appender {
+            seq,
+            prev_hash,
+            now_us: now_us(),
+            balances: HashMap::new(),
+            touched: Vec::new(),
+            posted: Vec::new(),
+        })
+    }
+
+    /// Reads the current balances of `ids` (one query); ids that name no
+    /// account stay unknown, and a transfer touching one fails alone.
+    pub fn load_accounts<'a>(
+        &mut self,
+        conn: &mut AnyConnection,
+        ids: impl IntoIterator<Item = &'a AccountId>,
+    ) -> Result<(), LedgerError> {
+        let mut wanted: Vec<&str> = ids
+            .into_iter()
+            .filter(|id| !self.balances.contains_key(*id))
+            .map(AccountId::as_str)
+            .collect();
+        wanted.sort_unstable();
+        wanted.dedup();
+        for chunk in wanted.chunks(MAX_IDS_PER_QUERY) {
+            let rows: Vec<(String, i64, bool)> = acc::table
+                .filter(acc::id.eq_any(chunk))
+                .select((acc::id, acc::balance_minor, acc::may_go_negative))
+                .load(conn)?;
+            for (id, balance, may_go_negative) in rows {
+                self.balances
+                    .insert(AccountId::from_stored(id), (balance, may_go_negative));
             }
         }
+        Ok(())
     }
 
-    let now = now_us();
-    let mut posted = Vec::with_capacity(specs.len());
-    for spec in specs {
-        let amount = spec.amount.minor();
-        let (debit_balance, may_go_negative) = balances[&spec.debit];
-        if !may_go_negative && debit_balance < amount {
-            return Err(LedgerError::InsufficientFunds {
-                account: spec.debit.to_string(),
-                balance: format_minor(debit_balance),
-                needed: format_minor(amount),
-            });
+    /// An account's running balance, if it was loaded and exists.
+    pub fn balance_minor(&self, id: &AccountId) -> Option<i64> {
+        self.balances.get(id).map(|(b, _)| *b)
+    }
+
+    /// Appends one request's transfers in order, or none of them: each is
+    /// checked against the running balances (no wallet, escrow or pot below
+    /// zero). Returns the posted transfers.
+    pub fn append(&mut self, specs: &[TransferSpec]) -> Result<&[Transfer], LedgerError> {
+        // Check the whole request on a scratch copy of the balances it touches.
+        let mut scratch: Vec<(AccountId, i64, bool)> = Vec::new();
+        for spec in specs {
+            if spec.debit == spec.credit {
+                return Err(LedgerError::SameAccount(spec.debit.to_string()));
+            }
+            for id in [&spec.debit, &spec.credit] {
+                if !scratch.iter().any(|(s, _, _)| s == id) {
+                    let (balance, may_go_negative) = *self
+                        .balances
+                        .get(id)
+                        .ok_or_else(|| LedgerError::UnknownAccount(id.to_string()))?;
+                    scratch.push((id.clone(), balance, may_go_negative));
+                }
+            }
         }
-        balances.get_mut(&spec.debit).expect("loaded above").0 -= amount;
-        balances.get_mut(&spec.credit).expect("loaded above").0 += amount;
-
-        seq += 1;
-        let mut t = Transfer {
-            seq,
-            id: new_id(),
-            debit_account: spec.debit.to_string(),
-            credit_account: spec.credit.to_string(),
-            amount_minor: amount,
-            kind: spec.kind.as_str().to_string(),
-            user_id: spec.refs.user_id.clone(),
-            table_id: spec.refs.table_id.clone(),
-            round_id: spec.refs.round_id.clone(),
-            bet_id: spec.refs.bet_id.clone(),
-            idempotency_key: spec.idempotency_key.clone(),
-            memo: spec.memo.clone(),
-            created_at_us: now,
-            prev_hash: prev_hash.clone(),
-            hash: String::new(),
+        let index = |scratch: &[(AccountId, i64, bool)], id: &AccountId| {
+            scratch.iter().position(|(s, _, _)| s == id).expect("collected above")
         };
-        t.hash = transfer_hash(&prev_hash, &t);
-        prev_hash = t.hash.clone();
-        posted.push(t);
+        for spec in specs {
+            let amount = spec.amount.minor();
+            let d = index(&scratch, &spec.debit);
+            let (_, debit_balance, may_go_negative) = &scratch[d];
+            if !may_go_negative && *debit_balance < amount {
+                return Err(LedgerError::InsufficientFunds {
+                    account: spec.debit.to_string(),
+                    balance: format_minor(*debit_balance),
+                    needed: format_minor(amount),
+                });
+            }
+            scratch[d].1 -= amount;
+            let c = index(&scratch, &spec.credit);
+            scratch[c].1 += amount;
+        }
+
+        // Every check passed: apply.
+        for (id, balance, may_go_negative) in scratch {
+            if !self.touched.contains(&id) {
+                self.touched.push(id.clone());
+            }
+            self.balances.insert(id, (balance, may_go_negative));
+        }
+        let first = self.posted.len();
+        for spec in specs {
+            self.seq += 1;
+            let mut t = Transfer {
+                seq: self.seq,
+                id: new_id(),
+                debit_account: spec.debit.to_string(),
+                credit_account: spec.credit.to_string(),
+                amount_minor: spec.amount.minor(),
+                kind: spec.kind.as_str().to_string(),
+                user_id: spec.refs.user_id.clone(),
+                table_id: spec.refs.table_id.clone(),
+                round_id: spec.refs.round_id.clone(),
+                bet_id: spec.refs.bet_id.clone(),
+                idempotency_key: spec.idempotency_key.clone(),
+                memo: spec.memo.clone(),
+                created_at_us: self.now_us,
+                prev_hash: std::mem::take(&mut self.prev_hash),
+                hash: String::new(),
+            };
+            t.hash = transfer_hash(&t.prev_hash, &t);
+            self.prev_hash = t.hash.clone();
+            self.posted.push(t);
+        }
+        Ok(&self.posted[first..])
     }
 
-    for t in &posted {
-        diesel::insert_into(transfers::table).values(t).execute(conn)?;
-    }
-    for (id, (balance, _)) in &balances {
-        diesel::update(acc::table.find(id.as_str()))
-            .set(acc::balance_minor.eq(balance))
+    /// Writes what was appended: the transfers (multi-row inserts), every
+    /// changed balance (one statement), and the new head.
+    pub fn write(self, conn: &mut AnyConnection) -> Result<Vec<Transfer>, LedgerError> {
+        if self.posted.is_empty() {
+            return Ok(self.posted);
+        }
+        for chunk in self.posted.chunks(MAX_ROWS_PER_INSERT) {
+            on_backend!(conn, |c| diesel::insert_into(transfers::table).values(chunk).execute(c))?;
+        }
+        for chunk in self.touched.chunks(MAX_IDS_PER_QUERY) {
+            diesel::sql_query(balance_update_sql(chunk, &self.balances)).execute(conn)?;
+        }
+        diesel::update(ledger_head::table.find(1))
+            .set((ledger_head::seq.eq(self.seq), ledger_head::hash.eq(&self.prev_hash)))
             .execute(conn)?;
+        Ok(self.posted)
     }
-    diesel::update(ledger_head::table.find(1))
-        .set((ledger_head::seq.eq(seq), ledger_head::hash.eq(&prev_hash)))
-        .execute(conn)?;
-    Ok(posted)
+}
+
+/// Rows per multi-row INSERT (15 columns each: well under both databases'
+/// bound-parameter limits).
+const MAX_ROWS_PER_INSERT: usize = 500;
+/// Ids per `IN (…)` list or `CASE` update.
+const MAX_IDS_PER_QUERY: usize = 1000;
+
+/// `UPDATE accounts SET balance_minor = CASE id WHEN … END WHERE id IN (…)`:
+/// one statement for every balance a batch changed, on both databases.
+fn balance_update_sql(ids: &[AccountId], balances: &HashMap<AccountId, (i64, bool)>) -> String {
+    let mut cases = String::new();
+    let mut list = String::new();
+    for (i, id) in ids.iter().enumerate() {
+        let literal = sql_text(id.as_str());
+        let balance = balances[id].0;
+        cases.push_str(&format!(" WHEN {literal} THEN {balance}"));
+        if i > 0 {
+            list.push_str(", ");
+        }
+        list.push_str(&literal);
+    }
+    format!("UPDATE accounts SET balance_minor = CASE id{cases} END WHERE id IN ({list})")
+}
+
+/// A SQL string literal. Only for values that are ours (account ids are built
+/// from kinds and UUIDs), never free text: quotes are doubled, and NUL, which
+/// neither database accepts in text, is refused earlier by the id's origin.
+pub(crate) fn sql_text(value: &str) -> String {
+    debug_assert!(!value.contains('\0'));
+    format!("'{}'", value.replace('\'', "''"))
 }

@@ -723,7 +723,7 @@ pub fn round_view(conn: &mut AnyConnection, vault: &SeedVault, row: &RoundRow) -
         (RoundStatus::Settled, Some(json)) => serde_json::from_str(json).ok(),
         _ => None,
     };
-    let bets = crate::side_bets::round_bets(conn, &row.id)?;
+    let bet_totals = crate::side_bets::round_totals(conn, &row.id)?;
     Ok(RoundView {
         id: row.id.clone(),
         table_id: row.table_id.clone(),
@@ -754,7 +754,7 @@ pub fn round_view(conn: &mut AnyConnection, vault: &SeedVault, row: &RoundRow) -
         events,
         copa_turn,
         result,
-        bet_totals: crate::side_bets::totals(&bets),
+        bet_totals,
         version: row.version,
     })
 }

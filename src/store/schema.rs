@@ -179,6 +179,23 @@ diesel::table! {
     }
 }
 
+diesel::table! {
+    round_exposures (round_id, player_id) {
+        round_id -> Text,
+        player_id -> Text,
+        staked_minor -> BigInt,
+    }
+}
+
+diesel::table! {
+    round_bet_totals (round_id, kind) {
+        round_id -> Text,
+        kind -> Text,
+        bets -> BigInt,
+        staked_minor -> BigInt,
+    }
+}
+
 diesel::allow_tables_to_appear_in_same_query!(
     users,
     login_failures,
@@ -195,4 +212,6 @@ diesel::allow_tables_to_appear_in_same_query!(
     pay_tables,
     table_pay_tables,
     bets,
+    round_exposures,
+    round_bet_totals,
 );

@@ -17,3 +17,4 @@ mod prima_carta;
 mod roles;
 mod schema;
 mod side_bets;
+mod wagers;

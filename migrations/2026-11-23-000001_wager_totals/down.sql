@@ -1,0 +1,2 @@
+DROP TABLE round_bet_totals;
+DROP TABLE round_exposures;

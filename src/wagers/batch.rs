@@ -1,0 +1,548 @@
+//! One batch of wagers, committed as one transaction.
+//!
+//! Reads are one query per kind of thing for the whole batch (rounds, the
+//! ledger head, stored idempotency keys, pay tables, exposures, players,
+//! balances); each request is then checked and applied in memory, in arrival
+//! order; writes are multi-row statements. So a batch costs about fifteen
+//! round trips and one fsync whatever its size.
+
+use diesel::prelude::*;
+use std::collections::{BTreeSet, HashMap};
+use std::sync::Arc;
+
+use super::{BetWager, CageReceipt, CashDirection, CashWager, Committed, RoundRef, Wager, WagerError, WagerRequest};
+use crate::bets::PayTable;
+use crate::domain::{format_minor, Role};
+use crate::ledger::read::TransferView;
+use crate::ledger::{sql_text, AccountId, Appender, LedgerError, Refs, TransferKind, TransferSpec};
+use crate::rounds::record::{RoundRow, RoundStatus};
+use crate::side_bets::{self, BetRow, BetView};
+use crate::store::schema::{
+    idempotency_keys as ik, pay_tables as pt, round_exposures as ex, rounds as r, table_pay_tables as tpt, users,
+};
+use crate::store::{lock_for_update, new_id, now_us, on_backend, AnyConnection, Database};
+use crate::tables::config::PrimaCartaConfig;
+
+impl From<diesel::result::Error> for WagerError {
+    fn from(e: diesel::result::Error) -> WagerError {
+        use diesel::result::{DatabaseErrorKind, Error};
+        match e {
+            Error::DatabaseError(
+                DatabaseErrorKind::ClosedConnection | DatabaseErrorKind::UnableToSendCommand,
+                info,
+            ) => WagerError::Unavailable(info.message().to_string()),
+            other => {
+                tracing::error!(error = %other, "database error on the wager path");
+                WagerError::Internal("database error".into())
+            }
+        }
+    }
+}
+
+impl From<LedgerError> for WagerError {
+    fn from(e: LedgerError) -> WagerError {
+        match e {
+            LedgerError::InsufficientFunds {
+                account,
+                balance,
+                needed,
+            } => WagerError::InsufficientFunds {
+                account,
+                balance,
+                needed,
+            },
+            LedgerError::Db(d) => d.into(),
+            other => WagerError::Internal(other.to_string()),
+        }
+    }
+}
+
+/// A pay table as the wager path uses it. Stored pay tables never change, so
+/// this instance keeps them once read.
+struct CachedPayTable {
+    id: String,
+    table: PayTable,
+}
+
+/// Commits batches on its own connection and keeps what never changes.
+pub(super) struct Batcher {
+    db: Database,
+    conn: Option<AnyConnection>,
+    pay_tables: HashMap<String, Arc<CachedPayTable>>,
+}
+
+type Outcome = Result<Committed, WagerError>;
+
+impl Batcher {
+    pub fn new(db: Database) -> Batcher {
+        Batcher {
+            db,
+            conn: None,
+            pay_tables: HashMap::new(),
+        }
+    }
+
+    /// Commits `requests` and answers each. When the batch as a whole fails
+    /// (a database error, not a refused wager), its requests are committed
+    /// one by one, so a request that breaks a batch fails alone.
+    pub fn commit(&mut self, requests: &[&WagerRequest]) -> Vec<Outcome> {
+        match self.try_commit(requests) {
+            Ok(outcomes) => outcomes,
+            Err(e) if requests.len() > 1 => {
+                tracing::warn!(error = %e, size = requests.len(), "a wager batch failed; committing its requests one by one");
+                requests
+                    .iter()
+                    .map(|one| match self.try_commit(std::slice::from_ref(one)) {
+                        Ok(mut single) => single
+                            .pop()
+                            .unwrap_or_else(|| Err(WagerError::Internal("no answer".into()))),
+                        Err(e) => Err(e),
+                    })
+                    .collect()
+            }
+            Err(e) => vec![Err(e)],
+        }
+    }
+
+    /// Drops the connection (its state is unknown after a panic).
+    pub fn discard_connection(&mut self) {
+        self.conn = None;
+    }
+
+    fn try_commit(&mut self, requests: &[&WagerRequest]) -> Result<Vec<Outcome>, WagerError> {
+        if self.conn.is_none() {
+            self.conn = Some(self.db.dedicated_connection()?);
+        }
+        let conn = self.conn.as_mut().expect("connected above");
+        let pay_tables = &mut self.pay_tables;
+        let result = self.db.write_on(conn, |conn| commit_batch(conn, pay_tables, requests));
+        if result.is_err() {
+            // The connection may be what failed: start the next batch afresh.
+            self.conn = None;
+        }
+        result
+    }
+}
+
+/// What a batch read before applying its requests.
+struct Loaded {
+    rounds: HashMap<String, RoundRow>,
+    configs: HashMap<String, PrimaCartaConfig>,
+    /// Pay table in force per table id.
+    pay_table_of: HashMap<String, Arc<CachedPayTable>>,
+    /// (caller, key) → (fingerprint, status, body).
+    stored_keys: HashMap<(String, String), (String, i32, String)>,
+    /// (round, player) → staked so far.
+    exposures: HashMap<(String, String), i64>,
+    /// Player id → role.
+    roles: HashMap<String, Role>,
+}
+
+/// What a batch will write besides the ledger.
+#[derive(Default)]
+struct Writes {
+    bets: Vec<BetRow>,
+    /// (round, player) → added stake.
+    exposure_added: HashMap<(String, String), i64>,
+    /// (round, kind) → (bets, staked) added.
+    totals_added: HashMap<(String, String), (i64, i64)>,
+    /// (caller, key, fingerprint, body) of each first answer.
+    keys: Vec<(String, String, String, String)>,
+}
+
+fn commit_batch(
+    conn: &mut AnyConnection,
+    pay_tables: &mut HashMap<String, Arc<CachedPayTable>>,
+    requests: &[&WagerRequest],
+) -> Result<Vec<Outcome>, WagerError> {
+    // Round rows first, shared-locked: a close (which locks its round for
+    // update) waits for this batch, and a batch after the close sees it.
+    // Taken before the ledger head, in the order every round action uses.
+    let round_ids: BTreeSet<&str> = requests
+        .iter()
+        .filter_map(|q| match &q.wager {
+            Wager::Bet(b) if uuid::Uuid::parse_str(&b.round_id).is_ok() => Some(b.round_id.as_str()),
+            _ => None,
+        })
+        .collect();
+    if !round_ids.is_empty() {
+        let list = round_ids.iter().map(|id| sql_text(id)).collect::<Vec<_>>().join(", ");
+        lock_for_update(
+            conn,
+            &format!("SELECT id FROM rounds WHERE id IN ({list}) ORDER BY id FOR SHARE"),
+        )?;
+    }
+    let mut appender = Appender::lock_head(conn)?;
+    let mut loaded = load(conn, pay_tables, requests, &round_ids)?;
+
+    let mut accounts: Vec<AccountId> = vec![AccountId::cage()];
+    for q in requests {
+        match &q.wager {
+            Wager::Bet(b) => {
+                accounts.push(AccountId::wallet(&b.player_id));
+                accounts.push(AccountId::escrow(&b.round_id));
+            }
+            Wager::Cash(c) => accounts.push(AccountId::wallet(&c.player_id)),
+        }
+    }
+    appender.load_accounts(conn, accounts.iter())?;
+
+    let now = now_us();
+    let mut writes = Writes::default();
+    // First answers within this batch, for twins that arrive together.
+    let mut answered: HashMap<(String, String), (String, Committed)> = HashMap::new();
+    let mut outcomes = Vec::with_capacity(requests.len());
+    for q in requests {
+        if let Some(idem) = &q.idempotency {
+            let slot = (q.caller_id.clone(), idem.key.clone());
+            if let Some((fingerprint, status, body)) = loaded.stored_keys.get(&slot) {
+                outcomes.push(replay(fingerprint, &idem.fingerprint, || Committed {
+                    status: *status as u16,
+                    body: body.clone(),
+                    round: None,
+                }));
+                continue;
+            }
+            if let Some((fingerprint, first)) = answered.get(&slot) {
+                outcomes.push(replay(fingerprint, &idem.fingerprint, || first.clone()));
+                continue;
+            }
+        }
+        let key = q.idempotency.as_ref().map(|i| i.key.as_str());
+        let outcome = match &q.wager {
+            Wager::Bet(b) => place_bet(b, key, now, &mut loaded, &mut appender, &mut writes),
+            Wager::Cash(c) => move_cash(c, key, &loaded, &mut appender),
+        };
+        if let (Ok(committed), Some(idem)) = (&outcome, &q.idempotency) {
+            writes.keys.push((
+                q.caller_id.clone(),
+                idem.key.clone(),
+                idem.fingerprint.clone(),
+                committed.body.clone(),
+            ));
+            answered.insert(
+                (q.caller_id.clone(), idem.key.clone()),
+                (idem.fingerprint.clone(), committed.clone()),
+            );
+        }
+        outcomes.push(outcome);
+    }
+
+    write(conn, appender, writes, now)?;
+    Ok(outcomes)
+}
+
+fn replay(stored: &str, asked: &str, first: impl FnOnce() -> Committed) -> Outcome {
+    if stored == asked {
+        Ok(first())
+    } else {
+        Err(WagerError::IdempotencyKeyReused)
+    }
+}
+
+fn load(
+    conn: &mut AnyConnection,
+    pay_tables: &mut HashMap<String, Arc<CachedPayTable>>,
+    requests: &[&WagerRequest],
+    round_ids: &BTreeSet<&str>,
+) -> Result<Loaded, WagerError> {
+    let mut loaded = Loaded {
+        rounds: HashMap::new(),
+        configs: HashMap::new(),
+        pay_table_of: HashMap::new(),
+        stored_keys: HashMap::new(),
+        exposures: HashMap::new(),
+        roles: HashMap::new(),
+    };
+
+    // Stored answers to the keys in this batch.
+    let keys: BTreeSet<&str> = requests
+        .iter()
+        .filter_map(|q| q.idempotency.as_ref().map(|i| i.key.as_str()))
+        .collect();
+    if !keys.is_empty() {
+        let callers: BTreeSet<&str> = requests.iter().map(|q| q.caller_id.as_str()).collect();
+        let rows: Vec<(String, String, String, i32, String)> = ik::table
+            .filter(ik::idem_key.eq_any(keys.iter().copied().collect::<Vec<_>>()))
+            .filter(ik::user_id.eq_any(callers.iter().copied().collect::<Vec<_>>()))
+            .select((
+                ik::user_id,
+                ik::idem_key,
+                ik::request_hash,
+                ik::status_code,
+                ik::response_body,
+            ))
+            .load(conn)?;
+        for (user, key, hash, status, body) in rows {
+            loaded.stored_keys.insert((user, key), (hash, status, body));
+        }
+    }
+
+    // Rounds, their options, and the pay table in force at each table.
+    if !round_ids.is_empty() {
+        let rows: Vec<RoundRow> = r::table
+            .filter(r::id.eq_any(round_ids.iter().copied().collect::<Vec<_>>()))
+            .filter(r::game.eq("prima_carta"))
+            .select(RoundRow::as_select())
+            .load(conn)?;
+        for row in rows {
+            let config: PrimaCartaConfig = serde_json::from_str(&row.config)
+                .map_err(|e| WagerError::Internal(format!("stored round options: {e}")))?;
+            loaded.configs.insert(row.id.clone(), config);
+            loaded.rounds.insert(row.id.clone(), row);
+        }
+        let table_ids: BTreeSet<&str> = loaded.rounds.values().map(|r| r.table_id.as_str()).collect();
+        let installed: HashMap<String, String> = tpt::table
+            .filter(tpt::table_id.eq_any(table_ids.iter().copied().collect::<Vec<_>>()))
+            .select((tpt::table_id, tpt::pay_table_id))
+            .load::<(String, String)>(conn)?
+            .into_iter()
+            .collect();
+        for table_id in table_ids {
+            let pay_table_id = match installed.get(table_id) {
+                Some(id) => id.clone(),
+                None => {
+                    side_bets::builtin(conn)
+                        .map_err(|e| WagerError::Internal(e.message))?
+                        .id
+                }
+            };
+            let cached = cached_pay_table(conn, pay_tables, &pay_table_id)?;
+            loaded.pay_table_of.insert(table_id.to_string(), cached);
+        }
+
+        // What each betting player has staked on each round so far.
+        let players: BTreeSet<&str> = requests
+            .iter()
+            .filter_map(|q| match &q.wager {
+                Wager::Bet(b) => Some(b.player_id.as_str()),
+                Wager::Cash(_) => None,
+            })
+            .collect();
+        let rows: Vec<(String, String, i64)> = ex::table
+            .filter(ex::round_id.eq_any(round_ids.iter().copied().collect::<Vec<_>>()))
+            .filter(ex::player_id.eq_any(players.iter().copied().collect::<Vec<_>>()))
+            .select((ex::round_id, ex::player_id, ex::staked_minor))
+            .load(conn)?;
+        for (round, player, staked) in rows {
+            loaded.exposures.insert((round, player), staked);
+        }
+    }
+
+    // The cage pays only players.
+    let cash_players: BTreeSet<&str> = requests
+        .iter()
+        .filter_map(|q| match &q.wager {
+            Wager::Cash(c) => Some(c.player_id.as_str()),
+            Wager::Bet(_) => None,
+        })
+        .collect();
+    if !cash_players.is_empty() {
+        let rows: Vec<(String, String)> = users::table
+            .filter(users::id.eq_any(cash_players.iter().copied().collect::<Vec<_>>()))
+            .select((users::id, users::role))
+            .load(conn)?;
+        for (id, role) in rows {
+            if let Some(role) = Role::parse(&role) {
+                loaded.roles.insert(id, role);
+            }
+        }
+    }
+    Ok(loaded)
+}
+
+fn cached_pay_table(
+    conn: &mut AnyConnection,
+    cache: &mut HashMap<String, Arc<CachedPayTable>>,
+    id: &str,
+) -> Result<Arc<CachedPayTable>, WagerError> {
+    if let Some(hit) = cache.get(id) {
+        return Ok(hit.clone());
+    }
+    let spec: String = pt::table.find(id).select(pt::spec).first(conn)?;
+    let table = PayTable::from_json(&spec).map_err(|e| WagerError::Internal(format!("stored pay table: {}", e.0)))?;
+    let entry = Arc::new(CachedPayTable {
+        id: id.to_string(),
+        table,
+    });
+    cache.insert(id.to_string(), entry.clone());
+    Ok(entry)
+}
+
+fn place_bet(
+    bet: &BetWager,
+    key: Option<&str>,
+    now: i64,
+    loaded: &mut Loaded,
+    appender: &mut Appender,
+    writes: &mut Writes,
+) -> Outcome {
+    let row = loaded.rounds.get(&bet.round_id).ok_or(WagerError::RoundNotFound)?;
+    if row.status() != RoundStatus::Betting {
+        return Err(WagerError::BettingClosed {
+            status: row.status.clone(),
+        });
+    }
+    let config = &loaded.configs[&row.id];
+    if bet.amount < config.min_bet || bet.amount > config.max_bet {
+        return Err(WagerError::AmountOutOfLimits {
+            min: config.min_bet,
+            max: config.max_bet,
+        });
+    }
+    let pay_table = &loaded.pay_table_of[&row.table_id];
+    let selection = bet
+        .kind
+        .parse_selection(bet.suit.as_deref(), bet.number, &pay_table.table)
+        .map_err(|e| WagerError::BadSelection(side_bets::describe_bet_error(&e)))?;
+    let exposure_key = (row.id.clone(), bet.player_id.clone());
+    let exposure = loaded.exposures.get(&exposure_key).copied().unwrap_or(0) + bet.amount.minor();
+    if exposure > config.max_exposure_per_round.minor() {
+        return Err(WagerError::ExposureLimit {
+            total: format_minor(exposure),
+            limit: config.max_exposure_per_round.to_string(),
+        });
+    }
+    let id = new_id();
+    let stake = TransferSpec::new(
+        AccountId::wallet(&bet.player_id),
+        AccountId::escrow(&row.id),
+        bet.amount,
+        TransferKind::BetStake,
+    )
+    .refs(side_bets::refs(row, &bet.player_id, &id))
+    .idempotency_key(key)
+    .memo(format!("{} bet", bet.kind.name()));
+    appender.append(&[stake])?;
+
+    loaded.exposures.insert(exposure_key.clone(), exposure);
+    *writes.exposure_added.entry(exposure_key).or_default() += bet.amount.minor();
+    let totals = writes
+        .totals_added
+        .entry((row.id.clone(), bet.kind.name().to_string()))
+        .or_default();
+    totals.0 += 1;
+    totals.1 += bet.amount.minor();
+    let placed = BetRow {
+        id,
+        round_id: row.id.clone(),
+        table_id: row.table_id.clone(),
+        player_id: bet.player_id.clone(),
+        kind: bet.kind.name().to_string(),
+        selection: serde_json::to_string(&selection).expect("selections serialize"),
+        amount_minor: bet.amount.minor(),
+        pay_table_id: pay_table.id.clone(),
+        client_seed: bet.client_seed.clone(),
+        status: "open".into(),
+        returned_minor: 0,
+        decided_by: None,
+        placed_at_us: now,
+        settled_at_us: None,
+    };
+    let body = serde_json::to_string(&BetView::from(&placed)).map_err(|e| WagerError::Internal(e.to_string()))?;
+    writes.bets.push(placed);
+    Ok(Committed {
+        status: 201,
+        body,
+        round: Some(RoundRef {
+            table_id: row.table_id.clone(),
+            round_id: row.id.clone(),
+        }),
+    })
+}
+
+fn move_cash(cash: &CashWager, key: Option<&str>, loaded: &Loaded, appender: &mut Appender) -> Outcome {
+    match loaded.roles.get(&cash.player_id) {
+        None => return Err(WagerError::PlayerNotFound),
+        Some(Role::Player) => {}
+        Some(_) => return Err(WagerError::NotAPlayer),
+    }
+    let wallet = AccountId::wallet(&cash.player_id);
+    let (debit, credit, kind) = match cash.direction {
+        CashDirection::Deposit => (AccountId::cage(), wallet.clone(), TransferKind::Deposit),
+        CashDirection::Withdrawal => (wallet.clone(), AccountId::cage(), TransferKind::Withdrawal),
+    };
+    let memo = cash
+        .memo
+        .clone()
+        .unwrap_or_else(|| format!("{} by {}", kind.as_str(), cash.cashier_id));
+    let spec = TransferSpec::new(debit, credit, cash.amount, kind)
+        .refs(Refs {
+            user_id: Some(cash.player_id.clone()),
+            ..Refs::default()
+        })
+        .idempotency_key(key)
+        .memo(memo);
+    let transfer = TransferView::from(&appender.append(&[spec])?[0]);
+    let balance = appender.balance_minor(&wallet).ok_or(WagerError::PlayerNotFound)?;
+    let receipt = CageReceipt {
+        transfer,
+        balance: format_minor(balance),
+    };
+    Ok(Committed {
+        status: 201,
+        body: serde_json::to_string(&receipt).map_err(|e| WagerError::Internal(e.to_string()))?,
+        round: None,
+    })
+}
+
+/// Rows per multi-row INSERT of bets (14 columns) or keys (6).
+const MAX_ROWS_PER_INSERT: usize = 500;
+
+fn write(conn: &mut AnyConnection, appender: Appender, writes: Writes, now: i64) -> Result<(), WagerError> {
+    for chunk in writes.bets.chunks(MAX_ROWS_PER_INSERT) {
+        on_backend!(conn, |c| diesel::insert_into(crate::store::schema::bets::table)
+            .values(chunk)
+            .execute(c))?;
+    }
+    appender.write(conn)?;
+    if !writes.exposure_added.is_empty() {
+        let values = writes
+            .exposure_added
+            .iter()
+            .map(|((round, player), added)| format!("({}, {}, {added})", sql_text(round), sql_text(player)))
+            .collect::<Vec<_>>()
+            .join(", ");
+        diesel::sql_query(format!(
+            "INSERT INTO round_exposures (round_id, player_id, staked_minor) VALUES {values} \
+             ON CONFLICT (round_id, player_id) DO UPDATE \
+             SET staked_minor = round_exposures.staked_minor + excluded.staked_minor"
+        ))
+        .execute(conn)?;
+    }
+    if !writes.totals_added.is_empty() {
+        let values = writes
+            .totals_added
+            .iter()
+            .map(|((round, kind), (bets, staked))| {
+                format!("({}, {}, {bets}, {staked})", sql_text(round), sql_text(kind))
+            })
+            .collect::<Vec<_>>()
+            .join(", ");
+        diesel::sql_query(format!(
+            "INSERT INTO round_bet_totals (round_id, kind, bets, staked_minor) VALUES {values} \
+             ON CONFLICT (round_id, kind) DO UPDATE \
+             SET bets = round_bet_totals.bets + excluded.bets, \
+                 staked_minor = round_bet_totals.staked_minor + excluded.staked_minor"
+        ))
+        .execute(conn)?;
+    }
+    let keys: Vec<_> = writes
+        .keys
+        .iter()
+        .map(|(user, key, fingerprint, body)| {
+            (
+                ik::user_id.eq(user),
+                ik::idem_key.eq(key),
+                ik::request_hash.eq(fingerprint),
+                ik::status_code.eq(201),
+                ik::response_body.eq(body),
+                ik::created_at_us.eq(now),
+            )
+        })
+        .collect();
+    for chunk in keys.chunks(MAX_ROWS_PER_INSERT) {
+        on_backend!(conn, |c| diesel::insert_into(ik::table).values(chunk).execute(c))?;
+    }
+    Ok(())
+}

@@ -1,0 +1,143 @@
+//! The wager path: side bets on live rounds and the cage's deposits and
+//! withdrawals, committed in groups.
+//!
+//! These are the requests that arrive by the hundred in the seconds before a
+//! round closes, so they do not each take the ledger head for a transaction of
+//! their own. Each instance runs one [`Committer`]: requests queue to it, and
+//! it commits whatever has queued as one transaction — one head lock, a few
+//! set-based statements, one fsync — then answers each request. Every request
+//! is checked on its own against the running balances, exposures and round
+//! states inside the batch, so one that fails (insufficient funds, a limit,
+//! betting closed) fails alone. A request is answered only after the commit
+//! that holds it is durable. docs/ledger.md describes the design and its
+//! invariants.
+
+mod batch;
+mod committer;
+
+use serde::Serialize;
+use utoipa::ToSchema;
+
+use crate::bets::BetKind;
+use crate::domain::Amount;
+use crate::ledger::read::TransferView;
+
+pub use committer::Committer;
+
+/// A money-moving request on the wager path.
+#[derive(Clone, Debug)]
+pub enum Wager {
+    Bet(BetWager),
+    Cash(CashWager),
+}
+
+/// A side bet on a live Prima Carta round, by the player placing it.
+#[derive(Clone, Debug)]
+pub struct BetWager {
+    pub round_id: String,
+    pub player_id: String,
+    pub kind: BetKind,
+    pub suit: Option<String>,
+    pub number: Option<i64>,
+    pub amount: Amount,
+    pub client_seed: Option<String>,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum CashDirection {
+    /// Cash in: the cage credits the wallet.
+    Deposit,
+    /// Cash out: the wallet pays the cage.
+    Withdrawal,
+}
+
+/// A deposit or withdrawal at the cage, by a cashier.
+#[derive(Clone, Debug)]
+pub struct CashWager {
+    pub direction: CashDirection,
+    pub cashier_id: String,
+    pub player_id: String,
+    pub amount: Amount,
+    pub memo: Option<String>,
+}
+
+/// A client's `Idempotency-Key` and the fingerprint of the request it came
+/// with (method, path and body).
+#[derive(Clone, Debug)]
+pub struct IdempotencyKey {
+    pub key: String,
+    pub fingerprint: String,
+}
+
+/// A wager with who asks and how a retry is recognised.
+#[derive(Clone, Debug)]
+pub struct WagerRequest {
+    pub caller_id: String,
+    pub idempotency: Option<IdempotencyKey>,
+    pub wager: Wager,
+}
+
+/// A committed (or replayed) wager: the response body, as first sent.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Committed {
+    /// HTTP status of the first response (201).
+    pub status: u16,
+    /// Its JSON body: a `BetView` or a [`CageReceipt`].
+    pub body: String,
+    /// The round a bet went to (so the live view can be refreshed).
+    pub round: Option<RoundRef>,
+}
+
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct RoundRef {
+    pub table_id: String,
+    pub round_id: String,
+}
+
+/// The answer to a deposit or withdrawal (and to a correction).
+#[derive(Serialize, ToSchema)]
+pub struct CageReceipt {
+    pub transfer: TransferView,
+    /// The player's wallet balance after the transfer.
+    pub balance: String,
+}
+
+/// Why a wager was refused. Nothing moved.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum WagerError {
+    #[error("Prima Carta round not found")]
+    RoundNotFound,
+    #[error("bets are accepted only while betting is open; round is {status}")]
+    BettingClosed { status: String },
+    #[error("a bet at this table must be between {min} and {max}")]
+    AmountOutOfLimits { min: Amount, max: Amount },
+    #[error("{0}")]
+    BadSelection(String),
+    #[error("your bets on this round would total {total}, over the limit of {limit}")]
+    ExposureLimit { total: String, limit: String },
+    #[error("insufficient funds in {account}: balance {balance}, needs {needed}")]
+    InsufficientFunds {
+        account: String,
+        balance: String,
+        needed: String,
+    },
+    #[error("player not found")]
+    PlayerNotFound,
+    #[error("only players hold wallets")]
+    NotAPlayer,
+    #[error("this Idempotency-Key was already used with a different request")]
+    IdempotencyKeyReused,
+    #[error("database unavailable: {0}")]
+    Unavailable(String),
+    #[error("{0}")]
+    Internal(String),
+}
+
+impl From<crate::store::StoreError> for WagerError {
+    fn from(e: crate::store::StoreError) -> WagerError {
+        match e {
+            crate::store::StoreError::Unavailable(m) => WagerError::Unavailable(m),
+            other => WagerError::Internal(other.to_string()),
+        }
+    }
+}

@@ -1,0 +1,353 @@
+//! The wager path under concurrency, on both backends: bets and cage
+//! movements fired at once are committed in groups, yet every request is
+//! judged alone (limits, funds), twins of one request all get the first
+//! answer, a round's running totals and exposures match its bets, and no bet
+//! is accepted after the close commits.
+
+use serde_json::{json, Value};
+use std::sync::Arc;
+use tokio::task::JoinSet;
+
+use djego::cards::shuffle::{combined_client_seed, ClientSeed};
+use djego::domain::Role;
+
+use crate::helpers::TestApp;
+use crate::prima_carta::{casino, create_round, minor, s, seat, TableOptions};
+
+/// Fires every request at once (a barrier releases them together) and
+/// returns (status, body) in the order given.
+async fn fire_all(app: &TestApp, requests: Vec<(String, String, Value, Option<String>)>) -> Vec<(u16, String)> {
+    let mut set = JoinSet::new();
+    let start = Arc::new(tokio::sync::Barrier::new(requests.len()));
+    for (i, (path, token, body, key)) in requests.into_iter().enumerate() {
+        let client = app.client.clone();
+        let url = format!("{}{path}", app.address);
+        let start = start.clone();
+        set.spawn(async move {
+            start.wait().await;
+            let mut req = client.post(&url).bearer_auth(&token).json(&body);
+            if let Some(k) = key {
+                req = req.header("Idempotency-Key", k);
+            }
+            let r = req.send().await.unwrap_or_else(|e| panic!("request {i} failed: {e}"));
+            (i, r.status().as_u16(), r.text().await.unwrap_or_default())
+        });
+    }
+    let mut out = vec![(0, String::new()); set.len()];
+    while let Some(r) = set.join_next().await {
+        let (i, status, text) = r.expect("request task");
+        out[i] = (status, text);
+    }
+    out
+}
+
+fn error_code(text: &str) -> String {
+    serde_json::from_str::<Value>(text).unwrap_or_default()["error"]["code"]
+        .as_str()
+        .unwrap_or("")
+        .to_string()
+}
+
+both_backends!(
+    async fn a_burst_of_bets_is_judged_request_by_request(app: TestApp) {
+        // Exposure limit 100.00 per player and round; one player can afford only 60.00.
+        let c = casino(
+            &app,
+            TableOptions {
+                max_exposure: "100.00",
+                players: 6,
+                funds: "1000.00",
+                ..TableOptions::default()
+            },
+        )
+        .await;
+        let poor = app.create_user(Role::Player).await;
+        app.fund(&c.cashier, &poor.id, "60.00").await;
+        let round = create_round(&app, &c).await;
+        let round_id = s(&round["id"]).to_string();
+        let path = format!("/api/v1/rounds/{round_id}/bets");
+
+        // Every player fires 8 bets of 25.00 at once: 4 fit under the limit.
+        let mut requests = Vec::new();
+        for (p, player) in c.players.iter().chain(std::iter::once(&poor)).enumerate() {
+            for i in 0..8 {
+                let body = json!({ "kind": "prima", "suit": "cups", "amount": "25.00" });
+                requests.push((path.clone(), player.token.clone(), body, Some(format!("burst-{p}-{i}"))));
+            }
+        }
+        let results = fire_all(&app, requests).await;
+
+        let mut staked_total = 0;
+        for (p, player) in c.players.iter().chain(std::iter::once(&poor)).enumerate() {
+            let mine = &results[p * 8..p * 8 + 8];
+            let accepted = mine.iter().filter(|(st, _)| *st == 201).count();
+            let codes: Vec<String> = mine
+                .iter()
+                .filter(|(st, _)| *st != 201)
+                .map(|(_, t)| error_code(t))
+                .collect();
+            if player.id == poor.id {
+                assert_eq!(accepted, 2, "60.00 pays for two bets of 25.00: {mine:?}");
+                assert!(codes.iter().all(|c| c == "insufficient_funds"), "{mine:?}");
+                assert_eq!(app.balance(&poor.id).await, "10.00");
+            } else {
+                assert_eq!(accepted, 4, "the limit of 100.00 holds under a burst: {mine:?}");
+                assert!(codes.iter().all(|c| c == "exposure_limit"), "{mine:?}");
+                assert_eq!(app.balance(&player.id).await, "900.00");
+            }
+            staked_total += accepted as i64 * 2500;
+        }
+
+        // The escrow, the bet list and the round's public totals agree.
+        let auditor = app.auditor().await;
+        let bets = app
+            .get(&format!("/api/v1/rounds/{round_id}/bets"), Some(&auditor.token))
+            .await
+            .expect(200);
+        let bets = bets.as_array().unwrap();
+        assert_eq!(bets.len() as i64 * 2500, staked_total);
+        let accepted_ids: Vec<String> = results
+            .iter()
+            .filter(|(st, _)| *st == 201)
+            .map(|(_, t)| {
+                serde_json::from_str::<Value>(t).unwrap()["id"]
+                    .as_str()
+                    .unwrap()
+                    .to_string()
+            })
+            .collect();
+        for b in bets {
+            assert!(
+                accepted_ids.contains(&s(&b["id"]).to_string()),
+                "a bet nobody was told of: {b}"
+            );
+        }
+        let view = app
+            .get(&format!("/api/v1/rounds/{round_id}"), Some(&c.dealer.token))
+            .await
+            .expect(200);
+        let totals = view["bet_totals"].as_array().unwrap();
+        assert_eq!(totals.len(), 1, "{view}");
+        assert_eq!(totals[0]["kind"], "prima");
+        assert_eq!(totals[0]["bets"], bets.len() as i64);
+        assert_eq!(minor(s(&totals[0]["staked"])), staked_total);
+        let escrow = crate::prima_carta::account_net(&app, &format!("escrow:{round_id}")).await;
+        assert_eq!(escrow, staked_total, "escrow holds every accepted stake");
+    }
+);
+
+both_backends!(
+    async fn twins_of_a_withdrawal_all_get_the_first_answer(app: TestApp) {
+        // The wallet covers the withdrawal once. Every copy with the same key
+        // and body must be told what happened to the first: 201, one transfer.
+        let cashier = app.create_user(Role::Cashier).await;
+        let player = app.create_user(Role::Player).await;
+        app.fund(&cashier, &player.id, "30.00").await;
+        let body = json!({ "player_id": player.id, "amount": "20.00" });
+        let requests = (0..30)
+            .map(|_| {
+                (
+                    "/api/v1/cage/withdrawals".to_string(),
+                    cashier.token.clone(),
+                    body.clone(),
+                    Some("one-withdrawal".to_string()),
+                )
+            })
+            .collect();
+        let results = fire_all(&app, requests).await;
+        assert!(
+            results.iter().all(|(st, t)| *st == 201 && t == &results[0].1),
+            "twins must share the first answer: {results:?}"
+        );
+        assert_eq!(app.balance(&player.id).await, "10.00");
+        assert_eq!(app.last_seq().await, 2, "one deposit and one withdrawal");
+    }
+);
+
+both_backends!(
+    async fn twins_of_a_bet_all_get_the_first_answer(app: TestApp) {
+        let c = casino(
+            &app,
+            TableOptions {
+                players: 1,
+                funds: "15.00",
+                ..TableOptions::default()
+            },
+        )
+        .await;
+        let round = create_round(&app, &c).await;
+        let path = format!("/api/v1/rounds/{}/bets", s(&round["id"]));
+        let body = json!({ "kind": "escucha", "suit": "locks", "amount": "10.00" });
+        let requests = (0..20)
+            .map(|_| {
+                (
+                    path.clone(),
+                    c.players[0].token.clone(),
+                    body.clone(),
+                    Some("one-bet".to_string()),
+                )
+            })
+            .collect();
+        let results = fire_all(&app, requests).await;
+        assert!(
+            results.iter().all(|(st, t)| *st == 201 && t == &results[0].1),
+            "twins must share the first answer: {results:?}"
+        );
+        assert_eq!(app.balance(&c.players[0].id).await, "5.00");
+
+        // The same key with another body is refused and moves nothing.
+        let other = json!({ "kind": "escucha", "suit": "cups", "amount": "1.00" });
+        app.post(&path, Some(&c.players[0].token), &other, Some("one-bet"))
+            .await
+            .assert_error(409, "idempotency_key_reused");
+        assert_eq!(app.balance(&c.players[0].id).await, "5.00");
+    }
+);
+
+both_backends!(
+    async fn no_bet_is_accepted_after_the_close(app: TestApp) {
+        let c = casino(
+            &app,
+            TableOptions {
+                players: 8,
+                ..TableOptions::default()
+            },
+        )
+        .await;
+        let round = create_round(&app, &c).await;
+        let round_id = s(&round["id"]).to_string();
+        let path = format!("/api/v1/rounds/{round_id}/bets");
+        let mut accepted_seeds = Vec::new();
+        for (p, suit) in c.players.iter().take(2).zip(["cups", "swords"]) {
+            seat(&app, p, &round_id, suit, None).await.expect(201);
+            accepted_seeds.push(format!("seed of {}", &p.username[..10]));
+        }
+
+        // Bets with client seeds race the dealer's close.
+        let mut requests = Vec::new();
+        for (p, player) in c.players.iter().enumerate() {
+            for i in 0..6 {
+                let body = json!({ "kind": "conto_medio", "amount": "1.00", "client_seed": format!("race {p} {i}") });
+                requests.push((path.clone(), player.token.clone(), body, Some(format!("race-{p}-{i}"))));
+            }
+        }
+        requests.insert(
+            20,
+            (
+                format!("/api/v1/rounds/{round_id}/close"),
+                c.dealer.token.clone(),
+                json!({}),
+                None,
+            ),
+        );
+        let results = fire_all(&app, requests).await;
+        assert_eq!(results[20].0, 200, "close: {}", results[20].1);
+        for (i, (status, text)) in results.iter().enumerate() {
+            if i == 20 {
+                continue;
+            }
+            match status {
+                201 => {
+                    let bet: Value = serde_json::from_str(text).unwrap();
+                    let (p, k) = if i < 20 {
+                        (i / 6, i % 6)
+                    } else {
+                        ((i - 1) / 6, (i - 1) % 6)
+                    };
+                    assert_eq!(bet["round_id"], round_id.as_str());
+                    accepted_seeds.push(format!("race {p} {k}"));
+                }
+                409 => assert_eq!(error_code(text), "betting_closed", "{text}"),
+                other => panic!("unexpected {other}: {text}"),
+            }
+        }
+        // After the close every bet is refused.
+        let late = json!({ "kind": "conto_medio", "amount": "1.00" });
+        app.post(&path, Some(&c.players[0].token), &late, Some("late"))
+            .await
+            .assert_error(409, "betting_closed");
+
+        // The client seed fixed at the close combines exactly the seats' and the
+        // accepted bets' seeds: none was accepted after it, none accepted is missing.
+        app.post(
+            &format!("/api/v1/rounds/{round_id}/void"),
+            Some(&c.pitboss.token),
+            &json!({ "reason": "close race test" }),
+            None,
+        )
+        .await
+        .expect(200);
+        let v = app
+            .get(
+                &format!("/api/v1/rounds/{round_id}/verification"),
+                Some(&c.dealer.token),
+            )
+            .await
+            .expect(200);
+        let transcript = &v["transcript"];
+        let mut listed: Vec<String> = transcript["client_seeds"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|x| s(x).to_string())
+            .collect();
+        listed.sort();
+        accepted_seeds.sort();
+        assert_eq!(listed, accepted_seeds);
+        let seeds: Vec<ClientSeed> = accepted_seeds.iter().map(|t| ClientSeed::parse(t).unwrap()).collect();
+        assert_eq!(s(&transcript["client_seed"]), combined_client_seed(&seeds));
+        // Every stake came back with the void.
+        for p in &c.players {
+            assert_eq!(app.balance(&p.id).await, "1000.00");
+        }
+    }
+);
+
+both_backends!(
+    async fn deposits_and_bets_in_one_burst_keep_one_chain(app: TestApp) {
+        let c = casino(
+            &app,
+            TableOptions {
+                players: 5,
+                funds: "100.00",
+                ..TableOptions::default()
+            },
+        )
+        .await;
+        let round = create_round(&app, &c).await;
+        let path = format!("/api/v1/rounds/{}/bets", s(&round["id"]));
+        let mut requests = Vec::new();
+        for (p, player) in c.players.iter().enumerate() {
+            for i in 0..4 {
+                requests.push((
+                    "/api/v1/cage/deposits".to_string(),
+                    c.cashier.token.clone(),
+                    json!({ "player_id": player.id, "amount": "1.50" }),
+                    Some(format!("dep-{p}-{i}")),
+                ));
+                requests.push((
+                    path.clone(),
+                    player.token.clone(),
+                    json!({ "kind": "maximo", "suit": "fruit", "amount": "2.00" }),
+                    Some(format!("bet-{p}-{i}")),
+                ));
+            }
+        }
+        let results = fire_all(&app, requests).await;
+        assert!(results.iter().all(|(st, _)| *st == 201), "{results:?}");
+        for p in &c.players {
+            assert_eq!(app.balance(&p.id).await, "98.00", "100 + 4 × 1.50 − 4 × 2.00");
+        }
+        // Receipts' sequence numbers are distinct: one total order.
+        let mut seqs: Vec<i64> = results
+            .iter()
+            .filter_map(|(_, t)| serde_json::from_str::<Value>(t).ok())
+            .filter_map(|v| v["transfer"]["seq"].as_i64())
+            .collect();
+        seqs.sort();
+        seqs.dedup();
+        assert_eq!(seqs.len(), 20);
+        let verified = app.verify_ledger().await;
+        assert_eq!(verified["ok"], true, "{verified}");
+    }
+);
