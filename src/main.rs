@@ -1,6 +1,6 @@
 //! The `djego` command line: the clap definition and dispatch. Each command
 //! group's implementation lives in `src/cli/` (serve, user, verify, certify,
-//! simulate).
+//! simulate, solve, bench).
 //!
 //! Exit codes: 0 success (or PASS), 1 a check failed (verification, certification),
 //! 2 the command could not run (bad input, unreadable file, I/O or database error).
@@ -54,8 +54,20 @@ enum Command {
         #[command(subcommand)]
         command: SolveCommand,
     },
+    /// Benchmark the service against a measured anchor (docs/performance.md).
+    Bench {
+        #[command(subcommand)]
+        command: BenchCommand,
+    },
     /// Print the OpenAPI document generated from the code.
     Openapi,
+}
+
+#[derive(Subcommand)]
+enum BenchCommand {
+    /// The wager write path over HTTP (bets, deposits) on a real `djego serve`, alternated
+    /// with a pgbench anchor on the same PostgreSQL; prints rates, latencies and ratios.
+    Wagers(cli::bench::WagersArgs),
 }
 
 #[derive(Subcommand)]
@@ -345,6 +357,9 @@ fn run(cli: Cli) -> Result<ExitCode, String> {
         Command::Solve {
             command: SolveCommand::Lobo(args),
         } => cli::solve::lobo(args),
+        Command::Bench {
+            command: BenchCommand::Wagers(args),
+        } => cli::bench::wagers(args),
         Command::Openapi => cli::serve::openapi(),
     }
 }

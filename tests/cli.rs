@@ -208,3 +208,97 @@ fn simulate_first_pass_prints_the_table_and_writes_the_cache_format() {
         std::fs::read_to_string(&again).unwrap()
     );
 }
+
+// ---------------------------------------------------------------------------
+// djego bench wagers
+// ---------------------------------------------------------------------------
+
+/// The `summary <backend> <scenario> clients=<n>:` line of a bench run.
+fn bench_summary<'a>(text: &'a str, backend: &str, scenario: &str, clients: usize) -> &'a str {
+    let head = format!("summary {backend} {scenario} clients={clients}:");
+    text.lines()
+        .find(|l| l.starts_with(&head))
+        .unwrap_or_else(|| panic!("no line {head:?} in:\n{text}"))
+}
+
+/// The median of the `min/median/max` figures that follow `label` in `line`.
+fn bench_median(line: &str, label: &str) -> f64 {
+    let after = line
+        .split_once(label)
+        .unwrap_or_else(|| panic!("no {label:?} in {line}"))
+        .1;
+    let figures = after.split_whitespace().next().unwrap_or("");
+    let parts: Vec<f64> = figures
+        .split('/')
+        .map(|f| f.parse().unwrap_or_else(|_| panic!("{label:?} figures in {line}")))
+        .collect();
+    assert_eq!(parts.len(), 3, "min/median/max in {line}");
+    assert!(parts[0] <= parts[1] && parts[1] <= parts[2], "ordered: {line}");
+    parts[1]
+}
+
+#[test]
+fn bench_wagers_small_sqlite_run_reports_rates_without_errors() {
+    let o = djego(&[
+        "bench",
+        "wagers",
+        "--backends",
+        "sqlite",
+        "--scenarios",
+        "bets-one-round,deposits",
+        "--clients",
+        "2",
+        "--seconds",
+        "1",
+        "--repeats",
+        "1",
+        "--no-anchor",
+        "--no-half-peak",
+    ]);
+    let text = stdout(&o);
+    assert_eq!(o.status.code(), Some(0), "{text}\n{}", stderr(&o));
+    assert!(text.contains("machine: host ") && text.contains("cores "), "{text}");
+    for scenario in ["bets-one-round", "deposits"] {
+        let line = bench_summary(&text, "sqlite", scenario, 2);
+        assert!(bench_median(line, "djego ") > 0.0, "{line}");
+        assert!(line.contains("errors 0;"), "{line}");
+        assert!(line.contains("anchor not run"), "{line}");
+    }
+    assert!(!text.contains("!!!"), "{text}");
+}
+
+#[test]
+fn bench_wagers_with_the_pgbench_anchor_on_postgres_prints_its_rate_and_the_ratio() {
+    use diesel::Connection;
+    let url = std::env::var("TEST_DATABASE_URL")
+        .unwrap_or_else(|_| "postgres://postgres@127.0.0.1:5432/postgres".to_string());
+    if let Err(e) = diesel::PgConnection::establish(&url) {
+        eprintln!("SKIPPED: PostgreSQL is not reachable at TEST_DATABASE_URL={url}: {e}");
+        return;
+    }
+    let o = djego(&[
+        "bench",
+        "wagers",
+        "--database-url",
+        &url,
+        "--backends",
+        "postgres",
+        "--scenarios",
+        "bets-one-round",
+        "--clients",
+        "2",
+        "--seconds",
+        "1",
+        "--repeats",
+        "1",
+        "--no-half-peak",
+    ]);
+    let text = stdout(&o);
+    assert_eq!(o.status.code(), Some(0), "{text}\n{}", stderr(&o));
+    assert!(text.contains("server_version ") && text.contains("fsync "), "{text}");
+    let line = bench_summary(&text, "postgres", "bets-one-round", 2);
+    assert!(bench_median(line, "djego ") > 0.0, "{line}");
+    assert!(bench_median(line, "anchor ") > 0.0, "{line}");
+    assert!(bench_median(line, "ratio djego/anchor ") > 0.0, "{line}");
+    assert!(line.contains("errors 0;"), "{line}");
+}

@@ -2,6 +2,7 @@
 //! main.rs holds the clap definitions and dispatches here. Each function
 //! returns the process's exit code, or an error message (exit 2).
 
+pub mod bench;
 pub mod certify;
 pub mod progress;
 pub mod serve;

@@ -1,0 +1,410 @@
+//! The djego under test: a real `djego serve` child process on a fresh
+//! database (a scratch PostgreSQL database or a SQLite file in a temporary
+//! directory), and the casino set up in it over the public HTTP API only.
+
+use diesel::prelude::*;
+use rand::Rng;
+use serde_json::{json, Value};
+use std::path::PathBuf;
+use std::process::{Child, Command, Stdio};
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::time::{Duration, Instant};
+
+use super::load;
+
+// ---------------------------------------------------------------------------
+// Scratch PostgreSQL databases
+// ---------------------------------------------------------------------------
+
+static SCRATCH_COUNTER: AtomicUsize = AtomicUsize::new(0);
+
+/// A PostgreSQL database created through the admin URL for this run, dropped
+/// (`WITH (FORCE)`) when this guard is dropped, on error paths too.
+pub struct ScratchPg {
+    pub name: String,
+    pub url: String,
+    admin_url: String,
+}
+
+impl ScratchPg {
+    pub fn create(admin_url: &str) -> Result<ScratchPg, String> {
+        let n = SCRATCH_COUNTER.fetch_add(1, Ordering::SeqCst);
+        let name = format!("djego_bench_{}_{n}", std::process::id());
+        let mut conn = admin_connection(admin_url)?;
+        diesel::sql_query(format!("DROP DATABASE IF EXISTS \"{name}\" WITH (FORCE)"))
+            .execute(&mut conn)
+            .map_err(|e| format!("cannot drop a stale {name}: {e}"))?;
+        diesel::sql_query(format!("CREATE DATABASE \"{name}\""))
+            .execute(&mut conn)
+            .map_err(|e| format!("cannot CREATE DATABASE {name} through {}: {e}", redact(admin_url)))?;
+        let url = with_database_name(admin_url, &name);
+        Ok(ScratchPg {
+            name,
+            url,
+            admin_url: admin_url.to_string(),
+        })
+    }
+}
+
+impl Drop for ScratchPg {
+    fn drop(&mut self) {
+        let dropped = admin_connection(&self.admin_url).and_then(|mut conn| {
+            diesel::sql_query(format!("DROP DATABASE IF EXISTS \"{}\" WITH (FORCE)", self.name))
+                .execute(&mut conn)
+                .map_err(|e| e.to_string())
+        });
+        match dropped {
+            Ok(_) => eprintln!("dropped scratch database {}", self.name),
+            Err(e) => eprintln!("warning: could not drop scratch database {}: {e}", self.name),
+        }
+    }
+}
+
+pub fn admin_connection(admin_url: &str) -> Result<PgConnection, String> {
+    PgConnection::establish(admin_url).map_err(|e| {
+        format!(
+            "cannot connect to PostgreSQL at --database-url {}: {e}",
+            redact(admin_url)
+        )
+    })
+}
+
+/// `base` with its database name replaced by `name` (query parameters kept).
+pub fn with_database_name(base: &str, name: &str) -> String {
+    let (prefix, query) = match base.split_once('?') {
+        Some((p, q)) => (p, Some(q)),
+        None => (base, None),
+    };
+    let after_scheme = prefix.find("://").map(|i| i + 3).unwrap_or(0);
+    let root = match prefix[after_scheme..].find('/') {
+        Some(i) => &prefix[..after_scheme + i],
+        None => prefix,
+    };
+    match query {
+        Some(q) => format!("{root}/{name}?{q}"),
+        None => format!("{root}/{name}"),
+    }
+}
+
+/// The URL without its password, for messages.
+pub fn redact(url: &str) -> String {
+    let Some(scheme_end) = url.find("://").map(|i| i + 3) else {
+        return url.to_string();
+    };
+    let rest = &url[scheme_end..];
+    let host_start = rest.find('/').unwrap_or(rest.len());
+    match rest[..host_start].rfind('@') {
+        Some(at) => match rest[..at].split_once(':') {
+            Some((user, _)) => format!("{}{user}:***{}", &url[..scheme_end], &rest[at..]),
+            None => url.to_string(),
+        },
+        None => url.to_string(),
+    }
+}
+
+// ---------------------------------------------------------------------------
+// The djego child process
+// ---------------------------------------------------------------------------
+
+/// The database a djego under test runs on; kept alive as long as the server.
+pub enum ServerDb {
+    Sqlite(tempfile::TempDir),
+    Postgres(ScratchPg),
+}
+
+/// A running `djego serve`, killed when dropped (before its database goes).
+pub struct Server {
+    child: Child,
+    pub base: String,
+    pub admin_password: String,
+    pub log_path: PathBuf,
+    _log_dir: tempfile::TempDir,
+    _db: ServerDb,
+}
+
+impl Drop for Server {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+fn random_hex(bytes: usize) -> String {
+    let mut rng = rand::thread_rng();
+    (0..bytes).map(|_| format!("{:02x}", rng.gen::<u8>())).collect()
+}
+
+fn free_port() -> Result<u16, String> {
+    let listener = std::net::TcpListener::bind("127.0.0.1:0").map_err(|e| format!("no free port: {e}"))?;
+    listener.local_addr().map(|a| a.port()).map_err(|e| e.to_string())
+}
+
+impl Server {
+    /// Starts djego on `db` and waits until `GET /ready` answers 200.
+    pub fn start(db: ServerDb) -> Result<Server, String> {
+        let database_url = match &db {
+            ServerDb::Sqlite(dir) => format!("sqlite://{}", dir.path().join("djego.db").display()),
+            ServerDb::Postgres(pg) => pg.url.clone(),
+        };
+        let port = free_port()?;
+        let log_dir = tempfile::Builder::new()
+            .prefix("djego-bench-log-")
+            .tempdir()
+            .map_err(|e| format!("cannot create a temporary directory: {e}"))?;
+        let log_path = log_dir.path().join("djego.log");
+        let log = std::fs::File::create(&log_path).map_err(|e| format!("cannot create {}: {e}", log_path.display()))?;
+        let log_err = log.try_clone().map_err(|e| e.to_string())?;
+        let exe = std::env::current_exe().map_err(|e| format!("cannot find the djego executable: {e}"))?;
+        let admin_password = format!("bench-{}", random_hex(12));
+        let child = Command::new(exe)
+            .args([
+                "serve",
+                "--database-url",
+                &database_url,
+                "--bind",
+                &format!("127.0.0.1:{port}"),
+            ])
+            .env("DJEGO_ADMIN_PASSWORD", &admin_password)
+            .env("DJEGO_JWT_SECRET", random_hex(32))
+            .env("DJEGO_SEED_KEY", random_hex(32))
+            .env(
+                "RUST_LOG",
+                std::env::var("DJEGO_BENCH_SERVER_LOG").unwrap_or_else(|_| "warn".into()),
+            )
+            .env_remove("DATABASE_URL")
+            .stdin(Stdio::null())
+            .stdout(log)
+            .stderr(log_err)
+            .spawn()
+            .map_err(|e| format!("cannot start djego serve: {e}"))?;
+        let mut server = Server {
+            child,
+            base: format!("http://127.0.0.1:{port}"),
+            admin_password,
+            log_path,
+            _log_dir: log_dir,
+            _db: db,
+        };
+        server.wait_ready()?;
+        Ok(server)
+    }
+
+    fn wait_ready(&mut self) -> Result<(), String> {
+        let agent = load::agent();
+        let url = format!("{}/ready", self.base);
+        let until = Instant::now() + Duration::from_secs(60);
+        loop {
+            if let Ok(Some(status)) = self.child.try_wait() {
+                return Err(format!(
+                    "djego serve exited ({status}) before it was ready:\n{}",
+                    self.log_tail()
+                ));
+            }
+            if load::get(&agent, &url).0 == 200 {
+                return Ok(());
+            }
+            if Instant::now() > until {
+                return Err(format!("djego was not ready within 60 s:\n{}", self.log_tail()));
+            }
+            std::thread::sleep(Duration::from_millis(100));
+        }
+    }
+
+    /// The last lines of the server's log, for error messages.
+    pub fn log_tail(&self) -> String {
+        let text = std::fs::read_to_string(&self.log_path).unwrap_or_default();
+        let lines: Vec<&str> = text.lines().collect();
+        lines[lines.len().saturating_sub(20)..].join("\n")
+    }
+
+    pub fn url(&self, path: &str) -> String {
+        format!("{}{path}", self.base)
+    }
+}
+
+// ---------------------------------------------------------------------------
+// Set-up over the public API
+// ---------------------------------------------------------------------------
+
+/// A logged-in account.
+#[derive(Clone, Debug)]
+pub struct Account {
+    pub id: String,
+    pub token: String,
+}
+
+/// Staff and funded players in a running djego.
+pub struct Casino {
+    pub pitboss: Account,
+    pub dealer: Account,
+    pub cashier: Account,
+    pub players: Vec<Account>,
+    tables_made: AtomicUsize,
+}
+
+/// A POST that must answer 2xx; returns the JSON body.
+fn call(agent: &ureq::Agent, server: &Server, path: &str, token: Option<&str>, body: &Value) -> Result<Value, String> {
+    let key = format!("setup-{}", random_hex(12));
+    let (status, text) = load::post(agent, &server.url(path), token, Some(&key), &body.to_string());
+    if !(200..300).contains(&status) {
+        return Err(format!(
+            "set-up request POST {path} failed with status {status}: {text}"
+        ));
+    }
+    serde_json::from_str(&text).map_err(|e| format!("POST {path}: response is not JSON ({e}): {text}"))
+}
+
+fn put(agent: &ureq::Agent, server: &Server, path: &str, token: &str) -> Result<(), String> {
+    let resp = agent
+        .put(&server.url(path))
+        .header("authorization", &format!("Bearer {token}"))
+        .header("content-type", "application/json")
+        .send("{}");
+    let mut r = resp.map_err(|e| format!("set-up request PUT {path} failed: {e}"))?;
+    let text = r.body_mut().read_to_string().unwrap_or_default();
+    if r.status().is_success() {
+        Ok(())
+    } else {
+        Err(format!(
+            "set-up request PUT {path} failed with status {}: {text}",
+            r.status()
+        ))
+    }
+}
+
+fn str_field(v: &Value, field: &str) -> Result<String, String> {
+    v[field]
+        .as_str()
+        .map(str::to_string)
+        .ok_or_else(|| format!("no {field} in {v}"))
+}
+
+fn login(agent: &ureq::Agent, server: &Server, username: &str, password: &str) -> Result<Account, String> {
+    let body = call(
+        agent,
+        server,
+        "/api/v1/auth/login",
+        None,
+        &json!({ "username": username, "password": password }),
+    )?;
+    Ok(Account {
+        id: str_field(&body, "user_id")?,
+        token: str_field(&body, "access_token")?,
+    })
+}
+
+fn create_account(
+    agent: &ureq::Agent,
+    server: &Server,
+    pitboss: &str,
+    role: &str,
+    username: &str,
+) -> Result<Account, String> {
+    let password = format!("pw-{}", random_hex(12));
+    call(
+        agent,
+        server,
+        "/api/v1/users",
+        Some(pitboss),
+        &json!({ "username": username, "role": role, "password": password }),
+    )?;
+    login(agent, server, username, &password)
+}
+
+/// The deposit given to each player at set-up: far more than any run stakes.
+pub const PLAYER_FUNDS: &str = "1000000.00";
+
+impl Casino {
+    /// Logs in as `admin`, creates a dealer, a cashier and `players` players,
+    /// each funded with PLAYER_FUNDS.
+    pub fn set_up(server: &Server, players: usize) -> Result<Casino, String> {
+        let agent = load::agent();
+        let pitboss = login(&agent, server, "admin", &server.admin_password)?;
+        let dealer = create_account(&agent, server, &pitboss.token, "dealer", "bench-dealer")?;
+        let cashier = create_account(&agent, server, &pitboss.token, "cashier", "bench-cashier")?;
+        // Password hashing makes account creation slow: a few threads at once.
+        let workers = 4.min(players.max(1));
+        let made: Vec<Result<Vec<(usize, Account)>, String>> = std::thread::scope(|scope| {
+            let handles: Vec<_> = (0..workers)
+                .map(|w| {
+                    let (pitboss, cashier) = (&pitboss, &cashier);
+                    scope.spawn(move || {
+                        let agent = load::agent();
+                        let mut out = Vec::new();
+                        for i in (w..players).step_by(workers) {
+                            let p =
+                                create_account(&agent, server, &pitboss.token, "player", &format!("bench-player-{i}"))?;
+                            call(
+                                &agent,
+                                server,
+                                "/api/v1/cage/deposits",
+                                Some(&cashier.token),
+                                &json!({ "player_id": p.id, "amount": PLAYER_FUNDS }),
+                            )?;
+                            out.push((i, p));
+                        }
+                        Ok(out)
+                    })
+                })
+                .collect();
+            handles.into_iter().map(|h| h.join().expect("set-up thread")).collect()
+        });
+        let mut all = Vec::new();
+        for m in made {
+            all.extend(m?);
+        }
+        all.sort_by_key(|(i, _)| *i);
+        Ok(Casino {
+            pitboss,
+            dealer,
+            cashier,
+            players: all.into_iter().map(|(_, p)| p).collect(),
+            tables_made: AtomicUsize::new(0),
+        })
+    }
+
+    /// `n` fresh, empty Prima Carta rounds, each at a new table (created,
+    /// dealer assigned, opened) whose limits refuse no benchmark bet.
+    pub fn fresh_rounds(&self, server: &Server, n: usize) -> Result<Vec<String>, String> {
+        let agent = load::agent();
+        let mut rounds = Vec::with_capacity(n);
+        for _ in 0..n {
+            let k = self.tables_made.fetch_add(1, Ordering::SeqCst);
+            let config = json!({
+                "game": "prima_carta", "variant": "classic", "unit": "1.00", "seat_fee": null,
+                "corte": true, "cobre": "carry", "min_bet": "1.00", "max_bet": "100.00",
+                "max_exposure_per_round": "100000000.00", "strategy_advice": false
+            });
+            let table = call(
+                &agent,
+                server,
+                "/api/v1/tables",
+                Some(&self.pitboss.token),
+                &json!({ "name": format!("Bench {k}"), "config": config }),
+            )?;
+            let table = str_field(&table, "id")?;
+            put(
+                &agent,
+                server,
+                &format!("/api/v1/tables/{table}/dealers/{}", self.dealer.id),
+                &self.pitboss.token,
+            )?;
+            call(
+                &agent,
+                server,
+                &format!("/api/v1/tables/{table}/open"),
+                Some(&self.pitboss.token),
+                &json!({}),
+            )?;
+            let round = call(
+                &agent,
+                server,
+                &format!("/api/v1/tables/{table}/rounds"),
+                Some(&self.dealer.token),
+                &json!({}),
+            )?;
+            rounds.push(str_field(&round, "id")?);
+        }
+        Ok(rounds)
+    }
+}
