@@ -43,6 +43,9 @@ pub struct LedgerVerification {
     /// Sum of the stored balances (must be 0.00).
     pub stored_total: String,
     pub negative_accounts: Vec<String>,
+    /// Running totals the wager path keeps (a player's stake on a round, a
+    /// round's totals by bet kind) that differ from its bets, each named.
+    pub running_total_mismatches: Vec<String>,
 }
 
 pub fn verify(conn: &mut AnyConnection) -> QueryResult<LedgerVerification> {
@@ -127,8 +130,13 @@ pub fn verify(conn: &mut AnyConnection) -> QueryResult<LedgerVerification> {
             recomputed: format_minor(r),
         });
     }
+    let running = running_total_mismatches(conn)?;
     Ok(LedgerVerification {
-        ok: first_broken.is_none() && mismatches.is_empty() && stored_total == 0 && negative.is_empty(),
+        ok: first_broken.is_none()
+            && mismatches.is_empty()
+            && stored_total == 0
+            && negative.is_empty()
+            && running.is_empty(),
         transfers_checked: checked,
         head_seq,
         head_hash,
@@ -136,5 +144,63 @@ pub fn verify(conn: &mut AnyConnection) -> QueryResult<LedgerVerification> {
         balance_mismatches: mismatches,
         stored_total: format_minor(stored_total),
         negative_accounts: negative,
+        running_total_mismatches: running,
     })
+}
+
+/// Recomputes `round_exposures` and `round_bet_totals` from the bets.
+fn running_total_mismatches(conn: &mut AnyConnection) -> QueryResult<Vec<String>> {
+    use crate::store::schema::{bets as b, round_bet_totals as rt, round_exposures as ex};
+    let mut exposures: BTreeMap<(String, String), i64> = BTreeMap::new();
+    let mut totals: BTreeMap<(String, String), (i64, i64)> = BTreeMap::new();
+    let bets: Vec<(String, String, String, i64)> = b::table
+        .select((b::round_id, b::player_id, b::kind, b::amount_minor))
+        .load(conn)?;
+    for (round, player, kind, amount) in bets {
+        *exposures.entry((round.clone(), player)).or_default() += amount;
+        let t = totals.entry((round, kind)).or_default();
+        t.0 += 1;
+        t.1 += amount;
+    }
+    let mut out = Vec::new();
+    let stored: Vec<(String, String, i64)> = ex::table
+        .select((ex::round_id, ex::player_id, ex::staked_minor))
+        .load(conn)?;
+    for (round, player, staked) in stored {
+        let recomputed = exposures.remove(&(round.clone(), player.clone())).unwrap_or(0);
+        if recomputed != staked {
+            out.push(format!(
+                "exposure of {player} on round {round}: stored {}, bets {}",
+                format_minor(staked),
+                format_minor(recomputed)
+            ));
+        }
+    }
+    for ((round, player), recomputed) in exposures {
+        out.push(format!(
+            "exposure of {player} on round {round}: missing, bets {}",
+            format_minor(recomputed)
+        ));
+    }
+    let stored: Vec<(String, String, i64, i64)> = rt::table
+        .select((rt::round_id, rt::kind, rt::bets, rt::staked_minor))
+        .load(conn)?;
+    for (round, kind, count, staked) in stored {
+        let recomputed = totals.remove(&(round.clone(), kind.clone())).unwrap_or((0, 0));
+        if recomputed != (count, staked) {
+            out.push(format!(
+                "{kind} totals of round {round}: stored {count} bets, {}; bets {}, {}",
+                format_minor(staked),
+                recomputed.0,
+                format_minor(recomputed.1)
+            ));
+        }
+    }
+    for ((round, kind), (count, staked)) in totals {
+        out.push(format!(
+            "{kind} totals of round {round}: missing; bets {count}, {}",
+            format_minor(staked)
+        ));
+    }
+    Ok(out)
 }

@@ -351,3 +351,40 @@ both_backends!(
         assert_eq!(verified["ok"], true, "{verified}");
     }
 );
+
+// A running total edited behind the service's back is named by verification.
+both_backends!(
+    #[no_ledger_check]
+    async fn verification_recomputes_running_totals_from_the_bets(app: TestApp) {
+        let c = casino(
+            &app,
+            TableOptions {
+                players: 1,
+                ..TableOptions::default()
+            },
+        )
+        .await;
+        let round = create_round(&app, &c).await;
+        let round_id = s(&round["id"]).to_string();
+        let body = json!({ "kind": "prima", "suit": "crowns", "amount": "3.00" });
+        app.post(&format!("/api/v1/rounds/{round_id}/bets"), Some(&c.players[0].token), &body, Some("t-1"))
+            .await
+            .expect(201);
+        let v = app.verify_ledger().await;
+        assert_eq!(v["ok"], true, "{v}");
+        assert_eq!(v["running_total_mismatches"], json!([]));
+
+        use diesel::RunQueryDsl;
+        app.database()
+            .write(|conn| -> Result<usize, djego::store::StoreError> {
+                Ok(diesel::sql_query("UPDATE round_exposures SET staked_minor = 0").execute(conn)?)
+            })
+            .expect("tamper");
+        let v = app.verify_ledger().await;
+        assert_eq!(v["ok"], false, "{v}");
+        let named = v["running_total_mismatches"].as_array().unwrap();
+        assert_eq!(named.len(), 1, "{v}");
+        let line = s(&named[0]);
+        assert!(line.contains(&round_id) && line.contains(&c.players[0].id), "{line}");
+    }
+);
