@@ -103,7 +103,6 @@ pub fn find_pgbench() -> Result<PathBuf, String> {
 pub struct AnchorResult {
     /// Transactions per second as pgbench reports it (without connection time).
     pub tps: f64,
-    pub transactions: u64,
     pub failed: u64,
     pub p50_ms: f64,
     pub p99_ms: f64,
@@ -194,7 +193,6 @@ impl Anchor {
         let latencies = read_latencies(&log_dir)?;
         Ok(AnchorResult {
             tps,
-            transactions: latencies.len(),
             failed,
             p50_ms: latencies.value_at_quantile(0.50) as f64 / 1000.0,
             p99_ms: latencies.value_at_quantile(0.99) as f64 / 1000.0,
