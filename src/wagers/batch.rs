@@ -255,16 +255,16 @@ fn load(
         roles: HashMap::new(),
     };
 
-    // Stored answers to the keys in this batch.
-    let keys: BTreeSet<&str> = requests
+    // Stored answers to the keys in this batch: one exact (caller, key) match
+    // each (a plain IN on both columns would scan every key of every caller).
+    let mut slots: Vec<(&str, &str)> = requests
         .iter()
-        .filter_map(|q| q.idempotency.as_ref().map(|i| i.key.as_str()))
+        .filter_map(|q| q.idempotency.as_ref().map(|i| (q.caller_id.as_str(), i.key.as_str())))
         .collect();
-    if !keys.is_empty() {
-        let callers: BTreeSet<&str> = requests.iter().map(|q| q.caller_id.as_str()).collect();
-        let rows: Vec<(String, String, String, i32, String)> = ik::table
-            .filter(ik::idem_key.eq_any(keys.iter().copied().collect::<Vec<_>>()))
-            .filter(ik::user_id.eq_any(callers.iter().copied().collect::<Vec<_>>()))
+    slots.sort_unstable();
+    slots.dedup();
+    for chunk in slots.chunks(MAX_KEYS_PER_QUERY) {
+        let mut query = ik::table
             .select((
                 ik::user_id,
                 ik::idem_key,
@@ -272,7 +272,11 @@ fn load(
                 ik::status_code,
                 ik::response_body,
             ))
-            .load(conn)?;
+            .into_boxed();
+        for (caller, key) in chunk {
+            query = query.or_filter(ik::user_id.eq(*caller).and(ik::idem_key.eq(*key)));
+        }
+        let rows: Vec<(String, String, String, i32, String)> = query.load(conn)?;
         for (user, key, hash, status, body) in rows {
             loaded.stored_keys.insert((user, key), (hash, status, body));
         }
@@ -485,6 +489,9 @@ fn move_cash(cash: &CashWager, key: Option<&str>, loaded: &Loaded, appender: &mu
         round: None,
     })
 }
+
+/// (caller, key) pairs looked up per query.
+const MAX_KEYS_PER_QUERY: usize = 256;
 
 /// Rows per multi-row INSERT of bets (14 columns) or keys (6).
 const MAX_ROWS_PER_INSERT: usize = 500;

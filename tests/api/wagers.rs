@@ -367,9 +367,14 @@ both_backends!(
         let round = create_round(&app, &c).await;
         let round_id = s(&round["id"]).to_string();
         let body = json!({ "kind": "prima", "suit": "crowns", "amount": "3.00" });
-        app.post(&format!("/api/v1/rounds/{round_id}/bets"), Some(&c.players[0].token), &body, Some("t-1"))
-            .await
-            .expect(201);
+        app.post(
+            &format!("/api/v1/rounds/{round_id}/bets"),
+            Some(&c.players[0].token),
+            &body,
+            Some("t-1"),
+        )
+        .await
+        .expect(201);
         let v = app.verify_ledger().await;
         assert_eq!(v["ok"], true, "{v}");
         assert_eq!(v["running_total_mismatches"], json!([]));
