@@ -141,6 +141,12 @@ impl LiveHub {
         pending.remove(round_id);
     }
 
+    /// Whether anyone on this instance watches the table.
+    pub fn has_watchers(&self, table_id: &str) -> bool {
+        let map = self.channels.lock().unwrap_or_else(|p| p.into_inner());
+        map.get(table_id).is_some_and(|s| s.receiver_count() > 0)
+    }
+
     pub fn subscribe(&self, table_id: &str) -> broadcast::Receiver<LiveEvent> {
         self.sender(table_id).subscribe()
     }

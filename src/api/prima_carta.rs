@@ -694,17 +694,18 @@ pub async fn place_bet(
             }),
         })
         .await?;
-    if let Some(round) = &committed.round {
-        refresh_live_soon(&state, round.round_id.clone());
+    if let Some(round) = committed.round.clone() {
+        refresh_live_soon(&state, round);
     }
     Ok(idempotency::committed_response(&committed))
 }
 
 /// Refreshes a round's live view shortly after a bet, once for every bet
 /// that lands meanwhile: watchers see the totals move without one
-/// publication (and one cross-instance announcement) per bet.
-fn refresh_live_soon(state: &web::Data<AppState>, round_id: String) {
-    if !state.live.claim_refresh(&round_id) {
+/// publication (and one cross-instance announcement) per bet. The view is
+/// built only when this instance has watchers at the table.
+fn refresh_live_soon(state: &web::Data<AppState>, round: crate::wagers::RoundRef) {
+    if !state.live.claim_refresh(&round.round_id) {
         return; // one is already scheduled and will include this bet
     }
     let state = state.clone();
@@ -712,8 +713,12 @@ fn refresh_live_soon(state: &web::Data<AppState>, round_id: String) {
         actix_web::rt::time::sleep(std::time::Duration::from_millis(crate::live::REFRESH_COALESCE_MS)).await;
         // Released before reading, so a bet committed after the read
         // schedules the next refresh.
-        state.live.release_refresh(&round_id);
-        publish_by_id(&state, round_id).await;
+        state.live.release_refresh(&round.round_id);
+        if state.live.has_watchers(&round.table_id) {
+            publish_by_id(&state, round.round_id).await;
+        } else {
+            announce(&state, &round.table_id, Some(&round.round_id));
+        }
     });
 }
 

@@ -64,11 +64,20 @@ struct CachedPayTable {
     table: PayTable,
 }
 
+/// What never changes once stored: pay tables by id, and the id of the
+/// built-in pay table (certifying it again for every table would cost more
+/// than the rest of the batch).
+#[derive(Default)]
+struct PayTableCache {
+    by_id: HashMap<String, Arc<CachedPayTable>>,
+    builtin_id: Option<String>,
+}
+
 /// Commits batches on its own connection and keeps what never changes.
 pub(super) struct Batcher {
     db: Database,
     conn: Option<AnyConnection>,
-    pay_tables: HashMap<String, Arc<CachedPayTable>>,
+    pay_tables: PayTableCache,
 }
 
 type Outcome = Result<Committed, WagerError>;
@@ -78,7 +87,7 @@ impl Batcher {
         Batcher {
             db,
             conn: None,
-            pay_tables: HashMap::new(),
+            pay_tables: PayTableCache::default(),
         }
     }
 
@@ -152,7 +161,7 @@ struct Writes {
 
 fn commit_batch(
     conn: &mut AnyConnection,
-    pay_tables: &mut HashMap<String, Arc<CachedPayTable>>,
+    pay_tables: &mut PayTableCache,
     requests: &[&WagerRequest],
 ) -> Result<Vec<Outcome>, WagerError> {
     // Round rows first, shared-locked: a close (which locks its round for
@@ -242,7 +251,7 @@ fn replay(stored: &str, asked: &str, first: impl FnOnce() -> Committed) -> Outco
 
 fn load(
     conn: &mut AnyConnection,
-    pay_tables: &mut HashMap<String, Arc<CachedPayTable>>,
+    pay_tables: &mut PayTableCache,
     requests: &[&WagerRequest],
     round_ids: &BTreeSet<&str>,
 ) -> Result<Loaded, WagerError> {
@@ -303,15 +312,18 @@ fn load(
             .into_iter()
             .collect();
         for table_id in table_ids {
-            let pay_table_id = match installed.get(table_id) {
-                Some(id) => id.clone(),
-                None => {
-                    side_bets::builtin(conn)
+            let pay_table_id = match (installed.get(table_id), &pay_tables.builtin_id) {
+                (Some(id), _) => id.clone(),
+                (None, Some(builtin)) => builtin.clone(),
+                (None, None) => {
+                    let id = side_bets::builtin(conn)
                         .map_err(|e| WagerError::Internal(e.message))?
-                        .id
+                        .id;
+                    pay_tables.builtin_id = Some(id.clone());
+                    id
                 }
             };
-            let cached = cached_pay_table(conn, pay_tables, &pay_table_id)?;
+            let cached = cached_pay_table(conn, &mut pay_tables.by_id, &pay_table_id)?;
             loaded.pay_table_of.insert(table_id.to_string(), cached);
         }
 
