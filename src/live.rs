@@ -1,4 +1,4 @@
-//! Live table events for Server-Sent Events watchers (SPEC §8).
+//! Live table events for Server-Sent Events watchers (docs/architecture.md).
 //!
 //! Each table has a broadcast channel in this instance; handlers publish
 //! after their transaction commits, so watchers never see a change that was

@@ -1,4 +1,4 @@
-//! House side bets on live Prima Carta rounds (SPEC §5): pay tables installed
+//! House side bets on live Prima Carta rounds (docs/side-bets.md): pay tables installed
 //! on tables, placing bets into escrow, settling them on the deal's facts,
 //! refunds on a void, and the observed RTP auditors compare with theory.
 

@@ -1,4 +1,4 @@
-//! The append-only log of significant events (SPEC §8) that auditors read:
+//! The append-only log of significant events (docs/architecture.md) that auditors read:
 //! tables opened and closed, pay tables installed, role changes, failed
 //! logins, voids, corrections, seed reveals. Rows are only ever inserted.
 

@@ -1,4 +1,4 @@
-//! The one error shape of SPEC §8: `{ "error": { "code": "...", "message": "..." } }`.
+//! djego's one error shape: `{ "error": { "code": "...", "message": "..." } }`.
 
 use actix_web::http::StatusCode;
 use actix_web::{HttpResponse, ResponseError};

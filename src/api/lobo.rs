@@ -1,4 +1,4 @@
-//! Lobo against the house over HTTP (SPEC §6): start a round, play, fold, see the round,
+//! Lobo against the house over HTTP (docs/lobo.md): start a round, play, fold, see the round,
 //! ask for a hint, recall a settled round. The logic is in `crate::rounds::lobo`.
 
 use actix_web::http::StatusCode;
@@ -26,7 +26,7 @@ pub struct StartLoboRound {
     /// The stake per point, within the table's unit range, at most two decimals.
     #[schema(value_type = String, example = "1.00")]
     pub unit: Amount,
-    /// Optional, 1 to 64 printable ASCII characters; enters the shuffle raw (SPEC §3.2).
+    /// Optional, 1 to 64 printable ASCII characters; enters the shuffle raw (docs/shuffle.md).
     pub client_seed: Option<String>,
 }
 

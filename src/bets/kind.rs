@@ -1,4 +1,4 @@
-//! The house side bets on Prima Carta (SPEC §5) and what a bettor selects.
+//! The house side bets on Prima Carta (docs/side-bets.md) and what a bettor selects.
 
 use super::pay_table::PayTable;
 use crate::cards::Suit;

@@ -1,4 +1,4 @@
-//! House side bets on Prima Carta: definitions, pay tables, settlement (SPEC §5).
+//! House side bets on Prima Carta: definitions, pay tables, settlement (docs/side-bets.md).
 mod kind;
 mod pay_table;
 mod settle;

@@ -212,7 +212,7 @@ impl PayTable {
     }
 
     /// The default table: the source's own figures for Prima, Escúcha, Máximo and
-    /// the three Conto bets (SPEC §5), and djego's figures for Cartas and Começo
+    /// the three Conto bets (docs/side-bets.md), and djego's figures for Cartas and Começo
     /// (docs/side-bets.md says why). NOTE: with the source's Conto Alto (8:1)
     /// and Conto Bajo (14:1) pays this table does not pass certification; see
     /// `house_table` and docs/math.md.

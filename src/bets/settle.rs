@@ -1,4 +1,4 @@
-//! Settling a side bet on the facts of the full deal-out (SPEC §4 item 9, §5).
+//! Settling a side bet on the facts of the full deal-out (docs/prima-carta.md).
 
 use super::kind::{BetError, BetKind, Selection};
 use super::pay_table::{PairTieRule, PayTable};

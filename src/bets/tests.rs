@@ -1,5 +1,5 @@
 //! Settlement tests: worked decks for every kind, and a property test against
-//! SPEC §5 computed independently from a full deal-out done here.
+//! The side-bet rules (docs/side-bets.md) computed independently from a full deal-out done here.
 
 use super::*;
 use crate::cards::{ordered_deck, Card, Rank, Suit};
@@ -262,7 +262,7 @@ fn selections_are_validated() {
     assert_eq!(serde_json::to_string(&Selection::None).unwrap(), "\"none\"");
 }
 
-/// SPEC §5, written out independently of `settle`: the multiple of the stake returned.
+/// The side-bet rules (docs/side-bets.md), written out independently of `settle`: the multiple of the stake returned.
 fn spec_return(kind: BetKind, sel: Selection, t: &PayTableSpec, deck: &[Card], f: &DealFacts) -> Decimal {
     let one = Decimal::ONE;
     let n = f.first_pass_count;

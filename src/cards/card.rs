@@ -1,6 +1,6 @@
 //! The Postas deck: five suits of ranks 1..=10 (the Emperor is never used).
 //!
-//! A card's id is `suit * 10 + (rank - 1)` (SPEC §3 item 6), so ids run 0..=49
+//! A card's id is `suit * 10 + (rank - 1)` (docs/shuffle.md), so ids run 0..=49
 //! and sort in the unshuffled deck's order. Types here cannot hold an invalid
 //! value: a `Card` is always one of the fifty.
 

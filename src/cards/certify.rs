@@ -1,4 +1,4 @@
-//! Statistical certification of shuffle-v1 (SPEC §3, "Certification").
+//! Statistical certification of shuffle-v1 (docs/shuffle.md).
 //!
 //! Runs the production shuffle path N times with server seeds derived from a
 //! stated seed, split over threads, and tests the dealt decks and the raw

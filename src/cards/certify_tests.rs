@@ -4,7 +4,7 @@ use rand::rngs::StdRng;
 use rand::seq::SliceRandom;
 use rand::SeedableRng;
 
-/// SPEC §4 item 2, first pass only: N = cards on the five stacks afterwards.
+/// The first pass only (docs/prima-carta.md): N = cards on the five stacks afterwards.
 /// A local stand-in for the Prima Carta engine's count.
 fn first_pass_count(deck: &[Card]) -> u8 {
     let mut tops: [Option<Rank>; 5] = [None; 5];

@@ -1,4 +1,4 @@
-//! shuffle-v1: the certified seeded shuffle (SPEC §3).
+//! shuffle-v1: the certified seeded shuffle (docs/shuffle.md).
 //!
 //! Everything here is public and fixed so that an auditor can re-implement it
 //! from docs/shuffle.md alone: SHA-256 commitment, combined client seed,
@@ -170,7 +170,7 @@ impl fmt::Display for ClientSeed {
     }
 }
 
-/// SPEC §3.2 for Prima Carta: sort the submitted seeds bytewise (duplicates kept),
+/// The combined client seed for Prima Carta (docs/shuffle.md): sort the submitted seeds bytewise (duplicates kept),
 /// join with "\n" (no trailing newline), return lowercase `hex(SHA-256(..))`.
 /// No seeds gives the hash of the empty string.
 pub fn combined_client_seed(seeds: &[ClientSeed]) -> String {
@@ -193,7 +193,7 @@ pub fn client_seed_for(game: Game, seeds: &[ClientSeed]) -> Option<String> {
     }
 }
 
-/// The HMAC message of SPEC §3.3, as UTF-8 bytes.
+/// The HMAC message of `shuffle-v1` (docs/shuffle.md), as UTF-8 bytes.
 pub fn deck_seed_message(game: Game, round_id: &str, client_seed: &str) -> String {
     format!("djego/{ALGORITHM}/{}/{round_id}/{client_seed}", game.as_str())
 }
@@ -241,7 +241,7 @@ impl Shuffler {
         self.words_drawn
     }
 
-    /// Unbiased integer in `0..n` (SPEC §3.5): `t = (2^32 - n) mod n`; draw `x`
+    /// Unbiased integer in `0..n` (docs/shuffle.md): `t = (2^32 - n) mod n`; draw `x`
     /// until `x >= t`; return `x mod n`. Always draws at least one word, even for n = 1.
     /// Returns None for n = 0 (no such integer).
     pub fn try_uniform(&mut self, n: u32) -> Option<u32> {
@@ -257,14 +257,14 @@ impl Shuffler {
         }
     }
 
-    /// `uniform(n)` of SPEC §3.5 for `n >= 1`. For n = 0 (a caller bug) it returns 0
+    /// `uniform(n)` of `shuffle-v1` for `n >= 1`. For n = 0 (a caller bug) it returns 0
     /// without drawing, rather than panicking.
     pub fn uniform(&mut self, n: u32) -> u32 {
         debug_assert!(n >= 1, "uniform(0) has no result");
         self.try_uniform(n).unwrap_or(0)
     }
 
-    /// Fisher–Yates (SPEC §3.7): for i from len-1 down to 1, j = uniform(i+1), swap i and j.
+    /// Fisher–Yates (docs/shuffle.md): for i from len-1 down to 1, j = uniform(i+1), swap i and j.
     /// Position 0 is the top of the deck.
     pub fn shuffle(&mut self, deck: &mut [Card]) {
         self.shuffle_slice(deck)

@@ -1,4 +1,4 @@
-//! Round recall transcripts and their verification (SPEC §3.9).
+//! Round recall transcripts and their verification (docs/shuffle.md).
 //!
 //! A transcript holds what a settled round reveals, as plain strings and ids so
 //! that any tampered or malformed value can still be read and reported.

@@ -1,5 +1,5 @@
-//! `djego certify …`: the shuffle's statistical certification (SPEC §3), pay-table
-//! certification (SPEC §7) and the operator's pay suggestions.
+//! `djego certify …`: the shuffle's statistical certification (docs/shuffle.md), pay-table
+//! certification (docs/math.md) and the operator's pay suggestions.
 
 use std::fmt::Write as _;
 use std::path::Path;

@@ -1,4 +1,4 @@
-//! `djego simulate …`: the simulation of N, the first-pass count (SPEC §7).
+//! `djego simulate …`: the simulation of N, the first-pass count (docs/math.md).
 
 use std::fmt::Write as _;
 use std::process::ExitCode;

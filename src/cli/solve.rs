@@ -1,4 +1,4 @@
-//! `djego solve lobo …`: the Lobo solver's values and bounds (SPEC §6, docs/lobo.md §3–4).
+//! `djego solve lobo …`: the Lobo solver's values and bounds (docs/lobo.md).
 //! Draws the progress bar, measures time and peak memory, prints the report; all game logic
 //! is in `djego::games::lobo::solver`.
 

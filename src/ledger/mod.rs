@@ -1,4 +1,4 @@
-//! The audited double-entry ledger (SPEC §2). Every coin that moves in djego
+//! The audited double-entry ledger (docs/ledger.md). Every coin that moves in djego
 //! moves through [`post`], inside the caller's write transaction, so a state
 //! change and its money commit together or not at all.
 //!

@@ -1,4 +1,4 @@
-//! Pay-table certification (SPEC §7): every bet's outcome probabilities, RTP
+//! Pay-table certification (docs/math.md): every bet's outcome probabilities, RTP
 //! (exact, or estimated with a 95% interval from a distribution of N), house
 //! edge, standard deviation per unit staked, and pass/fail against the bounds.
 

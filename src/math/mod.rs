@@ -1,5 +1,5 @@
 //! Game math: exact RTPs, the simulated distribution of N, certification,
-//! operator tools and plots (SPEC §7).
+//! operator tools and plots (docs/math.md).
 pub mod basic_strategy;
 mod cached;
 mod certify;

@@ -1,4 +1,4 @@
-//! Lobo rounds against the house (SPEC §6): the engine's replay plus the money.
+//! Lobo rounds against the house (docs/lobo.md): the engine's replay plus the money.
 //!
 //! One player, one round: the round is created already `in_play` with the
 //! player's client seed fixed (there is no betting window), the loss cap
@@ -70,7 +70,7 @@ pub fn check_openable(config: &LoboConfig) -> Result<Option<ProvenEdge>, ApiErro
     }
 }
 
-/// Records the pit boss's override of an unproven house rule (SPEC §6, a significant event).
+/// Records the pit boss's override of an unproven house rule (docs/lobo.md; a significant event).
 pub fn record_house_rule_override(
     conn: &mut AnyConnection,
     actor_id: &str,
@@ -229,7 +229,7 @@ pub fn result(row: &RoundRow) -> Result<Option<LoboResult>, ApiError> {
         .transpose()
 }
 
-/// The round's deck: shuffle-v1 with game `lobo`, the player's client seed raw (SPEC §3.2).
+/// The round's deck: shuffle-v1 with game `lobo`, the player's client seed raw (docs/shuffle.md).
 pub fn deck_of(vault: &SeedVault, row: &RoundRow, mode: Mode) -> Result<Vec<Card>, ApiError> {
     let seed = vault
         .open(&row.id, &row.server_seed_sealed)
@@ -700,7 +700,7 @@ fn finish(
     view(&row, config, state)
 }
 
-/// The recall's shuffle transcript (SPEC §3 item 9); `None` until the seed is revealed.
+/// The recall's shuffle transcript (docs/shuffle.md); `None` until the seed is revealed.
 pub fn shuffle_transcript(row: &RoundRow, mode: Mode) -> Option<ShuffleTranscript> {
     let seed = ServerSeed::from_hex(row.revealed_server_seed.as_deref()?).ok()?;
     let client_seed = row.client_seed.clone().unwrap_or_default();

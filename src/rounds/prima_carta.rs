@@ -289,7 +289,7 @@ pub fn take_seat(
     record::update(conn, row, RoundUpdate::status(RoundStatus::Betting))
 }
 
-/// Closes betting: fixes the combined client seed (SPEC §3 item 2).
+/// Closes betting: fixes the combined client seed (docs/shuffle.md).
 pub fn close_betting(conn: &mut AnyConnection, row: &RoundRow) -> Result<String, ApiError> {
     row.require_status(&[RoundStatus::Betting], "close betting")?;
     let taken = seats(conn, &row.id)?;
@@ -587,7 +587,7 @@ fn refund_round_transfers(conn: &mut AnyConnection, row: &RoundRow) -> Result<()
     Ok(())
 }
 
-/// The full transcript of a settled or voided round (SPEC §3 item 9).
+/// The full transcript of a settled or voided round (docs/shuffle.md).
 pub fn shuffle_transcript(
     row: &RoundRow,
     client_seeds: &[ClientSeed],

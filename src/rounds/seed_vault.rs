@@ -29,7 +29,7 @@ impl SeedVault {
         }
     }
 
-    /// A fresh 32-byte seed from the operating system's CSPRNG (SPEC §3 item 1).
+    /// A fresh 32-byte seed from the operating system's CSPRNG (docs/shuffle.md).
     pub fn draw_seed() -> ServerSeed {
         let mut bytes = [0u8; 32];
         OsRng.fill_bytes(&mut bytes);

@@ -457,11 +457,11 @@ pub fn check_recall(rec: &Value, commitment: &str, c: &Casino) {
 }
 
 // ---------------------------------------------------------------------------
-// An independent deal-out (SPEC §3 items 4–8, §4 items 2, 6, 8, 9), written from
+// An independent deal-out (docs/shuffle.md), written from
 // the text for the test: recomputes the side-bet facts from the revealed seeds.
 // ---------------------------------------------------------------------------
 
-/// SPEC §3 item 5 and 7 over the ChaCha20 words of the round's stream.
+/// `shuffle-v1`'s uniform draw and Fisher–Yates (docs/shuffle.md) over the ChaCha20 words of the round's stream.
 fn spec_shuffle(stream: &mut djego::cards::shuffle::Shuffler, items: &mut [u8]) {
     let mut uniform = |n: u32| -> u32 {
         let t = n.wrapping_neg() % n;

@@ -1,5 +1,5 @@
 //! House side bets over HTTP on both backends: every kind placed idempotently
-//! and settled exactly as SPEC §5 says (recomputed here from the deal's facts
+//! and settled exactly as docs/side-bets.md says (recomputed here from the deal's facts
 //! and the pay table, not by the service's own settlement code), every refusal
 //! moving no money, pay-table installation under certification, and the
 //! auditors' observed RTP report.
@@ -42,7 +42,7 @@ fn suit_index(name: &str) -> usize {
         .unwrap_or_else(|| panic!("suit {name}"))
 }
 
-/// SPEC §5, from the recall's facts and the table's pay table: (status, returned in cents).
+/// The side-bet rules, from the recall's facts and the table's pay table: (status, returned in cents).
 fn expected_settlement(bet: &Value, facts: &Value, spec: &Value) -> (&'static str, i64) {
     let stake = minor(s(&bet["amount"]));
     let n = facts["first_pass_count"].as_u64().unwrap();
@@ -183,7 +183,7 @@ async fn pay_spec(app: &TestApp, c: &Casino) -> Value {
 }
 
 // Every kind, on several rounds: placed with an Idempotency-Key (a retry is a
-// replay), settled as SPEC §5 says, reconciled to the cent.
+// replay), settled as docs/side-bets.md says, reconciled to the cent.
 both_backends!(
     async fn every_kind_settles_as_the_rules_say(app: TestApp) {
         let c = casino(

@@ -1,4 +1,4 @@
-//! House rules with a proven edge (SPEC §6).
+//! House rules with a proven edge (docs/lobo.md).
 //!
 //! A charge fixed before any decision (a flat fee per round, an ante per point of the Wolf's
 //! opening hand) does not change the best play, so it lowers the player's value by exactly its

@@ -1,4 +1,4 @@
-//! Lobo against the house (SPEC §6): the pure engine, house rules with proven edges, and the solver.
+//! Lobo against the house (docs/lobo.md): the pure engine, house rules with proven edges, and the solver.
 
 mod error;
 mod house_rule;

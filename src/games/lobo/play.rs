@@ -3,7 +3,7 @@
 use crate::cards::Card;
 use serde::{Deserialize, Serialize};
 
-/// The five kinds of decision in Lobo (SPEC §6, seeds/002).
+/// The five kinds of decision in Lobo (docs/lobo.md).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum PlayKind {

@@ -1,4 +1,4 @@
-//! The state of one Lobo round and the rules that move it (SPEC §6).
+//! The state of one Lobo round and the rules that move it (docs/lobo.md).
 //!
 //! Invariant: the deck is a permutation of the mode's cards; every card of it is in exactly
 //! one of: the player's hand, the Wolf's hand, the discards, or the undealt part
@@ -333,7 +333,7 @@ impl Outcome {
 }
 
 /// The player's view of a round: no face-down card and nothing derived from one.
-/// The Wolf's hand is face up (the player must see it to choose captures; seeds/002).
+/// The Wolf's hand is face up (the player must see it to choose captures; docs/lobo.md).
 #[derive(Clone, Debug, PartialEq, Eq, Serialize)]
 pub struct PublicView {
     pub mode: Mode,

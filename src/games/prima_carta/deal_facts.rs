@@ -1,4 +1,4 @@
-//! The side-bet facts of a deal (SPEC §4 item 9), from the full deal-out,
+//! The side-bet facts of a deal (docs/prima-carta.md), from the full deal-out,
 //! whatever the main game did.
 
 use super::facts::DealFacts;

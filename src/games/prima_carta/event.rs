@@ -55,7 +55,7 @@ pub enum Event {
 impl Event {
     /// The event as live watchers may see it before the round is settled:
     /// a Jasper reshuffle's `after` is the undealt deck order, so it is left
-    /// empty (SPEC §4: no endpoint shows an undealt card). The full event goes
+    /// empty (docs/prima-carta.md). The full event goes
     /// into the round recall after settlement.
     pub fn live_view(&self) -> Event {
         match self {

@@ -1,6 +1,5 @@
 //! The facts of a Prima Carta deal that the house side bets are settled on
-//! (SPEC §4 item 9: computed from the full deal-out, even when the main game
-//! ends early). The engine produces them; `bets` consumes them.
+//! (docs/prima-carta.md). The engine produces them; `bets` consumes them.
 
 use crate::cards::{Card, Suit};
 use serde::{Deserialize, Serialize};

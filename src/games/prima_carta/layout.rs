@@ -1,5 +1,5 @@
 //! The cards on the table during a deal: five stacks, the discard pile and
-//! the deck still to deal, with the play-up rules of SPEC §4 item 2.
+//! the deck still to deal, with the play-up rules of docs/prima-carta.md.
 
 use super::event::{Destination, Event};
 use super::seats::same_cards;

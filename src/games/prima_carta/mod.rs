@@ -1,4 +1,4 @@
-//! Prima Carta, the house game (SPEC §4): a pure engine. A deck and the
+//! Prima Carta, the house game (docs/prima-carta.md): a pure engine. A deck and the
 //! players' copa decisions go in; an event list, the public table state and
 //! the round's outcome come out. No I/O, no clock, no randomness of its own:
 //! Jasper's reshuffle is a callback that continues the round's RNG stream.

@@ -12,9 +12,9 @@ use super::EngineError;
 use crate::cards::{Card, Suit};
 use serde::{Deserialize, Serialize};
 
-/// The spiga, in table units (SPEC §4 item 1).
+/// The spiga, in table units (docs/prima-carta.md).
 pub const SPIGA_UNITS: u32 = 1;
-/// The corte, in table units (SPEC §4 item 3).
+/// The corte, in table units (docs/prima-carta.md).
 pub const CORTE_UNITS: u32 = 1;
 
 /// A seated player's copa decision, given in turn.
@@ -28,13 +28,13 @@ pub struct CopaDecision {
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum WinKind {
-    /// A live suit completed during the first pass: no copa (SPEC §4 item 4).
+    /// A live suit completed during the first pass: no copa (docs/prima-carta.md).
     FirstPassCompletion,
-    /// Everyone else folded at the copa (SPEC §4 item 5).
+    /// Everyone else folded at the copa (docs/prima-carta.md).
     LastLive,
-    /// The first live suit to complete in the repasso (SPEC §4 item 6).
+    /// The first live suit to complete in the repasso (docs/prima-carta.md).
     RepassoCompletion,
-    /// Cinco: the tallest owned stack after the only pass (SPEC §4 item 8).
+    /// Cinco: the tallest owned stack after the only pass (docs/prima-carta.md).
     CincoTallest,
 }
 
@@ -46,7 +46,7 @@ pub struct Contribution {
     pub copa_units: u32,
 }
 
-/// The cobre (SPEC §4 item 7): the folded players' spigas leave the pot.
+/// The cobre (docs/prima-carta.md): the folded players' spigas leave the pot.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub struct CobreOutcome {
     /// The first folded suit to complete, before the winner.

@@ -1,4 +1,4 @@
-//! Table options and variants of the house game (SPEC §4 items 3, 7, 8).
+//! Table options and variants of the house game (docs/prima-carta.md).
 
 use serde::{Deserialize, Serialize};
 

@@ -1,4 +1,4 @@
-//! The printed basic strategy for the copa (seed 000, "Basic Strategy for
+//! The printed basic strategy for the copa (the traditional "Basic Strategy for
 //! Prima Carta"), transcribed as a pure function. It assumes no memory of the
 //! card order and that every other player stays in; djego offers it to seated
 //! players as advice and the game-math analysis uses it.

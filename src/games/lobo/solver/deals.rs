@@ -1,7 +1,7 @@
 //! Where the solver's deals come from: every opening (exact) or seeded sampled decks.
 //!
 //! Sampled decks use the same ChaCha20 stream and rejection-sampled Fisher–Yates as
-//! shuffle-v1 (SPEC §3 items 4–7), seeded from a stated `u64`, so every figure is reproducible.
+//! shuffle-v1 (docs/shuffle.md), seeded from a stated `u64`, so every figure is reproducible.
 
 use super::super::{Mode, HAND_SIZE};
 use super::expectimax::choose;
