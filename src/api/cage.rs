@@ -16,7 +16,7 @@ use crate::ledger::{accounts, post, AccountId, LedgerError, Refs, TransferKind, 
 use crate::significant_events::{self, EventKind};
 use crate::store::AnyConnection;
 use crate::users;
-use crate::wagers::{CageReceipt, CashDirection, CashWager, Wager, WagerRequest};
+use crate::wagers::{CageReceipt, CashDirection, CashWager, Wager};
 
 #[derive(Deserialize, Serialize, ToSchema)]
 #[serde(deny_unknown_fields)]
@@ -139,20 +139,14 @@ async fn cash_movement(
     check_memo(&body.memo)?;
     let idem = IdempotentRequest::from_request(&req, &*body)?;
     let body = body.into_inner();
-    let committed = state
-        .committer
-        .submit(WagerRequest {
-            caller_id: caller.user_id.clone(),
-            idempotency: idem.wager_key(),
-            wager: Wager::Cash(CashWager {
-                direction,
-                cashier_id: caller.user_id.clone(),
-                player_id: body.player_id,
-                amount: body.amount,
-                memo: body.memo,
-            }),
-        })
-        .await?;
+    let wager = Wager::Cash(CashWager {
+        direction,
+        cashier_id: caller.user_id.clone(),
+        player_id: body.player_id,
+        amount: body.amount,
+        memo: body.memo,
+    });
+    let committed = idempotency::commit_wager(&state, &caller.user_id, idem, wager).await?;
     Ok(idempotency::committed_response(&committed))
 }
 

@@ -1,4 +1,4 @@
-//! `Idempotency-Key` for money-moving requests (SPEC §2): a retry with the
+//! `Idempotency-Key` for money-moving requests (docs/ledger.md): a retry with the
 //! same key and body returns the first result and moves nothing; the same key
 //! with another body is a 409. The stored result is written in the same
 //! transaction as the money, so they cannot disagree.
@@ -13,6 +13,7 @@ use super::error::ApiError;
 use super::state::AppState;
 use crate::store::schema::idempotency_keys as ik;
 use crate::store::{now_us, AnyConnection};
+use crate::wagers::{Committed, IdempotencyKey, Wager, WagerRequest};
 
 pub const HEADER: &str = "Idempotency-Key";
 const MAX_KEY_LEN: usize = 128;
@@ -49,18 +50,30 @@ impl IdempotentRequest {
     }
 }
 
-impl IdempotentRequest {
-    /// The key and fingerprint as the wager path stores them.
-    pub fn wager_key(&self) -> Option<crate::wagers::IdempotencyKey> {
-        self.key.as_ref().map(|key| crate::wagers::IdempotencyKey {
-            key: key.clone(),
-            fingerprint: self.fingerprint.clone(),
+/// Queues a wager with the caller's key to this instance's committer and
+/// waits for its commit; the wager path stores and replays the answer itself.
+pub async fn commit_wager(
+    state: &AppState,
+    caller_id: &str,
+    request: IdempotentRequest,
+    wager: Wager,
+) -> Result<Committed, ApiError> {
+    let idempotency = request.key.map(|key| IdempotencyKey {
+        key,
+        fingerprint: request.fingerprint,
+    });
+    Ok(state
+        .committer
+        .submit(WagerRequest {
+            caller_id: caller_id.to_string(),
+            idempotency,
+            wager,
         })
-    }
+        .await?)
 }
 
 /// Answers with a committed wager's stored response.
-pub fn committed_response(committed: &crate::wagers::Committed) -> HttpResponse {
+pub fn committed_response(committed: &Committed) -> HttpResponse {
     HttpResponse::build(StatusCode::from_u16(committed.status).unwrap_or(StatusCode::OK))
         .content_type("application/json")
         .body(committed.body.clone())

@@ -23,7 +23,7 @@ use crate::side_bets::{self, BetView};
 use crate::significant_events::{self, EventKind};
 use crate::store::AnyConnection;
 use crate::tables::Table;
-use crate::wagers::{BetWager, Wager, WagerRequest};
+use crate::wagers::{BetWager, RoundRef, Wager};
 
 fn parse_client_seed(seed: &Option<String>) -> Result<Option<ClientSeed>, ApiError> {
     match seed.as_deref() {
@@ -585,7 +585,7 @@ pub struct Verification {
     pub status: RoundStatus,
     pub algorithm: &'static str,
     pub commitment: String,
-    /// After settlement: everything needed to recompute the deck (SPEC §3),
+    /// After settlement: everything needed to recompute the deck (docs/shuffle.md),
     /// in the format `djego verify round` and docs/verify/verify_round.py read.
     #[schema(value_type = Option<Object>)]
     pub transcript: Option<crate::cards::transcript::ShuffleTranscript>,
@@ -678,22 +678,16 @@ pub async fn place_bet(
     parse_client_seed(&body.client_seed)?;
     let idem = IdempotentRequest::from_request(&req, &*body)?;
     let body = body.into_inner();
-    let committed = state
-        .committer
-        .submit(WagerRequest {
-            caller_id: caller.user_id.clone(),
-            idempotency: idem.wager_key(),
-            wager: Wager::Bet(BetWager {
-                round_id: path.into_inner(),
-                player_id: caller.user_id.clone(),
-                kind,
-                suit: body.suit,
-                number: body.number,
-                amount,
-                client_seed: body.client_seed.filter(|s| !s.is_empty()),
-            }),
-        })
-        .await?;
+    let wager = Wager::Bet(BetWager {
+        round_id: path.into_inner(),
+        player_id: caller.user_id.clone(),
+        kind,
+        suit: body.suit,
+        number: body.number,
+        amount,
+        client_seed: body.client_seed.filter(|s| !s.is_empty()),
+    });
+    let committed = idempotency::commit_wager(&state, &caller.user_id, idem, wager).await?;
     if let Some(round) = committed.round.clone() {
         refresh_live_soon(&state, round);
     }
@@ -704,7 +698,7 @@ pub async fn place_bet(
 /// that lands meanwhile: watchers see the totals move without one
 /// publication (and one cross-instance announcement) per bet. The view is
 /// built only when this instance has watchers at the table.
-fn refresh_live_soon(state: &web::Data<AppState>, round: crate::wagers::RoundRef) {
+fn refresh_live_soon(state: &web::Data<AppState>, round: RoundRef) {
     if !state.live.claim_refresh(&round.round_id) {
         return; // one is already scheduled and will include this bet
     }

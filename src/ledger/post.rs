@@ -236,6 +236,11 @@ impl Appender {
         Ok(())
     }
 
+    /// The instant every transfer appended here is stamped with.
+    pub fn now_us(&self) -> i64 {
+        self.now_us
+    }
+
     /// An account's running balance, if it was loaded and exists.
     pub fn balance_minor(&self, id: &AccountId) -> Option<i64> {
         self.balances.get(id).map(|(b, _)| *b)

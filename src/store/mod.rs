@@ -137,7 +137,7 @@ impl Database {
     /// Applies pending migrations. On PostgreSQL an advisory lock makes
     /// instances that start together run them once, one after the other.
     pub fn migrate(&self) -> Result<usize, StoreError> {
-        let _writer = self.sqlite_writer.lock().unwrap_or_else(|p| p.into_inner());
+        let _writer = self.writer_turn();
         let mut conn = self.conn()?;
         let applied = match &mut *conn {
             AnyConnection::Postgresql(c) => {
@@ -180,13 +180,18 @@ impl Database {
         F: FnOnce(&mut AnyConnection) -> Result<T, E>,
         E: From<StoreError> + From<diesel::result::Error>,
     {
-        let _writer = match self.backend {
-            Backend::Sqlite => Some(self.sqlite_writer.lock().unwrap_or_else(|p| p.into_inner())),
-            Backend::Postgres => None,
-        };
+        let _writer = self.writer_turn();
         let mut pooled = self.conn()?;
         let conn: &mut AnyConnection = &mut pooled;
         conn.transaction(f)
+    }
+
+    /// SQLite's one writer at a time (see the module docs); nothing on PostgreSQL.
+    fn writer_turn(&self) -> Option<std::sync::MutexGuard<'_, ()>> {
+        match self.backend {
+            Backend::Sqlite => Some(self.sqlite_writer.lock().unwrap_or_else(|p| p.into_inner())),
+            Backend::Postgres => None,
+        }
     }
 
     /// A connection of its own, outside the pool, for a long-lived worker (the
@@ -205,10 +210,7 @@ impl Database {
         F: FnOnce(&mut AnyConnection) -> Result<T, E>,
         E: From<diesel::result::Error>,
     {
-        let _writer = match self.backend {
-            Backend::Sqlite => Some(self.sqlite_writer.lock().unwrap_or_else(|p| p.into_inner())),
-            Backend::Postgres => None,
-        };
+        let _writer = self.writer_turn();
         conn.transaction(f)
     }
 
@@ -248,6 +250,24 @@ pub fn lock_for_update(conn: &mut AnyConnection, sql_select_for_update: &str) ->
         diesel::sql_query(sql_select_for_update).execute(c)?;
     }
     Ok(())
+}
+
+/// `base` with its database name replaced by `name` (query parameters kept):
+/// for tools that create scratch databases next to a server's admin URL.
+pub fn with_database_name(base: &str, name: &str) -> String {
+    let (prefix, query) = match base.split_once('?') {
+        Some((p, q)) => (p, Some(q)),
+        None => (base, None),
+    };
+    let after_scheme = prefix.find("://").map(|i| i + 3).unwrap_or(0);
+    let root = match prefix[after_scheme..].find('/') {
+        Some(i) => &prefix[..after_scheme + i],
+        None => prefix,
+    };
+    match query {
+        Some(q) => format!("{root}/{name}?{q}"),
+        None => format!("{root}/{name}"),
+    }
 }
 
 pub fn now_us() -> i64 {

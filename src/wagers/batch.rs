@@ -20,7 +20,7 @@ use crate::side_bets::{self, BetRow, BetView};
 use crate::store::schema::{
     idempotency_keys as ik, pay_tables as pt, round_exposures as ex, rounds as r, table_pay_tables as tpt, users,
 };
-use crate::store::{lock_for_update, new_id, now_us, on_backend, AnyConnection, Database};
+use crate::store::{lock_for_update, new_id, on_backend, AnyConnection, Database};
 use crate::tables::config::PrimaCartaConfig;
 
 impl From<diesel::result::Error> for WagerError {
@@ -155,8 +155,8 @@ struct Writes {
     exposure_added: HashMap<(String, String), i64>,
     /// (round, kind) → (bets, staked) added.
     totals_added: HashMap<(String, String), (i64, i64)>,
-    /// (caller, key, fingerprint, body) of each first answer.
-    keys: Vec<(String, String, String, String)>,
+    /// (caller, key, fingerprint, status, body) of each first answer.
+    keys: Vec<(String, String, String, u16, String)>,
 }
 
 fn commit_batch(
@@ -184,19 +184,23 @@ fn commit_batch(
     let mut appender = Appender::lock_head(conn)?;
     let mut loaded = load(conn, pay_tables, requests, &round_ids)?;
 
-    let mut accounts: Vec<AccountId> = vec![AccountId::cage()];
+    let mut accounts: Vec<AccountId> = Vec::new();
     for q in requests {
         match &q.wager {
             Wager::Bet(b) => {
                 accounts.push(AccountId::wallet(&b.player_id));
                 accounts.push(AccountId::escrow(&b.round_id));
             }
-            Wager::Cash(c) => accounts.push(AccountId::wallet(&c.player_id)),
+            Wager::Cash(c) => {
+                accounts.push(AccountId::wallet(&c.player_id));
+                accounts.push(AccountId::cage());
+            }
         }
     }
     appender.load_accounts(conn, accounts.iter())?;
 
-    let now = now_us();
+    // Bets are placed at the instant their transfers are stamped with.
+    let now = appender.now_us();
     let mut writes = Writes::default();
     // First answers within this batch, for twins that arrive together.
     let mut answered: HashMap<(String, String), (String, Committed)> = HashMap::new();
@@ -227,6 +231,7 @@ fn commit_batch(
                 q.caller_id.clone(),
                 idem.key.clone(),
                 idem.fingerprint.clone(),
+                committed.status,
                 committed.body.clone(),
             ));
             answered.insert(
@@ -549,12 +554,12 @@ fn write(conn: &mut AnyConnection, appender: Appender, writes: Writes, now: i64)
     let keys: Vec<_> = writes
         .keys
         .iter()
-        .map(|(user, key, fingerprint, body)| {
+        .map(|(user, key, fingerprint, status, body)| {
             (
                 ik::user_id.eq(user),
                 ik::idem_key.eq(key),
                 ik::request_hash.eq(fingerprint),
-                ik::status_code.eq(201),
+                ik::status_code.eq(i32::from(*status)),
                 ik::response_body.eq(body),
                 ik::created_at_us.eq(now),
             )

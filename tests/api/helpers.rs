@@ -23,7 +23,7 @@ use djego::config::Settings;
 use djego::domain::{Role, Username};
 use djego::startup::Application;
 pub use djego::store::Backend;
-use djego::store::Database;
+use djego::store::{with_database_name, Database};
 
 pub const DEFAULT_TEST_DATABASE_URL: &str = "postgres://postgres@127.0.0.1:5432/postgres";
 
@@ -118,23 +118,6 @@ pub struct PgTestDb {
 
 pub fn test_database_url() -> String {
     std::env::var("TEST_DATABASE_URL").unwrap_or_else(|_| DEFAULT_TEST_DATABASE_URL.to_string())
-}
-
-/// `base` with its database name replaced by `name` (query parameters kept).
-pub fn with_database_name(base: &str, name: &str) -> String {
-    let (prefix, query) = match base.split_once('?') {
-        Some((p, q)) => (p, Some(q)),
-        None => (base, None),
-    };
-    let after_scheme = prefix.find("://").map(|i| i + 3).unwrap_or(0);
-    let root = match prefix[after_scheme..].find('/') {
-        Some(i) => &prefix[..after_scheme + i],
-        None => prefix,
-    };
-    match query {
-        Some(q) => format!("{root}/{name}?{q}"),
-        None => format!("{root}/{name}"),
-    }
 }
 
 fn admin_connection(admin_url: &str) -> PgConnection {
@@ -236,7 +219,7 @@ impl TestResponse {
         self.json()
     }
 
-    /// Asserts SPEC §8's error shape, `{ "error": { "code": "...", "message": "..." } }`,
+    /// Asserts djego's one error shape, `{ "error": { "code": "...", "message": "..." } }`,
     /// with this status and code.
     #[track_caller]
     pub fn assert_error(&self, status: u16, code: &str) {
@@ -367,6 +350,34 @@ impl TestApp {
             b = b.bearer_auth(t);
         }
         b
+    }
+
+    /// Sends every request at once (a barrier releases them together) and
+    /// returns (status, body) in the order given. Each is (path, token, body,
+    /// Idempotency-Key).
+    pub async fn post_all_at_once(&self, requests: Vec<(String, String, Value, Option<String>)>) -> Vec<(u16, String)> {
+        let mut set = tokio::task::JoinSet::new();
+        let start = Arc::new(tokio::sync::Barrier::new(requests.len()));
+        for (i, (path, token, body, key)) in requests.into_iter().enumerate() {
+            let client = self.client.clone();
+            let url = format!("{}{path}", self.address);
+            let start = start.clone();
+            set.spawn(async move {
+                start.wait().await;
+                let mut req = client.post(&url).bearer_auth(&token).json(&body);
+                if let Some(k) = key {
+                    req = req.header("Idempotency-Key", k);
+                }
+                let r = req.send().await.unwrap_or_else(|e| panic!("request {i} failed: {e}"));
+                (i, r.status().as_u16(), r.text().await.unwrap_or_default())
+            });
+        }
+        let mut out = vec![(0, String::new()); set.len()];
+        while let Some(r) = set.join_next().await {
+            let (i, status, text) = r.expect("request task");
+            out[i] = (status, text);
+        }
+        out
     }
 
     pub async fn get(&self, path: &str, token: Option<&str>) -> TestResponse {

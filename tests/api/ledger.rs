@@ -4,7 +4,6 @@
 use diesel::prelude::*;
 use djego::domain::Role;
 use serde_json::{json, Value};
-use tokio::task::JoinSet;
 
 use crate::helpers::{TestApp, TestUser};
 
@@ -523,29 +522,11 @@ async fn fire(
     op: &str,
     bodies_and_keys: Vec<(Value, Option<String>)>,
 ) -> Vec<(u16, String)> {
-    let url = format!("{}/api/v1/cage/{op}", app.address);
-    let mut set = JoinSet::new();
-    let start = std::sync::Arc::new(tokio::sync::Barrier::new(bodies_and_keys.len()));
-    for (i, (body, key)) in bodies_and_keys.into_iter().enumerate() {
-        let client = app.client.clone();
-        let url = url.clone();
-        let token = token.to_string();
-        let start = start.clone();
-        set.spawn(async move {
-            start.wait().await;
-            let mut req = client.post(&url).bearer_auth(&token).json(&body);
-            if let Some(k) = key {
-                req = req.header("Idempotency-Key", k);
-            }
-            let r = req.send().await.unwrap_or_else(|e| panic!("request {i} failed: {e}"));
-            (r.status().as_u16(), r.text().await.unwrap_or_default())
-        });
-    }
-    let mut out = Vec::new();
-    while let Some(r) = set.join_next().await {
-        out.push(r.expect("request task"));
-    }
-    out
+    let requests = bodies_and_keys
+        .into_iter()
+        .map(|(body, key)| (format!("/api/v1/cage/{op}"), token.to_string(), body, key))
+        .collect();
+    app.post_all_at_once(requests).await
 }
 
 both_backends!(

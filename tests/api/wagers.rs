@@ -5,41 +5,11 @@
 //! is accepted after the close commits.
 
 use serde_json::{json, Value};
-use std::sync::Arc;
-use tokio::task::JoinSet;
 
 use djego::cards::shuffle::{combined_client_seed, ClientSeed};
 use djego::domain::Role;
 
-use crate::helpers::TestApp;
 use crate::prima_carta::{casino, create_round, minor, s, seat, TableOptions};
-
-/// Fires every request at once (a barrier releases them together) and
-/// returns (status, body) in the order given.
-async fn fire_all(app: &TestApp, requests: Vec<(String, String, Value, Option<String>)>) -> Vec<(u16, String)> {
-    let mut set = JoinSet::new();
-    let start = Arc::new(tokio::sync::Barrier::new(requests.len()));
-    for (i, (path, token, body, key)) in requests.into_iter().enumerate() {
-        let client = app.client.clone();
-        let url = format!("{}{path}", app.address);
-        let start = start.clone();
-        set.spawn(async move {
-            start.wait().await;
-            let mut req = client.post(&url).bearer_auth(&token).json(&body);
-            if let Some(k) = key {
-                req = req.header("Idempotency-Key", k);
-            }
-            let r = req.send().await.unwrap_or_else(|e| panic!("request {i} failed: {e}"));
-            (i, r.status().as_u16(), r.text().await.unwrap_or_default())
-        });
-    }
-    let mut out = vec![(0, String::new()); set.len()];
-    while let Some(r) = set.join_next().await {
-        let (i, status, text) = r.expect("request task");
-        out[i] = (status, text);
-    }
-    out
-}
 
 fn error_code(text: &str) -> String {
     serde_json::from_str::<Value>(text).unwrap_or_default()["error"]["code"]
@@ -75,7 +45,7 @@ both_backends!(
                 requests.push((path.clone(), player.token.clone(), body, Some(format!("burst-{p}-{i}"))));
             }
         }
-        let results = fire_all(&app, requests).await;
+        let results = app.post_all_at_once(requests).await;
 
         let mut staked_total = 0;
         for (p, player) in c.players.iter().chain(std::iter::once(&poor)).enumerate() {
@@ -154,7 +124,7 @@ both_backends!(
                 )
             })
             .collect();
-        let results = fire_all(&app, requests).await;
+        let results = app.post_all_at_once(requests).await;
         assert!(
             results.iter().all(|(st, t)| *st == 201 && t == &results[0].1),
             "twins must share the first answer: {results:?}"
@@ -188,7 +158,7 @@ both_backends!(
                 )
             })
             .collect();
-        let results = fire_all(&app, requests).await;
+        let results = app.post_all_at_once(requests).await;
         assert!(
             results.iter().all(|(st, t)| *st == 201 && t == &results[0].1),
             "twins must share the first answer: {results:?}"
@@ -240,7 +210,7 @@ both_backends!(
                 None,
             ),
         );
-        let results = fire_all(&app, requests).await;
+        let results = app.post_all_at_once(requests).await;
         assert_eq!(results[20].0, 200, "close: {}", results[20].1);
         for (i, (status, text)) in results.iter().enumerate() {
             if i == 20 {
@@ -333,7 +303,7 @@ both_backends!(
                 ));
             }
         }
-        let results = fire_all(&app, requests).await;
+        let results = app.post_all_at_once(requests).await;
         assert!(results.iter().all(|(st, _)| *st == 201), "{results:?}");
         for p in &c.players {
             assert_eq!(app.balance(&p.id).await, "98.00", "100 + 4 × 1.50 − 4 × 2.00");

@@ -11,6 +11,7 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::{Duration, Instant};
 
 use super::load;
+use djego::store::with_database_name;
 
 // ---------------------------------------------------------------------------
 // Scratch PostgreSQL databases
@@ -67,23 +68,6 @@ pub fn admin_connection(admin_url: &str) -> Result<PgConnection, String> {
             redact(admin_url)
         )
     })
-}
-
-/// `base` with its database name replaced by `name` (query parameters kept).
-pub fn with_database_name(base: &str, name: &str) -> String {
-    let (prefix, query) = match base.split_once('?') {
-        Some((p, q)) => (p, Some(q)),
-        None => (base, None),
-    };
-    let after_scheme = prefix.find("://").map(|i| i + 3).unwrap_or(0);
-    let root = match prefix[after_scheme..].find('/') {
-        Some(i) => &prefix[..after_scheme + i],
-        None => prefix,
-    };
-    match query {
-        Some(q) => format!("{root}/{name}?{q}"),
-        None => format!("{root}/{name}"),
-    }
 }
 
 /// The URL without its password, for messages.
