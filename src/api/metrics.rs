@@ -47,8 +47,13 @@ pub async fn track(
 ) -> Result<ServiceResponse<impl MessageBody>, actix_web::Error> {
     let started = Instant::now();
     let method = req.method().to_string();
-    let route = req.match_pattern().unwrap_or_else(|| "unmatched".to_string());
     let res = next.call(req).await?;
+    // Read after routing: the router has recorded the matched resource, so
+    // this is a lookup, not a second match of the path against every route.
+    let route = res
+        .request()
+        .match_pattern()
+        .unwrap_or_else(|| "unmatched".to_string());
     let status = res.status().as_u16().to_string();
     METRICS.requests.with_label_values(&[&method, &route, &status]).inc();
     METRICS
