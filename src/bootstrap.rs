@@ -170,3 +170,36 @@ pub fn demo(db: &Database, settings: &Settings) -> Result<(), BootstrapError> {
     println!("  players ana and bruno hold {DEMO_FUNDS} each; tables 'Prima Carta 1' and 'Lobo 1' are open.");
     Ok(())
 }
+
+/// Records a significant event when the service starts signing tokens with a
+/// key other than the one last recorded: a key rotation (or the first key).
+pub fn record_token_keys(db: &Database, keys: &crate::auth::TokenKeys) -> Result<(), BootstrapError> {
+    use crate::store::schema::significant_events as se;
+    use diesel::prelude::*;
+    db.write(|conn| {
+        let last: Option<String> = se::table
+            .filter(se::kind.eq(EventKind::TokenKeyRotated.as_str()))
+            .order((se::at_us.desc(), se::id.desc()))
+            .select(se::details)
+            .first(conn)
+            .optional()?;
+        let last_key_id = last
+            .and_then(|d| serde_json::from_str::<serde_json::Value>(&d).ok())
+            .and_then(|d| d["key_id"].as_str().map(str::to_string));
+        if last_key_id.as_deref() == Some(keys.current_key_id()) {
+            return Ok(());
+        }
+        significant_events::record(
+            conn,
+            EventKind::TokenKeyRotated,
+            None,
+            None,
+            serde_json::json!({
+                "key_id": keys.current_key_id(),
+                "previous_key_id": last_key_id,
+                "accepted_key_ids": keys.accepted_key_ids(),
+            }),
+        )?;
+        Ok(())
+    })
+}

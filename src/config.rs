@@ -5,6 +5,7 @@
 //! file (mode 0600), so a development install works with zero set-up; with
 //! PostgreSQL the secrets must be given, since several instances must agree.
 
+use crate::auth::throttle::LoginPolicy;
 use crate::store::Backend;
 use clap::Args;
 use rand_core::{OsRng, RngCore};
@@ -32,6 +33,19 @@ pub struct ServeArgs {
     /// HMAC secret that signs access tokens (at least 32 bytes).
     #[arg(long, env = "DJEGO_JWT_SECRET", hide_env_values = true)]
     pub jwt_secret: Option<String>,
+    /// Previous token secrets, comma-separated, whose tokens are still
+    /// accepted while a key is rotated; remove one to retire it.
+    #[arg(
+        long,
+        env = "DJEGO_JWT_PREVIOUS_SECRETS",
+        hide_env_values = true,
+        value_delimiter = ','
+    )]
+    pub jwt_previous_secrets: Vec<String>,
+    /// Count login attempts by the last address in `X-Forwarded-For` (set
+    /// only behind a reverse proxy that appends it) instead of the peer.
+    #[arg(long, env = "DJEGO_TRUST_FORWARDED_FOR")]
+    pub trust_forwarded_for: bool,
     /// 32-byte key, as 64 hex digits, that encrypts server seeds at rest.
     #[arg(long, env = "DJEGO_SEED_KEY", hide_env_values = true)]
     pub seed_key: Option<String>,
@@ -53,12 +67,15 @@ pub struct Settings {
     pub db_max_connections: u32,
     pub bind: String,
     pub jwt_secret: Vec<u8>,
+    /// Retiring secrets whose tokens are still accepted.
+    pub jwt_previous_secrets: Vec<Vec<u8>>,
     pub seed_key: [u8; 32],
     pub token_ttl_seconds: u64,
     pub workers: usize,
-    /// Failed logins per username allowed within `login_window_seconds`.
-    pub login_failures_allowed: u32,
-    pub login_window_seconds: u64,
+    pub login_policy: LoginPolicy,
+    /// Password checks (argon2) that may run at once.
+    pub password_check_concurrency: usize,
+    pub trust_forwarded_for: bool,
     /// Largest JSON request body accepted.
     pub json_limit_bytes: usize,
     /// Argon2 memory cost; lowered only by the test harness.
@@ -77,6 +94,18 @@ impl Settings {
             }
             None => return Err("DJEGO_JWT_SECRET is required with PostgreSQL (all instances must share it)".into()),
         };
+        let mut jwt_previous_secrets = Vec::new();
+        for previous in args
+            .jwt_previous_secrets
+            .iter()
+            .map(|s| s.trim())
+            .filter(|s| !s.is_empty())
+        {
+            if previous.len() < 32 {
+                return Err("every DJEGO_JWT_PREVIOUS_SECRETS entry must be at least 32 bytes".into());
+            }
+            jwt_previous_secrets.push(previous.as_bytes().to_vec());
+        }
         let seed_key_hex = match &args.seed_key {
             Some(s) => s.clone(),
             None if backend == Backend::Sqlite => persisted_secret(&secrets_dir, "seed.key")?,
@@ -88,11 +117,13 @@ impl Settings {
             db_max_connections: args.database.db_max_connections,
             bind: args.bind.clone(),
             jwt_secret,
+            jwt_previous_secrets,
             seed_key,
             token_ttl_seconds: args.token_ttl_seconds,
             workers: args.workers,
-            login_failures_allowed: 5,
-            login_window_seconds: 15 * 60,
+            login_policy: LoginPolicy::default(),
+            password_check_concurrency: std::thread::available_parallelism().map_or(2, |n| n.get()),
+            trust_forwarded_for: args.trust_forwarded_for,
             json_limit_bytes: 64 * 1024,
             argon2_memory_kib: argon2::Params::DEFAULT_M_COST,
         })

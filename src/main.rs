@@ -74,6 +74,16 @@ enum BenchCommand {
 enum UserCommand {
     /// Create an account; the password comes from DJEGO_NEW_PASSWORD.
     Create(UserCreateArgs),
+    /// Lift an account's login lockouts (when no pit boss can log in to do it).
+    Unlock(UserUnlockArgs),
+}
+
+#[derive(Args)]
+pub struct UserUnlockArgs {
+    #[arg(long)]
+    pub username: String,
+    #[command(flatten)]
+    pub database: DatabaseArgs,
 }
 
 #[derive(Args)]
@@ -333,6 +343,9 @@ fn run(cli: Cli) -> Result<ExitCode, String> {
         Command::User {
             command: UserCommand::Create(args),
         } => cli::user::create(args),
+        Command::User {
+            command: UserCommand::Unlock(args),
+        } => cli::user::unlock(args),
         Command::Verify {
             command: VerifyCommand::Ledger(args),
         } => cli::verify::ledger(args),

@@ -1,6 +1,7 @@
 //! The append-only log of significant events (docs/architecture.md) that auditors read:
 //! tables opened and closed, pay tables installed, role changes, failed
-//! logins, voids, corrections, seed reveals. Rows are only ever inserted.
+//! logins, logouts and ended sessions, token key rotations, voids, corrections,
+//! seed reveals. Rows are only ever inserted.
 
 use diesel::prelude::*;
 use serde::Serialize;
@@ -16,7 +17,13 @@ pub enum EventKind {
     RoleChanged,
     LoginFailed,
     LoginRateLimited,
+    LoginUnlocked,
+    LoggedOut,
+    SessionsEnded,
+    PasswordChanged,
+    TokenKeyRotated,
     TableCreated,
+    TableReconfigured,
     TableOpened,
     TableClosed,
     DealerAssigned,
@@ -35,7 +42,13 @@ impl EventKind {
             EventKind::RoleChanged => "role_changed",
             EventKind::LoginFailed => "login_failed",
             EventKind::LoginRateLimited => "login_rate_limited",
+            EventKind::LoginUnlocked => "login_unlocked",
+            EventKind::LoggedOut => "logged_out",
+            EventKind::SessionsEnded => "sessions_ended",
+            EventKind::PasswordChanged => "password_changed",
+            EventKind::TokenKeyRotated => "token_key_rotated",
             EventKind::TableCreated => "table_created",
+            EventKind::TableReconfigured => "table_reconfigured",
             EventKind::TableOpened => "table_opened",
             EventKind::TableClosed => "table_closed",
             EventKind::DealerAssigned => "dealer_assigned",

@@ -26,21 +26,30 @@ impl Application {
     /// Connects, migrates, bootstraps and binds; the server runs when awaited.
     pub fn build(settings: Settings) -> Result<Application, String> {
         let db = Database::connect(&settings.database_url, settings.db_max_connections).map_err(|e| e.to_string())?;
+        let keys = TokenKeys::new(
+            &settings.jwt_secret,
+            &settings.jwt_previous_secrets,
+            settings.token_ttl_seconds,
+        );
         db.with_startup_lock(|db| -> Result<(), crate::bootstrap::BootstrapError> {
             db.migrate()?;
             crate::bootstrap::ensure_house_accounts(db)?;
-            crate::bootstrap::first_admin(db, &settings)
+            crate::bootstrap::first_admin(db, &settings)?;
+            crate::bootstrap::record_token_keys(db, &keys)
         })
         .map_err(|e| e.to_string())?;
         let listener = TcpListener::bind(&settings.bind).map_err(|e| format!("cannot bind {}: {e}", settings.bind))?;
         let port = listener.local_addr().map_err(|e| e.to_string())?.port();
         let vault = crate::rounds::SeedVault::new(&settings.seed_key);
+        let password_checks =
+            std::sync::Arc::new(tokio::sync::Semaphore::new(settings.password_check_concurrency.max(1)));
         let state = AppState {
             committer: crate::wagers::Committer::start(db.clone()),
             db,
             settings,
             vault,
             live: crate::live::LiveHub::new(),
+            password_checks,
         };
         if state.db.backend() == crate::store::Backend::Postgres {
             let relay_state = state.clone();
@@ -48,21 +57,19 @@ impl Application {
                 api::prima_carta::relay_remote(&relay_state, a)
             });
         }
-        let server = run(listener, state.clone()).map_err(|e| e.to_string())?;
+        let server = run(listener, state.clone(), keys).map_err(|e| e.to_string())?;
         Ok(Application { port, server, state })
     }
 }
 
-fn run(listener: TcpListener, state: AppState) -> std::io::Result<Server> {
-    let keys = web::Data::new(TokenKeys::new(
-        &state.settings.jwt_secret,
-        state.settings.token_ttl_seconds,
-    ));
+fn run(listener: TcpListener, state: AppState, keys: TokenKeys) -> std::io::Result<Server> {
+    let keys = web::Data::new(keys);
     let json_limit = state.settings.json_limit_bytes;
     let workers = state.settings.workers;
     let data = web::Data::new(state);
     let mut server = HttpServer::new(move || {
         App::new()
+            .wrap(from_fn(move |req, next| api::nul_bytes::refuse(json_limit, req, next)))
             .wrap(from_fn(api::metrics::track))
             .wrap(TracingLogger::default())
             .app_data(data.clone())

@@ -20,6 +20,9 @@ pub struct UserRow {
     pub password_hash: String,
     pub active: bool,
     pub created_at_us: i64,
+    /// Tokens carry the version current when they were issued; a bump
+    /// revokes them all (see [`revoke_sessions`]).
+    pub session_version: i64,
 }
 
 /// A user as shown over the API (never the password hash).
@@ -83,6 +86,7 @@ pub fn create(
         password_hash: hash_password(new.password, argon2_memory_kib),
         active: true,
         created_at_us: now_us(),
+        session_version: 0,
     };
     diesel::insert_into(users::table)
         .values((
@@ -141,4 +145,47 @@ pub fn list(conn: &mut AnyConnection, role: Option<Role>, limit: i64, offset: i6
         .iter()
         .map(UserRow::public)
         .collect())
+}
+
+/// What every request checks of its caller's account.
+pub struct Session {
+    pub username: String,
+    pub role: Role,
+    pub active: bool,
+    pub version: i64,
+}
+
+pub fn session(conn: &mut AnyConnection, id: &str) -> QueryResult<Option<Session>> {
+    let row: Option<(String, String, bool, i64)> = users::table
+        .find(id)
+        .select((users::username, users::role, users::active, users::session_version))
+        .first(conn)
+        .optional()?;
+    Ok(row.map(|(username, role, active, version)| Session {
+        username,
+        // The CHECK constraint on users.role admits only the five names.
+        role: Role::parse(&role).unwrap_or(Role::Player),
+        active,
+        version,
+    }))
+}
+
+/// Ends every session of an account: tokens issued before stop working at
+/// their next request, on every instance. Returns false for an unknown id.
+pub fn revoke_sessions(conn: &mut AnyConnection, id: &str) -> QueryResult<bool> {
+    let changed = diesel::update(users::table.find(id))
+        .set(users::session_version.eq(users::session_version + 1))
+        .execute(conn)?;
+    Ok(changed == 1)
+}
+
+/// Replaces an account's password and ends its sessions.
+pub fn set_password(conn: &mut AnyConnection, id: &str, password_hash: &str) -> QueryResult<bool> {
+    let changed = diesel::update(users::table.find(id))
+        .set((
+            users::password_hash.eq(password_hash),
+            users::session_version.eq(users::session_version + 1),
+        ))
+        .execute(conn)?;
+    Ok(changed == 1)
 }

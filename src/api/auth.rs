@@ -1,21 +1,63 @@
-use actix_web::{get, post, web};
-use diesel::prelude::*;
+//! Logging in and out, and who is calling: every protected request is checked
+//! against the account as it is now in the database (docs/security.md).
+
+use actix_web::dev::Payload;
+use actix_web::http::StatusCode;
+use actix_web::{get, post, put, web, FromRequest, HttpRequest, HttpResponse};
+use futures_util::future::LocalBoxFuture;
 use serde::{Deserialize, Serialize};
+use std::time::Duration;
 use utoipa::ToSchema;
 
 use super::error::{ApiError, ApiResult};
 use super::state::AppState;
-use crate::auth::{verify_password, Caller, TokenKeys};
-use crate::domain::Role;
+use crate::auth::throttle::{self, Attempt, ThrottleError};
+use crate::auth::{self, hash_password, verify_password, Caller, TokenKeys};
+use crate::domain::{Password, Role};
 use crate::significant_events::{self, EventKind};
-use crate::store::schema::login_failures as lf;
-use crate::store::{new_id, now_us};
-use crate::users::{self, User};
+use crate::store::now_us;
+use crate::users::{self, User, UserRow};
+
+/// How long a login waits for one of the bounded password checks before it
+/// is told to come back: a flood of logins queues here, not on the database.
+const PASSWORD_CHECK_WAIT_MS: u64 = 2_000;
+const MAX_USERNAME_BYTES: usize = 64;
+const MAX_PASSWORD_BYTES: usize = 256;
+
+impl FromRequest for Caller {
+    type Error = ApiError;
+    type Future = LocalBoxFuture<'static, Result<Caller, ApiError>>;
+
+    fn from_request(req: &HttpRequest, _: &mut Payload) -> Self::Future {
+        let token = auth::bearer_token(
+            req.headers()
+                .get(actix_web::http::header::AUTHORIZATION)
+                .map(|h| h.as_bytes()),
+        )
+        .map(str::to_string);
+        let state = req.app_data::<web::Data<AppState>>().cloned();
+        let keys = req.app_data::<web::Data<TokenKeys>>().cloned();
+        Box::pin(async move {
+            let token = token?;
+            let (Some(state), Some(keys)) = (state, keys) else {
+                return Err(ApiError::internal("authentication is not configured"));
+            };
+            state
+                .blocking(move |s| {
+                    let mut conn = s.db.conn()?;
+                    Ok(auth::authenticate(&mut conn, &keys, &token)?)
+                })
+                .await
+        })
+    }
+}
 
 #[derive(Deserialize, ToSchema)]
 #[serde(deny_unknown_fields)]
 pub struct LoginRequest {
+    #[schema(max_length = 64)]
     pub username: String,
+    #[schema(max_length = 256)]
     pub password: String,
 }
 
@@ -30,65 +72,56 @@ pub struct LoginResponse {
     pub user_id: String,
 }
 
+/// The client address that login limits count by: the connection's peer, or,
+/// behind a trusted reverse proxy, the last address it appended to
+/// `X-Forwarded-For`.
+fn client_address(req: &HttpRequest, trust_forwarded_for: bool) -> String {
+    if trust_forwarded_for {
+        let forwarded = req
+            .headers()
+            .get("x-forwarded-for")
+            .and_then(|h| h.to_str().ok())
+            .and_then(|h| h.rsplit(',').next())
+            .and_then(|last| last.trim().parse::<std::net::IpAddr>().ok());
+        if let Some(ip) = forwarded {
+            return ip.to_string();
+        }
+    }
+    req.peer_addr().map(|a| a.ip().to_string()).unwrap_or_default()
+}
+
 /// Exchanges a username and password for an access token.
 ///
-/// After too many failed attempts for one username within the window, further
-/// attempts are refused with 429 until the window passes. Every failure is a
-/// significant event.
+/// Attempts are limited per account and client address, per client address
+/// and per account, each in a fixed window; an attempt over a limit is
+/// refused with 429 and `Retry-After` without its password being checked
+/// (docs/security.md gives the numbers). When every password check is busy
+/// for too long the answer is 503 with `Retry-After`. Every failure is a
+/// significant event; so is the first refusal of each window.
 #[utoipa::path(tag = "auth", request_body = LoginRequest, responses(
     (status = 200, body = LoginResponse),
     (status = 400, body = super::error::ErrorBody),
     (status = 401, body = super::error::ErrorBody),
     (status = 429, body = super::error::ErrorBody),
+    (status = 503, body = super::error::ErrorBody),
 ))]
 #[post("/api/v1/auth/login")]
 pub async fn login(
+    req: HttpRequest,
     state: web::Data<AppState>,
     keys: web::Data<TokenKeys>,
     body: web::Json<LoginRequest>,
 ) -> ApiResult<web::Json<LoginResponse>> {
     let LoginRequest { username, password } = body.into_inner();
-    if username.len() > 64 || password.len() > 256 {
+    if username.len() > MAX_USERNAME_BYTES || password.len() > MAX_PASSWORD_BYTES {
         return Err(ApiError::bad_request("invalid_body", "username or password too long"));
     }
-    let username = username.to_ascii_lowercase();
-    let user = state
-        .blocking(move |s| {
-            let window_start = now_us() - (s.settings.login_window_seconds as i64) * 1_000_000;
-            let mut conn = s.db.conn()?;
-            let recent_failures: i64 = lf::table
-                .filter(lf::username.eq(&username))
-                .filter(lf::at_us.ge(window_start))
-                .count()
-                .get_result(&mut *conn)?;
-            if recent_failures >= s.settings.login_failures_allowed as i64 {
-                record_failure(s, &username, true)?;
-                return Err(ApiError::new(
-                    actix_web::http::StatusCode::TOO_MANY_REQUESTS,
-                    "too_many_attempts",
-                    "too many failed logins for this account; try again later",
-                ));
-            }
-            let found = users::find_by_username(&mut conn, &username)?;
-            let ok = match &found {
-                Some(u) => u.active && verify_password(&password, &u.password_hash),
-                None => {
-                    // Same work as a real check, so timing does not reveal which names exist.
-                    let _ = verify_password(&password, crate::auth::password_dummy(s.settings.argon2_memory_kib));
-                    false
-                }
-            };
-            match (ok, found) {
-                (true, Some(u)) => Ok(u),
-                _ => {
-                    record_failure(s, &username, false)?;
-                    Err(ApiError::unauthenticated("wrong username or password"))
-                }
-            }
-        })
-        .await?;
+    let address = client_address(&req, state.settings.trust_forwarded_for);
+    let user = check_password(&state, &username, password, address)
+        .await?
+        .ok_or_else(|| ApiError::unauthenticated("wrong username or password"))?;
     let now_s = (now_us() / 1_000_000) as u64;
-    let (access_token, expires_at) = keys.issue(&user.id, user.role(), &user.username, now_s);
+    let (access_token, expires_at) = keys.issue(&user.id, user.role(), &user.username, user.session_version, now_s);
     Ok(web::Json(LoginResponse {
         access_token,
         token_type: "Bearer",
@@ -98,26 +131,214 @@ pub async fn login(
     }))
 }
 
-fn record_failure(s: &AppState, username: &str, rate_limited: bool) -> Result<(), ApiError> {
-    let username = username.to_string();
-    s.db.write(|conn| -> Result<(), ApiError> {
-        diesel::insert_into(lf::table)
-            .values((lf::id.eq(new_id()), lf::username.eq(&username), lf::at_us.eq(now_us())))
-            .execute(conn)?;
-        let kind = if rate_limited {
-            EventKind::LoginRateLimited
-        } else {
-            EventKind::LoginFailed
-        };
-        significant_events::record(
-            conn,
-            kind,
-            None,
-            Some(&username),
-            serde_json::json!({ "username": username }),
-        )?;
-        Ok(())
+/// Checks a password under the login limits: the account if it is active and
+/// the password right, `None` (a significant event) if not.
+async fn check_password(
+    state: &AppState,
+    username: &str,
+    password: String,
+    address: String,
+) -> Result<Option<UserRow>, ApiError> {
+    let username = username.to_ascii_lowercase();
+    let attempt = Attempt::new(&state.settings.login_policy, &username, &address);
+    let found = take_slots(state, attempt.clone(), &username, &address).await?;
+
+    // The password is checked with no database connection held, by at most
+    // `password_checks` at a time.
+    let permit = match tokio::time::timeout(
+        Duration::from_millis(PASSWORD_CHECK_WAIT_MS),
+        state.password_checks.clone().acquire_owned(),
+    )
+    .await
+    {
+        Ok(Ok(permit)) => permit,
+        _ => {
+            give_back(state, attempt, false).await?;
+            return Err(ApiError::new(
+                StatusCode::SERVICE_UNAVAILABLE,
+                "login_busy",
+                "too many logins at once; try again in a moment",
+            )
+            .retry_after(1));
+        }
+    };
+    let memory_kib = state.settings.argon2_memory_kib;
+    let checked = found.clone();
+    let ok = web::block(move || {
+        let _permit = permit;
+        match &checked {
+            Some(u) => u.active && verify_password(&password, &u.password_hash),
+            None => {
+                // Same work as a real check, so timing does not reveal which names exist.
+                let _ = verify_password(&password, auth::password_dummy(memory_kib));
+                false
+            }
+        }
     })
+    .await?;
+    if ok {
+        give_back(state, attempt, true).await?;
+        return Ok(found);
+    }
+    state
+        .blocking(move |s| {
+            s.db.write(|conn| -> Result<(), ApiError> {
+                significant_events::record(
+                    conn,
+                    EventKind::LoginFailed,
+                    None,
+                    Some(&username),
+                    serde_json::json!({ "username": username, "address": address }),
+                )?;
+                Ok(())
+            })
+        })
+        .await?;
+    Ok(None)
+}
+
+/// Takes the attempt's slots and reads the account, in one short transaction.
+async fn take_slots(
+    state: &AppState,
+    attempt: Attempt,
+    username: &str,
+    address: &str,
+) -> Result<Option<UserRow>, ApiError> {
+    let username = username.to_string();
+    let address = address.to_string();
+    state
+        .blocking(move |s| {
+            let now = now_us();
+            let taken = s.db.write(|conn| -> Result<Option<UserRow>, ThrottleError> {
+                throttle::forget_expired(conn, &s.settings.login_policy, now)?;
+                throttle::take_slots(conn, &attempt, now)?;
+                Ok(users::find_by_username(conn, &username)?)
+            });
+            match taken {
+                Ok(found) => Ok(found),
+                Err(ThrottleError::Refused(refusal)) => {
+                    s.db.write(|conn| -> Result<(), ApiError> {
+                        if throttle::first_refusal(conn, &attempt, refusal.scope)? {
+                            significant_events::record(
+                                conn,
+                                EventKind::LoginRateLimited,
+                                None,
+                                Some(&username),
+                                serde_json::json!({
+                                    "username": username,
+                                    "address": address,
+                                    "limit": refusal.scope.as_str(),
+                                    "retry_after_s": refusal.retry_after_s,
+                                }),
+                            )?;
+                        }
+                        Ok(())
+                    })?;
+                    Err(ApiError::new(
+                        StatusCode::TOO_MANY_REQUESTS,
+                        "too_many_attempts",
+                        "too many failed logins; try again later",
+                    )
+                    .retry_after(refusal.retry_after_s))
+                }
+                Err(ThrottleError::Db(e)) => Err(e.into()),
+                Err(ThrottleError::Store(e)) => Err(e.into()),
+            }
+        })
+        .await
+}
+
+async fn give_back(state: &AppState, attempt: Attempt, succeeded: bool) -> Result<(), ApiError> {
+    state
+        .blocking(move |s| {
+            s.db.write(|conn| -> Result<(), ApiError> { Ok(throttle::give_back(conn, &attempt, succeeded)?) })
+        })
+        .await
+}
+
+/// Ends every session of the caller: this token and every other token of the
+/// account stop working at once, on every instance. A significant event.
+#[utoipa::path(tag = "auth", security(("bearer" = [])), responses(
+    (status = 204, description = "Logged out"),
+    (status = 401, body = super::error::ErrorBody),
+))]
+#[post("/api/v1/auth/logout")]
+pub async fn logout(state: web::Data<AppState>, caller: Caller) -> ApiResult<HttpResponse> {
+    state
+        .blocking(move |s| {
+            s.db.write(|conn| -> Result<(), ApiError> {
+                users::revoke_sessions(conn, &caller.user_id)?;
+                significant_events::record(
+                    conn,
+                    EventKind::LoggedOut,
+                    Some(&caller.user_id),
+                    Some(&caller.user_id),
+                    serde_json::json!({ "username": caller.username }),
+                )?;
+                Ok(())
+            })
+        })
+        .await?;
+    Ok(HttpResponse::NoContent().finish())
+}
+
+#[derive(Deserialize, ToSchema)]
+#[serde(deny_unknown_fields)]
+pub struct ChangePasswordRequest {
+    #[schema(max_length = 256)]
+    pub current_password: String,
+    /// 10 to 128 characters.
+    #[schema(min_length = 10, max_length = 128)]
+    pub new_password: String,
+}
+
+/// Changes the caller's own password. Every session of the account ends,
+/// this one included; log in again with the new password. A significant event.
+#[utoipa::path(tag = "auth", security(("bearer" = [])), request_body = ChangePasswordRequest, responses(
+    (status = 204, description = "Password changed; every session ended"),
+    (status = 400, body = super::error::ErrorBody),
+    (status = 401, body = super::error::ErrorBody),
+    (status = 403, body = super::error::ErrorBody),
+    (status = 429, body = super::error::ErrorBody),
+    (status = 503, body = super::error::ErrorBody),
+))]
+#[put("/api/v1/me/password")]
+pub async fn change_password(
+    req: HttpRequest,
+    state: web::Data<AppState>,
+    caller: Caller,
+    body: web::Json<ChangePasswordRequest>,
+) -> ApiResult<HttpResponse> {
+    let ChangePasswordRequest {
+        current_password,
+        new_password,
+    } = body.into_inner();
+    if current_password.len() > MAX_PASSWORD_BYTES {
+        return Err(ApiError::bad_request("invalid_body", "current_password too long"));
+    }
+    let new_password = Password::parse(&new_password).map_err(|m| ApiError::bad_request("invalid_password", m))?;
+    let address = client_address(&req, state.settings.trust_forwarded_for);
+    check_password(&state, &caller.username, current_password, address)
+        .await?
+        .ok_or_else(|| ApiError::forbidden("the current password is wrong"))?;
+    let memory_kib = state.settings.argon2_memory_kib;
+    let new_hash = web::block(move || hash_password(new_password.expose(), memory_kib)).await?;
+    state
+        .blocking(move |s| {
+            s.db.write(|conn| -> Result<(), ApiError> {
+                users::set_password(conn, &caller.user_id, &new_hash)?;
+                significant_events::record(
+                    conn,
+                    EventKind::PasswordChanged,
+                    Some(&caller.user_id),
+                    Some(&caller.user_id),
+                    serde_json::json!({ "username": caller.username }),
+                )?;
+                Ok(())
+            })
+        })
+        .await?;
+    Ok(HttpResponse::NoContent().finish())
 }
 
 /// The caller's own account.

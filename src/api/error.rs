@@ -12,6 +12,8 @@ pub struct ApiError {
     pub status: StatusCode,
     pub code: &'static str,
     pub message: String,
+    /// Sent as `Retry-After` (seconds) with a 429 or 503.
+    pub retry_after_s: Option<u64>,
 }
 
 #[derive(Serialize, ToSchema)]
@@ -33,7 +35,12 @@ impl ApiError {
             status,
             code,
             message: message.into(),
+            retry_after_s: None,
         }
+    }
+    pub fn retry_after(mut self, seconds: u64) -> ApiError {
+        self.retry_after_s = Some(seconds);
+        self
     }
     pub fn bad_request(code: &'static str, message: impl Into<String>) -> ApiError {
         ApiError::new(StatusCode::BAD_REQUEST, code, message)
@@ -72,12 +79,29 @@ impl ResponseError for ApiError {
         self.status
     }
     fn error_response(&self) -> HttpResponse {
-        HttpResponse::build(self.status).json(ErrorBody {
+        let mut response = HttpResponse::build(self.status);
+        if let Some(seconds) = self.retry_after_s {
+            response.insert_header((actix_web::http::header::RETRY_AFTER, seconds));
+        }
+        response.json(ErrorBody {
             error: ErrorDetail {
                 code: self.code.to_string(),
                 message: self.message.clone(),
             },
         })
+    }
+}
+
+impl From<crate::auth::AuthError> for ApiError {
+    fn from(e: crate::auth::AuthError) -> ApiError {
+        use crate::auth::AuthError as A;
+        match e {
+            A::Forbidden(_) => ApiError::forbidden(e.to_string()),
+            A::SessionRevoked => ApiError::new(StatusCode::UNAUTHORIZED, "session_revoked", e.to_string()),
+            A::AccountInactive => ApiError::new(StatusCode::UNAUTHORIZED, "account_inactive", e.to_string()),
+            A::MissingToken | A::MalformedHeader | A::InvalidToken(_) => ApiError::unauthenticated(e.to_string()),
+            A::Db(db) => ApiError::from(db),
+        }
     }
 }
 

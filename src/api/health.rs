@@ -27,7 +27,12 @@ pub struct Ready {
     pub database: &'static str,
 }
 
-/// Readiness: the database answers (503 otherwise).
+/// How long readiness waits for a database connection: well inside the
+/// orchestrator's probe timeout (deploy/k8s/deployment.yaml), so a database
+/// outage reads as 503, not as a probe timeout.
+pub const READY_TIMEOUT_MS: u64 = 1_000;
+
+/// Readiness: the database answers within a second (503 otherwise).
 #[utoipa::path(tag = "operations", responses(
     (status = 200, body = Ready),
     (status = 503, body = super::error::ErrorBody),
@@ -35,7 +40,10 @@ pub struct Ready {
 #[get("/ready")]
 pub async fn ready(state: web::Data<AppState>) -> ApiResult<web::Json<Ready>> {
     state
-        .blocking(|s| s.db.ping().map_err(|e| ApiError::unavailable(e.to_string())))
+        .blocking(|s| {
+            s.db.ping(READY_TIMEOUT_MS)
+                .map_err(|e| ApiError::unavailable(e.to_string()))
+        })
         .await?;
     let database = match state.db.backend() {
         crate::store::Backend::Sqlite => "sqlite",

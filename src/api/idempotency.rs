@@ -1,6 +1,6 @@
-//! `Idempotency-Key` for money-moving requests (docs/ledger.md): a retry with the
-//! same key and body returns the first result and moves nothing; the same key
-//! with another body is a 409. The stored result is written in the same
+//! `Idempotency-Key` for requests that change state (docs/ledger.md): a retry
+//! with the same key and body returns the first result and changes nothing;
+//! the same key with another body is a 409. The stored result is written in the same
 //! transaction as the money, so they cannot disagree.
 
 use actix_web::http::StatusCode;
@@ -12,7 +12,7 @@ use sha2::{Digest, Sha256};
 use super::error::ApiError;
 use super::state::AppState;
 use crate::store::schema::idempotency_keys as ik;
-use crate::store::{now_us, AnyConnection};
+use crate::store::{now_us, on_backend, AnyConnection};
 use crate::wagers::{Committed, IdempotencyKey, Wager, WagerRequest};
 
 pub const HEADER: &str = "Idempotency-Key";
@@ -88,6 +88,12 @@ fn invalid_key() -> ApiError {
 
 /// Runs `op` in a write transaction unless this caller already used the key;
 /// returns the response to send (`status` on first run, the stored one after).
+///
+/// The key is claimed first thing in the transaction. A twin that arrives
+/// while the first is in flight waits on that claim (PostgreSQL's unique
+/// index; SQLite's single writer) and then replays the first's answer, so it
+/// is never judged against the state the first one left. A failed request
+/// stores nothing: its claim rolls back with it, and a retry runs afresh.
 pub async fn run<T, F>(
     state: &AppState,
     caller_id: &str,
@@ -102,39 +108,24 @@ where
     let caller_id = caller_id.to_string();
     state
         .blocking(move |s| {
-            let result = s.db.write(|conn| -> Result<(u16, String), ApiError> {
+            s.db.write(|conn| -> Result<(u16, String), ApiError> {
                 if let Some(key) = &request.key {
-                    if let Some(stored) = stored(conn, &caller_id, key)? {
-                        return replay(stored, &request.fingerprint);
+                    if !claim(conn, &caller_id, key, &request.fingerprint)? {
+                        let row = stored(conn, &caller_id, key)?.ok_or_else(|| {
+                            ApiError::internal("an Idempotency-Key claim vanished before it could be replayed")
+                        })?;
+                        return replay(row, &request.fingerprint);
                     }
                 }
                 let value = op(conn, request.key.as_deref())?;
                 let body = serde_json::to_string(&value).map_err(|e| ApiError::internal(e.to_string()))?;
                 if let Some(key) = &request.key {
-                    diesel::insert_into(ik::table)
-                        .values((
-                            ik::user_id.eq(&caller_id),
-                            ik::idem_key.eq(key),
-                            ik::request_hash.eq(&request.fingerprint),
-                            ik::status_code.eq(status.as_u16() as i32),
-                            ik::response_body.eq(&body),
-                            ik::created_at_us.eq(now_us()),
-                        ))
+                    diesel::update(ik::table.find((&caller_id, key)))
+                        .set((ik::status_code.eq(status.as_u16() as i32), ik::response_body.eq(&body)))
                         .execute(conn)?;
                 }
                 Ok((status.as_u16(), body))
-            });
-            match (result, &request.key) {
-                // A concurrent twin committed first: answer with its result.
-                (Err(e), Some(key)) if e.status == StatusCode::CONFLICT && e.code == "conflict" => {
-                    let mut conn = s.db.conn()?;
-                    match stored(&mut conn, &caller_id, key)? {
-                        Some(row) => replay(row, &request.fingerprint),
-                        None => Err(e),
-                    }
-                }
-                (other, _) => other,
-            }
+            })
         })
         .await
         .map(|(code, body)| {
@@ -142,6 +133,25 @@ where
                 .content_type("application/json")
                 .body(body)
         })
+}
+
+/// Claims `(caller, key)` for this transaction; false when a committed
+/// request already holds it. On PostgreSQL the insert waits for an
+/// uncommitted twin's claim to commit or roll back.
+fn claim(conn: &mut AnyConnection, caller_id: &str, key: &str, fingerprint: &str) -> QueryResult<bool> {
+    let inserted = on_backend!(conn, |conn| diesel::insert_into(ik::table)
+        .values((
+            ik::user_id.eq(caller_id),
+            ik::idem_key.eq(key),
+            ik::request_hash.eq(fingerprint),
+            // Filled in before commit; never seen by another transaction.
+            ik::status_code.eq(0),
+            ik::response_body.eq(""),
+            ik::created_at_us.eq(now_us()),
+        ))
+        .on_conflict_do_nothing()
+        .execute(conn))?;
+    Ok(inserted == 1)
 }
 
 type StoredRow = (String, i32, String);

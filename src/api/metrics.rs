@@ -50,10 +50,7 @@ pub async fn track(
     let res = next.call(req).await?;
     // Read after routing: the router has recorded the matched resource, so
     // this is a lookup, not a second match of the path against every route.
-    let route = res
-        .request()
-        .match_pattern()
-        .unwrap_or_else(|| "unmatched".to_string());
+    let route = res.request().match_pattern().unwrap_or_else(|| "unmatched".to_string());
     let status = res.status().as_u16().to_string();
     METRICS.requests.with_label_values(&[&method, &route, &status]).inc();
     METRICS

@@ -9,6 +9,7 @@ pub mod health;
 pub mod idempotency;
 pub mod lobo;
 pub mod metrics;
+pub mod nul_bytes;
 pub mod pagination;
 pub mod prima_carta;
 pub mod state;
@@ -28,8 +29,8 @@ use utoipa::{Modify, OpenApi};
     ),
     paths(
         health::health, health::ready, health::metrics,
-        auth::login, auth::me,
-        users::create_user, users::list_users, users::update_user,
+        auth::login, auth::logout, auth::me, auth::change_password,
+        users::create_user, users::list_users, users::update_user, users::end_sessions, users::unlock,
         cage::deposit, cage::withdraw, cage::correction, cage::get_wallet, cage::wallet_history,
         audit::events, audit::ledger, audit::trial_balance, audit::verify_ledger,
         tables::create_table, tables::list_tables, tables::get_table, tables::update_table_config,
@@ -44,7 +45,7 @@ use utoipa::{Modify, OpenApi};
     modifiers(&BearerAuth),
     tags(
         (name = "operations", description = "Health, readiness, metrics"),
-        (name = "auth", description = "Login and the caller's account"),
+        (name = "auth", description = "Login, logout and the caller's account"),
         (name = "users", description = "Player and staff accounts"),
         (name = "cage", description = "Cash in, cash out, corrections (cashier)"),
         (name = "wallets", description = "Player balances and history"),
@@ -88,10 +89,14 @@ pub fn routes(cfg: &mut web::ServiceConfig) {
         .service(health::ready)
         .service(health::metrics)
         .service(auth::login)
+        .service(auth::logout)
         .service(auth::me)
+        .service(auth::change_password)
         .service(users::create_user)
         .service(users::list_users)
         .service(users::update_user)
+        .service(users::end_sessions)
+        .service(users::unlock)
         .service(cage::deposit)
         .service(cage::withdraw)
         .service(cage::correction)

@@ -146,22 +146,30 @@ fn event_name(event: &Event) -> &'static str {
 }
 
 /// Runs a dealer or player action on a locked round and returns the new view.
-async fn round_action<F>(state: web::Data<AppState>, round_id: String, action: F) -> ApiResult<web::Json<RoundView>>
+/// A dealer's or pit boss's step on a round, in one write transaction, made
+/// safe to retry by its Idempotency-Key; then the live view is published.
+async fn round_action<F>(
+    state: web::Data<AppState>,
+    caller_id: &str,
+    idem: IdempotentRequest,
+    round_id: String,
+    action: F,
+) -> ApiResult<HttpResponse>
 where
     F: FnOnce(&mut AnyConnection, &AppState, &RoundRow, &Table) -> Result<(), ApiError> + Send + 'static,
 {
-    let after = state
-        .blocking(move |s| {
-            s.db.write(|conn| {
-                let (row, table) = prima_round(conn, &round_id)?;
-                action(conn, s, &row, &table)?;
-                let row = record::find(conn, &round_id)?.ok_or_else(|| ApiError::not_found("round"))?;
-                service::round_view(conn, &s.vault, &row)
-            })
-        })
-        .await?;
-    publish(&state, &after);
-    Ok(web::Json(after))
+    let id = round_id.clone();
+    let vault = state.vault.clone();
+    let s = state.get_ref().clone();
+    let response = idempotency::run(&state, caller_id, idem, StatusCode::OK, move |conn, _key| {
+        let (row, table) = prima_round(conn, &id)?;
+        action(conn, &s, &row, &table)?;
+        let row = record::find(conn, &id)?.ok_or_else(|| ApiError::not_found("round"))?;
+        service::round_view(conn, &vault, &row)
+    })
+    .await?;
+    publish_by_id(&state, round_id).await;
+    Ok(response)
 }
 
 /// Opens a new round at the table (assigned dealer): the server seed is drawn
@@ -303,7 +311,9 @@ pub async fn take_seat(
 }
 
 /// Closes betting (assigned dealer): at least two seats; fixes the client seed.
-#[utoipa::path(tag = "prima carta", security(("bearer" = [])), responses(
+#[utoipa::path(tag = "prima carta", security(("bearer" = [])),
+    params(("Idempotency-Key" = Option<String>, Header, description = "Makes retries safe")),
+    responses(
     (status = 200, body = RoundView),
     (status = 409, body = super::error::ErrorBody),
     (status = 422, body = super::error::ErrorBody),
@@ -312,17 +322,28 @@ pub async fn take_seat(
 pub async fn close_betting(
     state: web::Data<AppState>,
     caller: Caller,
+    req: HttpRequest,
     path: web::Path<String>,
-) -> ApiResult<web::Json<RoundView>> {
-    round_action(state, path.into_inner(), move |conn, _s, row, table| {
-        require_dealer_of(&caller, table)?;
-        service::close_betting(conn, row).map(|_| ())
-    })
+) -> ApiResult<HttpResponse> {
+    let idem = IdempotentRequest::from_request(&req, &())?;
+    let caller_id = caller.user_id.clone();
+    round_action(
+        state,
+        &caller_id,
+        idem,
+        path.into_inner(),
+        move |conn, _s, row, table| {
+            require_dealer_of(&caller, table)?;
+            service::close_betting(conn, row).map(|_| ())
+        },
+    )
     .await
 }
 
 /// Deals the first pass (assigned dealer); stops at the first copa turn.
-#[utoipa::path(tag = "prima carta", security(("bearer" = [])), responses(
+#[utoipa::path(tag = "prima carta", security(("bearer" = [])),
+    params(("Idempotency-Key" = Option<String>, Header, description = "Makes retries safe")),
+    responses(
     (status = 200, body = RoundView),
     (status = 409, body = super::error::ErrorBody),
 ))]
@@ -330,12 +351,21 @@ pub async fn close_betting(
 pub async fn deal(
     state: web::Data<AppState>,
     caller: Caller,
+    req: HttpRequest,
     path: web::Path<String>,
-) -> ApiResult<web::Json<RoundView>> {
-    round_action(state, path.into_inner(), move |conn, s, row, table| {
-        require_dealer_of(&caller, table)?;
-        service::deal_first_pass(conn, &s.vault, row).map(|_| ())
-    })
+) -> ApiResult<HttpResponse> {
+    let idem = IdempotentRequest::from_request(&req, &())?;
+    let caller_id = caller.user_id.clone();
+    round_action(
+        state,
+        &caller_id,
+        idem,
+        path.into_inner(),
+        move |conn, s, row, table| {
+            require_dealer_of(&caller, table)?;
+            service::deal_first_pass(conn, &s.vault, row).map(|_| ())
+        },
+    )
     .await
 }
 
@@ -477,7 +507,9 @@ pub async fn advice(
 
 /// Runs the repasso and settles (assigned dealer): pays the pot, the cobre and
 /// every side bet; reveals the server seed.
-#[utoipa::path(tag = "prima carta", security(("bearer" = [])), responses(
+#[utoipa::path(tag = "prima carta", security(("bearer" = [])),
+    params(("Idempotency-Key" = Option<String>, Header, description = "Makes retries safe")),
+    responses(
     (status = 200, body = RoundView),
     (status = 409, body = super::error::ErrorBody),
 ))]
@@ -485,24 +517,33 @@ pub async fn advice(
 pub async fn settle(
     state: web::Data<AppState>,
     caller: Caller,
+    req: HttpRequest,
     path: web::Path<String>,
-) -> ApiResult<web::Json<RoundView>> {
-    round_action(state, path.into_inner(), move |conn, s, row, table| {
-        require_dealer_of(&caller, table)?;
-        service::settle(conn, &s.vault, row)?;
-        significant_events::record(
-            conn,
-            EventKind::SeedRevealed,
-            Some(&caller.user_id),
-            Some(&row.id),
-            serde_json::json!({ "reason": "settled" }),
-        )?;
-        Ok(())
-    })
+) -> ApiResult<HttpResponse> {
+    let idem = IdempotentRequest::from_request(&req, &())?;
+    let caller_id = caller.user_id.clone();
+    round_action(
+        state,
+        &caller_id,
+        idem,
+        path.into_inner(),
+        move |conn, s, row, table| {
+            require_dealer_of(&caller, table)?;
+            service::settle(conn, &s.vault, row)?;
+            significant_events::record(
+                conn,
+                EventKind::SeedRevealed,
+                Some(&caller.user_id),
+                Some(&row.id),
+                serde_json::json!({ "reason": "settled" }),
+            )?;
+            Ok(())
+        },
+    )
     .await
 }
 
-#[derive(Deserialize, ToSchema)]
+#[derive(Deserialize, Serialize, ToSchema)]
 #[serde(deny_unknown_fields)]
 pub struct VoidRequest {
     pub reason: String,
@@ -510,7 +551,9 @@ pub struct VoidRequest {
 
 /// Voids a round before any card is dealt (pit boss): every stake is refunded.
 /// A significant event.
-#[utoipa::path(tag = "prima carta", security(("bearer" = [])), request_body = VoidRequest, responses(
+#[utoipa::path(tag = "prima carta", security(("bearer" = [])), request_body = VoidRequest,
+    params(("Idempotency-Key" = Option<String>, Header, description = "Makes retries safe")),
+    responses(
     (status = 200, body = RoundView),
     (status = 400, body = super::error::ErrorBody),
     (status = 409, body = super::error::ErrorBody),
@@ -519,10 +562,12 @@ pub struct VoidRequest {
 pub async fn void(
     state: web::Data<AppState>,
     caller: Caller,
+    req: HttpRequest,
     path: web::Path<String>,
     body: web::Json<VoidRequest>,
-) -> ApiResult<web::Json<RoundView>> {
+) -> ApiResult<HttpResponse> {
     caller.require(&[Role::Pitboss])?;
+    let idem = IdempotentRequest::from_request(&req, &*body)?;
     let reason = body.into_inner().reason.trim().to_string();
     if reason.len() < 3 || reason.chars().count() > 500 {
         return Err(ApiError::bad_request(
@@ -530,24 +575,31 @@ pub async fn void(
             "a void needs a reason of 3 to 500 characters",
         ));
     }
-    round_action(state, path.into_inner(), move |conn, s, row, _table| {
-        service::void(conn, &s.vault, row)?;
-        significant_events::record(
-            conn,
-            EventKind::RoundVoided,
-            Some(&caller.user_id),
-            Some(&row.id),
-            serde_json::json!({ "reason": reason }),
-        )?;
-        significant_events::record(
-            conn,
-            EventKind::SeedRevealed,
-            Some(&caller.user_id),
-            Some(&row.id),
-            serde_json::json!({ "reason": "voided" }),
-        )?;
-        Ok(())
-    })
+    let caller_id = caller.user_id.clone();
+    round_action(
+        state,
+        &caller_id,
+        idem,
+        path.into_inner(),
+        move |conn, s, row, _table| {
+            service::void(conn, &s.vault, row)?;
+            significant_events::record(
+                conn,
+                EventKind::RoundVoided,
+                Some(&caller.user_id),
+                Some(&row.id),
+                serde_json::json!({ "reason": reason }),
+            )?;
+            significant_events::record(
+                conn,
+                EventKind::SeedRevealed,
+                Some(&caller.user_id),
+                Some(&row.id),
+                serde_json::json!({ "reason": "voided" }),
+            )?;
+            Ok(())
+        },
+    )
     .await
 }
 

@@ -14,6 +14,9 @@ pub struct AppState {
     pub live: LiveHub,
     /// This instance's group committer for bets, deposits and withdrawals.
     pub committer: Committer,
+    /// Bounds concurrent password checks (argon2 is memory- and CPU-hard),
+    /// so a flood of logins queues here and degrades only logins.
+    pub password_checks: std::sync::Arc<tokio::sync::Semaphore>,
 }
 
 impl AppState {

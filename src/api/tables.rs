@@ -2,13 +2,15 @@
 //! dealers and installs certified pay tables; everyone may look; watchers
 //! follow a table live over Server-Sent Events.
 
-use actix_web::{delete, get, post, put, web, HttpResponse};
+use actix_web::http::StatusCode;
+use actix_web::{delete, get, post, put, web, HttpRequest, HttpResponse};
 use actix_web_lab::sse;
-use serde::Deserialize;
+use serde::{Deserialize, Serialize};
 use std::time::Duration;
 use utoipa::ToSchema;
 
 use super::error::{ApiError, ApiResult};
+use super::idempotency::{self, IdempotentRequest};
 use super::state::AppState;
 use crate::auth::Caller;
 use crate::bets::{PayTable, PayTableSpec};
@@ -19,7 +21,7 @@ use crate::store::AnyConnection;
 use crate::tables::{self, Table, TableConfig, TableStatus};
 use crate::users;
 
-#[derive(Deserialize, ToSchema)]
+#[derive(Deserialize, Serialize, ToSchema)]
 #[serde(deny_unknown_fields)]
 pub struct CreateTableRequest {
     /// 1–64 characters, unique.
@@ -51,7 +53,9 @@ pub fn load_table(conn: &mut AnyConnection, id: &str) -> Result<Table, ApiError>
 }
 
 /// Creates a table, closed (pit boss).
-#[utoipa::path(tag = "tables", security(("bearer" = [])), request_body = CreateTableRequest, responses(
+#[utoipa::path(tag = "tables", security(("bearer" = [])), request_body = CreateTableRequest,
+    params(("Idempotency-Key" = Option<String>, Header, description = "Makes retries safe")),
+    responses(
     (status = 201, body = Table),
     (status = 400, body = super::error::ErrorBody),
     (status = 403, body = super::error::ErrorBody),
@@ -62,25 +66,39 @@ pub fn load_table(conn: &mut AnyConnection, id: &str) -> Result<Table, ApiError>
 pub async fn create_table(
     state: web::Data<AppState>,
     caller: Caller,
+    http: HttpRequest,
     body: web::Json<CreateTableRequest>,
 ) -> ApiResult<HttpResponse> {
     caller.require(&[Role::Pitboss])?;
+    let idem = IdempotentRequest::from_request(&http, &*body)?;
     let req = body.into_inner();
     check_name(&req.name)?;
     check_config(&req.config)?;
+    let caller_id = caller.user_id.clone();
+    idempotency::run(&state, &caller.user_id, idem, StatusCode::CREATED, move |conn, _key| {
+        // A unique violation here is the name: a twin's key claim came first.
+        tables::create(conn, req.name.trim(), &req.config, Some(&caller_id)).map_err(|e| match e {
+            diesel::result::Error::DatabaseError(diesel::result::DatabaseErrorKind::UniqueViolation, _) => {
+                ApiError::conflict("name_taken", "a table with this name exists")
+            }
+            other => other.into(),
+        })
+    })
+    .await
+}
+
+/// Loads a table after a change and shows it to its watchers.
+async fn publish_table(state: &web::Data<AppState>, id: String) {
     let table = state
         .blocking(move |s| {
-            s.db.write(|conn| {
-                tables::create(conn, req.name.trim(), &req.config, Some(&caller.user_id)).map_err(|e| match e {
-                    diesel::result::Error::DatabaseError(diesel::result::DatabaseErrorKind::UniqueViolation, _) => {
-                        ApiError::conflict("name_taken", "a table with this name exists")
-                    }
-                    other => other.into(),
-                })
-            })
+            let mut conn = s.db.conn()?;
+            load_table(&mut conn, &id)
         })
-        .await?;
-    Ok(HttpResponse::Created().json(table))
+        .await;
+    if let Ok(table) = table {
+        state.live.publish(&table.id, "table", &table);
+        super::prima_carta::announce(state, &table.id, None);
+    }
 }
 
 /// Every table (any role).
@@ -118,7 +136,9 @@ pub async fn get_table(
 }
 
 /// Replaces a closed table's options (pit boss). The game cannot change.
-#[utoipa::path(tag = "tables", security(("bearer" = [])), request_body = TableConfig, responses(
+#[utoipa::path(tag = "tables", security(("bearer" = [])), request_body = TableConfig,
+    params(("Idempotency-Key" = Option<String>, Header, description = "Makes retries safe")),
+    responses(
     (status = 200, body = Table),
     (status = 409, body = super::error::ErrorBody),
     (status = 422, body = super::error::ErrorBody),
@@ -127,43 +147,44 @@ pub async fn get_table(
 pub async fn update_table_config(
     state: web::Data<AppState>,
     caller: Caller,
+    http: HttpRequest,
     path: web::Path<String>,
     body: web::Json<TableConfig>,
-) -> ApiResult<web::Json<Table>> {
+) -> ApiResult<HttpResponse> {
     caller.require(&[Role::Pitboss])?;
+    let idem = IdempotentRequest::from_request(&http, &*body)?;
     let id = path.into_inner();
     let config = body.into_inner();
     check_config(&config)?;
-    let table = state
-        .blocking(move |s| {
-            s.db.write(|conn| {
-                let table = load_table(conn, &id)?;
-                if table.is_open() {
-                    return Err(ApiError::conflict(
-                        "table_open",
-                        "close the table before changing its options",
-                    ));
-                }
-                if table.config.game() != config.game() {
-                    return Err(ApiError::unprocessable("wrong_game", "a table's game cannot change"));
-                }
-                tables::update_config(conn, &id, &config)?;
-                crate::significant_events::record(
-                    conn,
-                    crate::significant_events::EventKind::TableCreated,
-                    Some(&caller.user_id),
-                    Some(&id),
-                    serde_json::json!({ "reconfigured": config }),
-                )?;
-                load_table(conn, &id)
-            })
-        })
-        .await?;
-    Ok(web::Json(table))
+    let caller_id = caller.user_id.clone();
+    idempotency::run(&state, &caller_id, idem, StatusCode::OK, move |conn, _key| {
+        let table = load_table(conn, &id)?;
+        if table.is_open() {
+            return Err(ApiError::conflict(
+                "table_open",
+                "close the table before changing its options",
+            ));
+        }
+        if table.config.game() != config.game() {
+            return Err(ApiError::unprocessable("wrong_game", "a table's game cannot change"));
+        }
+        tables::update_config(conn, &id, &config)?;
+        crate::significant_events::record(
+            conn,
+            crate::significant_events::EventKind::TableReconfigured,
+            Some(&caller.user_id),
+            Some(&id),
+            serde_json::json!({ "config": config }),
+        )?;
+        load_table(conn, &id)
+    })
+    .await
 }
 
 /// Opens a table (pit boss). A significant event.
-#[utoipa::path(tag = "tables", security(("bearer" = [])), responses(
+#[utoipa::path(tag = "tables", security(("bearer" = [])),
+    params(("Idempotency-Key" = Option<String>, Header, description = "Makes retries safe")),
+    responses(
     (status = 200, body = Table),
     (status = 403, body = super::error::ErrorBody),
     (status = 422, body = super::error::ErrorBody),
@@ -172,69 +193,73 @@ pub async fn update_table_config(
 pub async fn open_table(
     state: web::Data<AppState>,
     caller: Caller,
+    http: HttpRequest,
     path: web::Path<String>,
-) -> ApiResult<web::Json<Table>> {
+) -> ApiResult<HttpResponse> {
     caller.require(&[Role::Pitboss])?;
+    let idem = IdempotentRequest::from_request(&http, &())?;
     let id = path.into_inner();
-    let table = state
-        .blocking(move |s| {
-            s.db.write(|conn| {
-                let table = load_table(conn, &id)?;
-                let details = match &table.config {
-                    TableConfig::Lobo(cfg) => match rounds::lobo::check_openable(cfg)? {
-                        Some(edge) => serde_json::json!({ "proven_house_edge": edge }),
-                        None => {
-                            crate::significant_events::record(
-                                conn,
-                                crate::significant_events::EventKind::HouseRuleOverride,
-                                Some(&caller.user_id),
-                                Some(&id),
-                                serde_json::json!({ "house_rule": cfg.house_rule, "loss_cap_points": cfg.loss_cap_points }),
-                            )?;
-                            serde_json::json!({ "house_rule_override": true })
-                        }
-                    },
-                    TableConfig::PrimaCarta(_) => {
-                        let pay = side_bets::for_table(conn, &id)?;
-                        serde_json::json!({ "pay_table_id": pay.id, "pay_table": pay.name, "version": pay.version })
-                    }
-                };
-                tables::set_status(conn, &id, TableStatus::Open, &caller.user_id, details)?;
-                load_table(conn, &id)
-            })
-        })
-        .await?;
-    state.live.publish(&table.id, "table", &table);
-    super::prima_carta::announce(&state, &table.id, None);
-    Ok(web::Json(table))
+    let table_id = id.clone();
+    let caller_id = caller.user_id.clone();
+    let response = idempotency::run(&state, &caller_id, idem, StatusCode::OK, move |conn, _key| {
+        let table = load_table(conn, &id)?;
+        let details = match &table.config {
+            TableConfig::Lobo(cfg) => match rounds::lobo::check_openable(cfg)? {
+                Some(edge) => serde_json::json!({ "proven_house_edge": edge }),
+                None => {
+                    crate::significant_events::record(
+                        conn,
+                        crate::significant_events::EventKind::HouseRuleOverride,
+                        Some(&caller.user_id),
+                        Some(&id),
+                        serde_json::json!({ "house_rule": cfg.house_rule, "loss_cap_points": cfg.loss_cap_points }),
+                    )?;
+                    serde_json::json!({ "house_rule_override": true })
+                }
+            },
+            TableConfig::PrimaCarta(_) => {
+                let pay = side_bets::for_table(conn, &id)?;
+                serde_json::json!({ "pay_table_id": pay.id, "pay_table": pay.name, "version": pay.version })
+            }
+        };
+        tables::set_status(conn, &id, TableStatus::Open, &caller.user_id, details)?;
+        load_table(conn, &id)
+    })
+    .await?;
+    publish_table(&state, table_id).await;
+    Ok(response)
 }
 
 /// Closes a table (pit boss): no new rounds; a round in progress may finish.
-#[utoipa::path(tag = "tables", security(("bearer" = [])), responses((status = 200, body = Table)))]
+#[utoipa::path(tag = "tables", security(("bearer" = [])),
+    params(("Idempotency-Key" = Option<String>, Header, description = "Makes retries safe")),
+    responses((status = 200, body = Table)))]
 #[post("/api/v1/tables/{table_id}/close")]
 pub async fn close_table(
     state: web::Data<AppState>,
     caller: Caller,
+    http: HttpRequest,
     path: web::Path<String>,
-) -> ApiResult<web::Json<Table>> {
+) -> ApiResult<HttpResponse> {
     caller.require(&[Role::Pitboss])?;
+    let idem = IdempotentRequest::from_request(&http, &())?;
     let id = path.into_inner();
-    let table = state
-        .blocking(move |s| {
-            s.db.write(|conn| {
-                load_table(conn, &id)?;
-                tables::set_status(conn, &id, TableStatus::Closed, &caller.user_id, serde_json::json!({}))?;
-                load_table(conn, &id)
-            })
-        })
-        .await?;
-    state.live.publish(&table.id, "table", &table);
-    super::prima_carta::announce(&state, &table.id, None);
-    Ok(web::Json(table))
+    let table_id = id.clone();
+    let caller_id = caller.user_id.clone();
+    let response = idempotency::run(&state, &caller_id, idem, StatusCode::OK, move |conn, _key| {
+        load_table(conn, &id)?;
+        tables::set_status(conn, &id, TableStatus::Closed, &caller.user_id, serde_json::json!({}))?;
+        load_table(conn, &id)
+    })
+    .await?;
+    publish_table(&state, table_id).await;
+    Ok(response)
 }
 
 /// Assigns a dealer to a table (pit boss).
-#[utoipa::path(tag = "tables", security(("bearer" = [])), responses(
+#[utoipa::path(tag = "tables", security(("bearer" = [])),
+    params(("Idempotency-Key" = Option<String>, Header, description = "Makes retries safe")),
+    responses(
     (status = 200, body = Table),
     (status = 422, body = super::error::ErrorBody),
 ))]
@@ -242,55 +267,57 @@ pub async fn close_table(
 pub async fn assign_dealer(
     state: web::Data<AppState>,
     caller: Caller,
+    http: HttpRequest,
     path: web::Path<(String, String)>,
-) -> ApiResult<web::Json<Table>> {
+) -> ApiResult<HttpResponse> {
     caller.require(&[Role::Pitboss])?;
+    let idem = IdempotentRequest::from_request(&http, &())?;
     let (id, dealer_id) = path.into_inner();
-    let table = state
-        .blocking(move |s| {
-            s.db.write(|conn| {
-                load_table(conn, &id)?;
-                let dealer = users::find(conn, &dealer_id)?.ok_or_else(|| ApiError::not_found("dealer"))?;
-                if dealer.role() != Role::Dealer {
-                    return Err(ApiError::unprocessable(
-                        "not_a_dealer",
-                        "only dealer accounts can be assigned to tables",
-                    ));
-                }
-                tables::assign_dealer(conn, &id, &dealer_id, Some(&caller.user_id))?;
-                load_table(conn, &id)
-            })
-        })
-        .await?;
-    Ok(web::Json(table))
+    let caller_id = caller.user_id.clone();
+    idempotency::run(&state, &caller_id, idem, StatusCode::OK, move |conn, _key| {
+        load_table(conn, &id)?;
+        let dealer = users::find(conn, &dealer_id)?.ok_or_else(|| ApiError::not_found("dealer"))?;
+        if dealer.role() != Role::Dealer {
+            return Err(ApiError::unprocessable(
+                "not_a_dealer",
+                "only dealer accounts can be assigned to tables",
+            ));
+        }
+        tables::assign_dealer(conn, &id, &dealer_id, Some(&caller.user_id))?;
+        load_table(conn, &id)
+    })
+    .await
 }
 
 /// Removes a dealer from a table (pit boss).
-#[utoipa::path(tag = "tables", security(("bearer" = [])), responses((status = 200, body = Table)))]
+#[utoipa::path(tag = "tables", security(("bearer" = [])),
+    params(("Idempotency-Key" = Option<String>, Header, description = "Makes retries safe")),
+    responses((status = 200, body = Table)))]
 #[delete("/api/v1/tables/{table_id}/dealers/{dealer_id}")]
 pub async fn unassign_dealer(
     state: web::Data<AppState>,
     caller: Caller,
+    http: HttpRequest,
     path: web::Path<(String, String)>,
-) -> ApiResult<web::Json<Table>> {
+) -> ApiResult<HttpResponse> {
     caller.require(&[Role::Pitboss])?;
+    let idem = IdempotentRequest::from_request(&http, &())?;
     let (id, dealer_id) = path.into_inner();
-    let table = state
-        .blocking(move |s| {
-            s.db.write(|conn| {
-                load_table(conn, &id)?;
-                tables::unassign_dealer(conn, &id, &dealer_id)?;
-                load_table(conn, &id)
-            })
-        })
-        .await?;
-    Ok(web::Json(table))
+    let caller_id = caller.user_id.clone();
+    idempotency::run(&state, &caller_id, idem, StatusCode::OK, move |conn, _key| {
+        load_table(conn, &id)?;
+        tables::unassign_dealer(conn, &id, &dealer_id)?;
+        load_table(conn, &id)
+    })
+    .await
 }
 
 /// Installs a pay table on a Prima Carta table (pit boss). It is certified
 /// first; one with any bet outside the RTP bounds is refused with a 422 that
 /// names the bet and its RTP. A significant event.
-#[utoipa::path(tag = "side bets", security(("bearer" = [])), request_body(content = Object, description = "A pay table (docs/side-bets.md)"), responses(
+#[utoipa::path(tag = "side bets", security(("bearer" = [])), request_body(content = Object, description = "A pay table (docs/side-bets.md)"),
+    params(("Idempotency-Key" = Option<String>, Header, description = "Makes retries safe")),
+    responses(
     (status = 200, body = PayTableView),
     (status = 400, body = super::error::ErrorBody),
     (status = 422, body = super::error::ErrorBody),
@@ -299,22 +326,22 @@ pub async fn unassign_dealer(
 pub async fn install_pay_table(
     state: web::Data<AppState>,
     caller: Caller,
+    http: HttpRequest,
     path: web::Path<String>,
     body: web::Json<PayTableSpec>,
-) -> ApiResult<web::Json<PayTableView>> {
+) -> ApiResult<HttpResponse> {
     caller.require(&[Role::Pitboss])?;
+    let idem = IdempotentRequest::from_request(&http, &*body)?;
     let id = path.into_inner();
     let pay_table = PayTable::new(body.into_inner()).map_err(|e| ApiError::bad_request("invalid_pay_table", e.0))?;
-    let row = state
-        .blocking(move |s| {
-            s.db.write(|conn| {
-                let table = load_table(conn, &id)?;
-                prima_carta::config_of(&table)?;
-                side_bets::install(conn, &id, &pay_table, &caller.user_id)
-            })
-        })
-        .await?;
-    Ok(web::Json(PayTableView::from(&row)))
+    let caller_id = caller.user_id.clone();
+    idempotency::run(&state, &caller_id, idem, StatusCode::OK, move |conn, _key| {
+        let table = load_table(conn, &id)?;
+        prima_carta::config_of(&table)?;
+        let row = side_bets::install(conn, &id, &pay_table, &caller.user_id)?;
+        Ok(PayTableView::from(&row))
+    })
+    .await
 }
 
 /// The pay table a Prima Carta table uses, with its certificate (any role).

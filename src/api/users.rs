@@ -115,7 +115,8 @@ pub struct UpdateUserRequest {
     pub active: Option<bool>,
 }
 
-/// Changes an account's role or deactivates it (pit boss). A significant event.
+/// Changes an account's role or deactivates it (pit boss). Either ends every
+/// session of the account at once. A significant event.
 ///
 /// A player's role cannot change (their wallet stays a player's), nor can a
 /// staff account become a player.
@@ -157,6 +158,8 @@ pub async fn update_user(
                     diesel::update(u::table.find(&user_id))
                         .set(u::role.eq(role.as_str()))
                         .execute(conn)?;
+                    // Tokens issued under the old role end with it.
+                    users::revoke_sessions(conn, &user_id)?;
                     significant_events::record(
                         conn,
                         EventKind::RoleChanged,
@@ -169,6 +172,7 @@ pub async fn update_user(
                     diesel::update(u::table.find(&user_id))
                         .set(u::active.eq(active))
                         .execute(conn)?;
+                    users::revoke_sessions(conn, &user_id)?;
                     significant_events::record(
                         conn,
                         EventKind::RoleChanged,
@@ -184,4 +188,71 @@ pub async fn update_user(
         })
         .await?;
     Ok(web::Json(user))
+}
+
+/// Ends every session of an account (pit boss): its tokens stop working at
+/// their next request on every instance. A significant event.
+#[utoipa::path(tag = "users", security(("bearer" = [])), responses(
+    (status = 204, description = "Every session of the account ended"),
+    (status = 401, body = super::error::ErrorBody),
+    (status = 403, body = super::error::ErrorBody),
+    (status = 404, body = super::error::ErrorBody),
+))]
+#[post("/api/v1/users/{user_id}/logout")]
+pub async fn end_sessions(
+    state: web::Data<AppState>,
+    caller: Caller,
+    path: web::Path<String>,
+) -> ApiResult<HttpResponse> {
+    caller.require(&[Role::Pitboss])?;
+    let user_id = path.into_inner();
+    state
+        .blocking(move |s| {
+            s.db.write(|conn| -> Result<(), ApiError> {
+                if !users::revoke_sessions(conn, &user_id)? {
+                    return Err(ApiError::not_found("user"));
+                }
+                significant_events::record(
+                    conn,
+                    EventKind::SessionsEnded,
+                    Some(&caller.user_id),
+                    Some(&user_id),
+                    serde_json::json!({ "by": caller.username }),
+                )?;
+                Ok(())
+            })
+        })
+        .await?;
+    Ok(HttpResponse::NoContent().finish())
+}
+
+/// Lifts an account's login lockouts (pit boss): the per-account limit and
+/// every (account, address) limit. A significant event.
+#[utoipa::path(tag = "users", security(("bearer" = [])), responses(
+    (status = 204, description = "The account's login limits are reset"),
+    (status = 401, body = super::error::ErrorBody),
+    (status = 403, body = super::error::ErrorBody),
+    (status = 404, body = super::error::ErrorBody),
+))]
+#[post("/api/v1/users/{user_id}/unlock")]
+pub async fn unlock(state: web::Data<AppState>, caller: Caller, path: web::Path<String>) -> ApiResult<HttpResponse> {
+    caller.require(&[Role::Pitboss])?;
+    let user_id = path.into_inner();
+    state
+        .blocking(move |s| {
+            s.db.write(|conn| -> Result<(), ApiError> {
+                let user = users::find(conn, &user_id)?.ok_or_else(|| ApiError::not_found("user"))?;
+                let cleared = crate::auth::throttle::unlock_account(conn, &user.username)?;
+                significant_events::record(
+                    conn,
+                    EventKind::LoginUnlocked,
+                    Some(&caller.user_id),
+                    Some(&user_id),
+                    serde_json::json!({ "username": user.username, "limits_cleared": cleared }),
+                )?;
+                Ok(())
+            })
+        })
+        .await?;
+    Ok(HttpResponse::NoContent().finish())
 }

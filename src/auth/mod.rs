@@ -1,10 +1,12 @@
-//! Who is calling: passwords (argon2), access tokens (JWT, HS256 only), and
-//! the one extractor every protected endpoint uses to learn and check the role.
+//! Who is calling: passwords (argon2), access tokens (JWT, HS256 only, with
+//! key ids for rotation), the check of every request against the account as
+//! it is now, and login throttling.
 
 mod caller;
 mod password;
+pub mod throttle;
 mod token;
 
-pub use caller::Caller;
+pub use caller::{authenticate, bearer_token, AuthError, Caller};
 pub use password::{dummy_hash as password_dummy, hash_password, verify_password};
-pub use token::{Claims, TokenKeys};
+pub use token::{key_id, Claims, TokenError, TokenKeys};

@@ -5,7 +5,7 @@ use std::process::ExitCode;
 use djego::domain::{Password, Username};
 
 use super::serve::open_db;
-use crate::UserCreateArgs;
+use crate::{UserCreateArgs, UserUnlockArgs};
 
 pub fn create(args: UserCreateArgs) -> Result<ExitCode, String> {
     let UserCreateArgs {
@@ -35,5 +35,28 @@ pub fn create(args: UserCreateArgs) -> Result<ExitCode, String> {
         })
         .map_err(|e| e.to_string())?;
     println!("created {} '{}' with id {}", user.role, user.username, user.id);
+    Ok(ExitCode::SUCCESS)
+}
+
+pub fn unlock(args: UserUnlockArgs) -> Result<ExitCode, String> {
+    let username = Username::parse(&args.username)?;
+    let db = open_db(&args.database)?;
+    let cleared = db
+        .write(|conn| -> Result<usize, djego::bootstrap::BootstrapError> {
+            let user = djego::users::find_by_username(conn, username.as_str())?.ok_or_else(|| {
+                djego::bootstrap::BootstrapError::Invalid(format!("no account '{}'", username.as_str()))
+            })?;
+            let cleared = djego::auth::throttle::unlock_account(conn, &user.username)?;
+            djego::significant_events::record(
+                conn,
+                djego::significant_events::EventKind::LoginUnlocked,
+                None,
+                Some(&user.id),
+                serde_json::json!({ "username": user.username, "limits_cleared": cleared, "from": "command line" }),
+            )?;
+            Ok(cleared)
+        })
+        .map_err(|e| e.to_string())?;
+    println!("unlocked '{}' ({cleared} login limits cleared)", username.as_str());
     Ok(ExitCode::SUCCESS)
 }

@@ -51,11 +51,11 @@ impl Amount {
     }
 
     /// Parses a plain decimal string: digits, at most one `.`, an optional
-    /// leading `-` (refused as not positive). No exponent, `+`, `_` separators
-    /// or rounding: `rust_decimal`'s `FromStr` accepts `1e3` and `1_000` and
-    /// rounds past 28 digits, none of which is acceptable for money.
+    /// leading `-` (refused as not positive). No exponent, `+`, `_` separators,
+    /// surrounding space of any kind, or rounding: `rust_decimal`'s `FromStr`
+    /// accepts `1e3` and `1_000` and rounds past 28 digits, none of which is
+    /// acceptable for money.
     pub fn parse(text: &str) -> Result<Amount, AmountError> {
-        let text = text.trim();
         let unsigned = text.strip_prefix('-').unwrap_or(text);
         let (int, frac) = match unsigned.split_once('.') {
             Some((i, f)) => (i, Some(f)),
@@ -137,6 +137,18 @@ mod tests {
         assert_eq!(Amount::parse(".50"), Err(AmountError::NotADecimal));
         assert_eq!(Amount::parse("5."), Err(AmountError::NotADecimal));
         assert_eq!(Amount::parse(""), Err(AmountError::NotADecimal));
+        for padded in [
+            " 5.00",
+            "5.00 ",
+            "\t5.00",
+            "5.00\n",
+            "\u{a0}5.00",
+            "5.00\u{a0}",
+            "5 .00",
+            "\u{2007}5",
+        ] {
+            assert_eq!(Amount::parse(padded), Err(AmountError::NotADecimal), "{padded:?}");
+        }
         assert_eq!(
             Amount::parse("1.0000000000000000000000000001"),
             Err(AmountError::TooManyDecimals)

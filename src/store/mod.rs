@@ -224,8 +224,13 @@ impl Database {
         f(&mut conn)
     }
 
-    pub fn ping(&self) -> Result<(), StoreError> {
-        let mut conn = self.conn()?;
+    /// Checks the database answers, waiting at most `timeout_ms` for a
+    /// connection: readiness must answer well within its probe's timeout.
+    pub fn ping(&self, timeout_ms: u64) -> Result<(), StoreError> {
+        let mut conn = self
+            .pool
+            .get_timeout(Duration::from_millis(timeout_ms))
+            .map_err(|e| StoreError::Unavailable(e.to_string()))?;
         diesel::sql_query("SELECT 1").execute(&mut *conn)?;
         Ok(())
     }

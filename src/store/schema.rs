@@ -10,14 +10,18 @@ diesel::table! {
         password_hash -> Text,
         active -> Bool,
         created_at_us -> BigInt,
+        session_version -> BigInt,
     }
 }
 
 diesel::table! {
-    login_failures (id) {
-        id -> Text,
+    login_throttles (scope, username, address) {
+        scope -> Text,
         username -> Text,
-        at_us -> BigInt,
+        address -> Text,
+        window_start_us -> BigInt,
+        attempts -> Integer,
+        refusal_logged -> Bool,
     }
 }
 
@@ -198,7 +202,7 @@ diesel::table! {
 
 diesel::allow_tables_to_appear_in_same_query!(
     users,
-    login_failures,
+    login_throttles,
     significant_events,
     accounts,
     ledger_head,

@@ -1,5 +1,6 @@
 //! Bad input: always a 4xx in the error shape, never a panic, never a write.
 
+use crate::helpers::assert_error_shape;
 use djego::domain::Role;
 use reqwest::Method;
 use serde_json::json;
@@ -181,5 +182,93 @@ both_backends!(
         app.get("/api/v1/wallets/no-such-player", Some(&auditor))
             .await
             .assert_error(404, "not_found");
+    }
+);
+
+both_backends!(
+    async fn a_nul_character_anywhere_is_a_400_and_changes_nothing(app: TestApp) {
+        let boss = app.create_user(Role::Pitboss).await;
+        let cashier = app.create_user(Role::Cashier).await;
+        let player = app.create_user(Role::Player).await;
+        app.fund(&cashier, &player.id, "10.00").await;
+        let seq = app.last_seq().await;
+
+        let login = app
+            .post(
+                "/api/v1/auth/login",
+                None,
+                &json!({ "username": "admin\u{0}", "password": "whatever-password" }),
+                None,
+            )
+            .await;
+        login.assert_error(400, "invalid_characters");
+        let memo = app
+            .post(
+                "/api/v1/cage/deposits",
+                Some(&cashier.token),
+                &json!({ "player_id": player.id, "amount": "5.00", "memo": "cash\u{0}" }),
+                None,
+            )
+            .await;
+        memo.assert_error(400, "invalid_characters");
+        let name = app
+            .post(
+                "/api/v1/users",
+                Some(&boss.token),
+                &json!({ "username": "nul-user", "display_name": "Nul\u{0}", "role": "player", "password": "long-enough-password" }),
+                None,
+            )
+            .await;
+        name.assert_error(400, "invalid_characters");
+        for path in [
+            "/api/v1/tables/%00".to_string(),
+            format!("/api/v1/wallets/{}%00", player.id),
+            "/api/v1/audit/events?kind=login%00failed".to_string(),
+        ] {
+            app.get(&path, Some(&boss.token))
+                .await
+                .assert_error(400, "invalid_characters");
+        }
+        // An escaped backslash followed by "u0000" is text, not a NUL.
+        let text = app
+            .post(
+                "/api/v1/cage/deposits",
+                Some(&cashier.token),
+                &json!({ "player_id": player.id, "amount": "5.00", "memo": "a \\u0000 b" }),
+                None,
+            )
+            .await;
+        text.expect(201);
+        assert_eq!(app.last_seq().await, seq + 1, "only the last deposit moved money");
+    }
+);
+
+both_backends!(
+    async fn an_amount_padded_with_any_space_is_a_400_and_moves_nothing(app: TestApp) {
+        let cashier = app.create_user(Role::Cashier).await;
+        let player = app.create_user(Role::Player).await;
+        for amount in [
+            " 5.00",
+            "5.00 ",
+            "\t5.00",
+            "5.00\n",
+            "\u{a0}5.00",
+            "5.00\u{a0}",
+            "\u{2003}5.00",
+        ] {
+            let r = app
+                .post(
+                    "/api/v1/cage/deposits",
+                    Some(&cashier.token),
+                    &json!({ "player_id": player.id, "amount": amount }),
+                    None,
+                )
+                .await;
+            assert_eq!(r.status, 400, "{amount:?}: {}", r.text);
+            assert_error_shape(&r.json(), "invalid_body");
+            assert!(r.text.contains("decimal string"), "{}", r.text);
+        }
+        assert_eq!(app.balance(&player.id).await, "0.00");
+        assert_eq!(app.last_seq().await, 0);
     }
 );

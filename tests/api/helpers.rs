@@ -180,11 +180,13 @@ pub fn test_settings(database_url: &str) -> Settings {
         db_max_connections: 10,
         bind: "127.0.0.1:0".to_string(),
         jwt_secret,
+        jwt_previous_secrets: Vec::new(),
         seed_key: rand::random::<[u8; 32]>(),
         token_ttl_seconds: 3600,
         workers: 2,
-        login_failures_allowed: 5,
-        login_window_seconds: 15 * 60,
+        login_policy: djego::auth::throttle::LoginPolicy::default(),
+        password_check_concurrency: 2,
+        trust_forwarded_for: false,
         json_limit_bytes: 64 * 1024,
         argon2_memory_kib: 1024,
     }
@@ -297,18 +299,29 @@ impl Drop for TestApp {
 impl TestApp {
     /// Starts djego on a fresh database of `backend`.
     pub async fn spawn(backend: Backend) -> TestApp {
+        TestApp::spawn_with(backend, |_| {}).await
+    }
+
+    /// Starts djego on a fresh database with settings adjusted by `adjust`.
+    pub async fn spawn_with(backend: Backend, adjust: impl FnOnce(&mut Settings)) -> TestApp {
         let db = Arc::new(TestDb::create(backend));
-        TestApp::spawn_on(db).await
+        TestApp::spawn_on(db, adjust).await
     }
 
     /// Starts another djego instance on this app's database (a restart, or a
     /// second instance sharing it).
     pub async fn spawn_another(&self) -> TestApp {
-        TestApp::spawn_on(self.db.clone()).await
+        self.spawn_another_with(|_| {}).await
     }
 
-    async fn spawn_on(db: Arc<TestDb>) -> TestApp {
-        let settings = test_settings(db.url());
+    /// Another instance on this app's database, with adjusted settings.
+    pub async fn spawn_another_with(&self, adjust: impl FnOnce(&mut Settings)) -> TestApp {
+        TestApp::spawn_on(self.db.clone(), adjust).await
+    }
+
+    async fn spawn_on(db: Arc<TestDb>, adjust: impl FnOnce(&mut Settings)) -> TestApp {
+        let mut settings = test_settings(db.url());
+        adjust(&mut settings);
         let app = Application::build(settings).unwrap_or_else(|e| panic!("djego failed to start on {}: {e}", db.url()));
         let port = app.port;
         let state = app.state.clone();
@@ -356,18 +369,28 @@ impl TestApp {
     /// returns (status, body) in the order given. Each is (path, token, body,
     /// Idempotency-Key).
     pub async fn post_all_at_once(&self, requests: Vec<(String, String, Value, Option<String>)>) -> Vec<(u16, String)> {
-        let mut set = tokio::task::JoinSet::new();
-        let start = Arc::new(tokio::sync::Barrier::new(requests.len()));
-        for (i, (path, token, body, key)) in requests.into_iter().enumerate() {
-            let client = self.client.clone();
-            let url = format!("{}{path}", self.address);
-            let start = start.clone();
-            set.spawn(async move {
-                start.wait().await;
-                let mut req = client.post(&url).bearer_auth(&token).json(&body);
+        let builders = requests
+            .into_iter()
+            .map(|(path, token, body, key)| {
+                let mut req = self.request(reqwest::Method::POST, &path, Some(&token)).json(&body);
                 if let Some(k) = key {
                     req = req.header("Idempotency-Key", k);
                 }
+                req
+            })
+            .collect();
+        self.send_all_at_once(builders).await
+    }
+
+    /// Sends every request at once (a barrier releases them together) and
+    /// returns (status, body) in the order given.
+    pub async fn send_all_at_once(&self, requests: Vec<reqwest::RequestBuilder>) -> Vec<(u16, String)> {
+        let mut set = tokio::task::JoinSet::new();
+        let start = Arc::new(tokio::sync::Barrier::new(requests.len()));
+        for (i, req) in requests.into_iter().enumerate() {
+            let start = start.clone();
+            set.spawn(async move {
+                start.wait().await;
                 let r = req.send().await.unwrap_or_else(|e| panic!("request {i} failed: {e}"));
                 (i, r.status().as_u16(), r.text().await.unwrap_or_default())
             });

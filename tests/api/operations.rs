@@ -101,3 +101,41 @@ async fn ready_is_503_when_the_postgres_database_is_gone() {
     // Liveness is not readiness: /health still answers.
     app.get("/health", None).await.expect(200);
 }
+
+/// The Kubernetes readiness probe's timeout in seconds, read from the manifest.
+fn readiness_probe_timeout_s() -> u64 {
+    let manifest = std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/deploy/k8s/deployment.yaml"))
+        .expect("the deployment manifest");
+    let probe = manifest.split("readinessProbe:").nth(1).expect("a readiness probe");
+    probe
+        .lines()
+        .find_map(|l| l.trim().strip_prefix("timeoutSeconds:"))
+        .expect("a readiness timeout")
+        .trim()
+        .parse()
+        .expect("a number of seconds")
+}
+
+// With every pooled connection taken (an outage as the pool sees it), /ready
+// answers 503 before the orchestrator's probe gives up on it.
+both_backends!(
+    async fn ready_answers_503_within_the_probe_timeout_when_no_connection_comes(app: TestApp) {
+        let probe_timeout_ms = readiness_probe_timeout_s() * 1_000;
+        assert!(
+            djego::api::health::READY_TIMEOUT_MS * 2 <= probe_timeout_ms,
+            "readiness waits {} ms for the database; the probe gives up after {probe_timeout_ms} ms",
+            djego::api::health::READY_TIMEOUT_MS
+        );
+        let app = TestApp::spawn_with(app.backend, |s| s.db_max_connections = 2).await;
+        let held: Vec<_> = (0..2).map(|_| app.database().conn().expect("a connection")).collect();
+        let started = std::time::Instant::now();
+        app.get("/ready", None).await.assert_error(503, "database_unavailable");
+        assert!(
+            started.elapsed() < std::time::Duration::from_millis(probe_timeout_ms),
+            "/ready took {:?}",
+            started.elapsed()
+        );
+        drop(held);
+        app.get("/ready", None).await.expect(200);
+    }
+);

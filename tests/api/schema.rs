@@ -46,7 +46,7 @@ sync_both_backends!(
         // A second instance sharing the database finds nothing to do.
         let second = Database::connect(db.url(), 2).expect("connect again");
         assert_eq!(second.migrate().expect("migrate from another instance"), 0);
-        first.ping().expect("ping");
+        first.ping(1_000).expect("ping");
     }
 );
 
@@ -87,7 +87,7 @@ fn select_every_table(conn: &mut AnyConnection) {
     }
     select_all!(
         users,
-        login_failures,
+        login_throttles,
         significant_events,
         accounts,
         ledger_head,
