@@ -174,7 +174,9 @@ where
 
 /// Opens a new round at the table (assigned dealer): the server seed is drawn
 /// and sealed, its commitment published; betting opens.
-#[utoipa::path(tag = "prima carta", security(("bearer" = [])), responses(
+#[utoipa::path(tag = "prima carta", security(("bearer" = [])),
+    params(("Idempotency-Key" = Option<String>, Header, description = "Makes retries safe")),
+    responses(
     (status = 201, body = RoundView),
     (status = 403, body = super::error::ErrorBody),
     (status = 409, body = super::error::ErrorBody),
@@ -183,24 +185,34 @@ where
 pub async fn create_round(
     state: web::Data<AppState>,
     caller: Caller,
+    req: HttpRequest,
     path: web::Path<String>,
 ) -> ApiResult<HttpResponse> {
+    let idem = IdempotentRequest::from_request(&req, &())?;
     let table_id = path.into_inner();
-    let view = state
+    let id = table_id.clone();
+    let vault = state.vault.clone();
+    let caller_id = caller.user_id.clone();
+    let response = idempotency::run(&state, &caller_id, idem, StatusCode::CREATED, move |conn, _key| {
+        let table = load_table(conn, &id)?;
+        require_dealer_of(&caller, &table)?;
+        if !table.is_open() {
+            return Err(ApiError::conflict("table_closed", "the table is closed"));
+        }
+        let row = service::create_round(conn, &vault, &table, &caller.user_id)?;
+        service::round_view(conn, &vault, &row)
+    })
+    .await?;
+    let latest = state
         .blocking(move |s| {
-            s.db.write(|conn| {
-                let table = load_table(conn, &table_id)?;
-                require_dealer_of(&caller, &table)?;
-                if !table.is_open() {
-                    return Err(ApiError::conflict("table_closed", "the table is closed"));
-                }
-                let row = service::create_round(conn, &s.vault, &table, &caller.user_id)?;
-                service::round_view(conn, &s.vault, &row)
-            })
+            let mut conn = s.db.conn()?;
+            Ok(record::latest(&mut conn, &table_id)?)
         })
-        .await?;
-    publish(&state, &view);
-    Ok(HttpResponse::Created().json(view))
+        .await;
+    if let Ok(Some(row)) = latest {
+        publish_by_id(&state, row.id).await;
+    }
+    Ok(response)
 }
 
 #[derive(Deserialize, IntoParams)]

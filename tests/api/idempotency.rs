@@ -38,7 +38,7 @@ both_backends!(
 );
 
 both_backends!(
-    async fn a_dealer_retrying_close_deal_or_void_gets_the_first_answer(app: TestApp) {
+    async fn a_dealer_retrying_open_close_deal_or_void_gets_the_first_answer(app: TestApp) {
         let c = casino(&app, TableOptions::default()).await;
         // The pit boss's void of another round, retried.
         let voided = create_round(&app, &c).await;
@@ -58,7 +58,14 @@ both_backends!(
         .await
         .assert_error(409, "idempotency_key_reused");
 
-        let round = create_round(&app, &c).await;
+        // Opening a round, retried: the same round, not a conflict with itself.
+        let open = format!("/api/v1/tables/{}/rounds", c.table);
+        let results = twins(&app, 10, &open, &c.dealer.token, json!({}), "round-2").await;
+        all_alike(&results, 201);
+        let round: Value = serde_json::from_str(&results[0].1).unwrap();
+        app.post(&open, Some(&c.dealer.token), &json!({}), None)
+            .await
+            .assert_error(409, "round_in_progress");
         let round_id = s(&round["id"]).to_string();
         seat(&app, &c.players[0], &round_id, "cups", None).await.expect(201);
         seat(&app, &c.players[1], &round_id, "swords", None).await.expect(201);
