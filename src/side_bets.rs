@@ -13,6 +13,7 @@ use crate::bets::{self, BetKind, BetResult, PayTable, Selection};
 use crate::domain::{format_minor, minor_to_decimal, Amount, MINOR_DIGITS};
 use crate::games::prima_carta::DealFacts;
 use crate::ledger::{self, AccountId, Refs, TransferKind, TransferSpec};
+use crate::math::observed_rtp::SettledBet;
 use crate::math::{self, Certificate, RtpBounds};
 use crate::rounds::record::RoundRow;
 use crate::significant_events::{self, EventKind};
@@ -452,14 +453,19 @@ pub struct RtpLine {
     pub observed_rtp: f64,
     /// The certified RTP of this bet under the pay table it was placed under.
     pub theoretical_rtp: f64,
-    /// Standard error of the observed RTP for these stakes.
+    /// Standard error of the observed RTP: the larger of the error for
+    /// independent bets and the error with bets clustered by round (bets on
+    /// one round share its deal); docs/math.md.
     pub standard_error: f64,
+    /// The error if every bet were independent (certified σ per unit).
+    pub independent_error: f64,
+    /// The error with each round a cluster.
+    pub clustered_error: f64,
+    /// Settled rounds these bets were on.
+    pub rounds: i64,
     /// |observed − theoretical| exceeds 2.576 standard errors (the 99% band).
     pub outside_99_band: bool,
 }
-
-/// The 99% two-sided normal quantile.
-const Z_99: f64 = 2.5758;
 
 pub fn observed_rtp(conn: &mut AnyConnection, q: &RtpQuery) -> Result<Vec<RtpLine>, ApiError> {
     let mut query = b::table
@@ -503,23 +509,37 @@ pub fn observed_rtp(conn: &mut AnyConnection, q: &RtpQuery) -> Result<Vec<RtpLin
             continue;
         };
         let label = cert.bet.clone();
-        let staked: i64 = bets.iter().map(|b| b.amount_minor).sum();
-        let returned: i64 = bets.iter().map(|b| b.returned_minor).sum();
-        let sum_sq: f64 = bets.iter().map(|b| (b.amount_minor as f64).powi(2)).sum();
-        let observed = returned as f64 / staked as f64;
+        let settled: Vec<SettledBet<'_>> = bets
+            .iter()
+            .map(|b| SettledBet {
+                round_id: &b.round_id,
+                staked_minor: b.amount_minor,
+                returned_minor: b.returned_minor,
+            })
+            .collect();
+        let Some(o) = crate::math::observed_rtp::observed_rtp(&settled, cert.std_dev_per_unit) else {
+            continue;
+        };
+        let rounds = settled
+            .iter()
+            .map(|b| b.round_id)
+            .collect::<std::collections::HashSet<_>>()
+            .len();
         let theoretical = cert.rtp.value();
-        let se = cert.std_dev_per_unit * sum_sq.sqrt() / staked as f64;
         lines.push(RtpLine {
             kind: label,
             table_id,
             pay_table_id,
             bets: bets.len() as i64,
-            staked: format_minor(staked),
-            returned: format_minor(returned),
-            observed_rtp: observed,
+            staked: format_minor(o.staked_minor),
+            returned: format_minor(o.returned_minor),
+            observed_rtp: o.observed,
             theoretical_rtp: theoretical,
-            standard_error: se,
-            outside_99_band: (observed - theoretical).abs() > Z_99 * se,
+            standard_error: o.standard_error(),
+            independent_error: o.independent_error,
+            clustered_error: o.clustered_error,
+            rounds: rounds as i64,
+            outside_99_band: o.outside_99_band(theoretical),
         });
     }
     Ok(lines)

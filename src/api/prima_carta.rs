@@ -864,10 +864,10 @@ pub async fn observed_rtp(
         })
         .await?;
     if csv {
-        let mut out = String::from("kind,table_id,pay_table_id,bets,staked,returned,observed_rtp,theoretical_rtp,standard_error,outside_99_band\n");
+        let mut out = String::from("kind,table_id,pay_table_id,bets,staked,returned,observed_rtp,theoretical_rtp,standard_error,outside_99_band,rounds,independent_error,clustered_error\n");
         for l in &lines {
             out.push_str(&format!(
-                "{},{},{},{},{},{},{:.6},{:.6},{:.6},{}\n",
+                "{},{},{},{},{},{},{:.6},{:.6},{:.6},{},{},{:.6},{:.6}\n",
                 l.kind,
                 l.table_id,
                 l.pay_table_id,
@@ -877,7 +877,10 @@ pub async fn observed_rtp(
                 l.observed_rtp,
                 l.theoretical_rtp,
                 l.standard_error,
-                l.outside_99_band
+                l.outside_99_band,
+                l.rounds,
+                l.independent_error,
+                l.clustered_error
             ));
         }
         Ok(HttpResponse::Ok().content_type("text/csv").body(out))

@@ -5,6 +5,7 @@ mod cached;
 mod certify;
 mod exact;
 mod n_distribution;
+pub mod observed_rtp;
 pub mod plots;
 mod simulate;
 mod suggest;
