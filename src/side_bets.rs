@@ -74,14 +74,19 @@ impl From<&PayTableRow> for PayTableView {
 /// naming the bet and its RTP) one outside the bounds.
 pub fn certify(table: &PayTable) -> Result<Certificate, ApiError> {
     let certificate = math::certify_pay_table(table, math::cached_n_distribution(), RtpBounds::default());
-    match &certificate.first_failure {
-        Some(f) if !certificate.pass => Err(ApiError::unprocessable("pay_table_not_certified", f.message.clone())),
-        _ if !certificate.pass => Err(ApiError::unprocessable(
-            "pay_table_not_certified",
-            "pay table failed certification",
-        )),
-        _ => Ok(certificate),
+    if certificate.pass {
+        return Ok(certificate);
     }
+    // Name every failing bet, so one round of fixes gets the table through.
+    let failures: Vec<String> = certificate.failures().into_iter().map(|f| f.message).collect();
+    Err(ApiError::unprocessable(
+        "pay_table_not_certified",
+        if failures.is_empty() {
+            "pay table failed certification".to_string()
+        } else {
+            failures.join("; ")
+        },
+    ))
 }
 
 /// Stores a certified pay table (once per fingerprint) and returns its row.

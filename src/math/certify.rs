@@ -132,6 +132,24 @@ pub struct Failure {
     pub message: String,
 }
 
+/// Every bet outside the bounds, in the certificate's order.
+fn failures_of(bets: &[BetCertificate], bounds: RtpBounds) -> Vec<Failure> {
+    bets.iter()
+        .filter(|b| !b.pass)
+        .map(|b| Failure {
+            bet: b.bet.clone(),
+            rtp: b.rtp.value(),
+            message: format!(
+                "{} has RTP {:.2}%, outside {:.2}%–{:.2}%",
+                b.bet,
+                b.rtp.value() * 100.0,
+                bounds.min_rtp * 100.0,
+                bounds.max_rtp * 100.0
+            ),
+        })
+        .collect()
+}
+
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct Certificate {
     pub pay_table: String,
@@ -142,6 +160,13 @@ pub struct Certificate {
     pub bets: Vec<BetCertificate>,
     pub pass: bool,
     pub first_failure: Option<Failure>,
+}
+
+impl Certificate {
+    /// Every failing bet (`first_failure` is the first of them).
+    pub fn failures(&self) -> Vec<Failure> {
+        failures_of(&self.bets, self.bounds)
+    }
 }
 
 fn exact_bet(kind: BetKind, lines: Vec<(&str, Decimal, BigRational)>, bounds: RtpBounds) -> BetCertificate {
@@ -318,17 +343,7 @@ pub fn certify_pay_table(table: &PayTable, dist: &NDistribution, bounds: RtpBoun
             bets.extend(certify_bet(kind, None, table, dist, bounds));
         }
     }
-    let first_failure = bets.iter().find(|b| !b.pass).map(|b| Failure {
-        bet: b.bet.clone(),
-        rtp: b.rtp.value(),
-        message: format!(
-            "{} has RTP {:.2}%, outside {:.2}%–{:.2}%",
-            b.bet,
-            b.rtp.value() * 100.0,
-            bounds.min_rtp * 100.0,
-            bounds.max_rtp * 100.0
-        ),
-    });
+    let first_failure = failures_of(&bets, bounds).into_iter().next();
     Certificate {
         pay_table: table.name().to_string(),
         version: table.version(),

@@ -465,8 +465,9 @@ both_backends!(
         let r = app.put(&path, Some(&c.pitboss.token), &source, None).await;
         r.assert_error(422, "pay_table_not_certified");
         let message = s(&r.json()["error"]["message"]).to_string();
+        // Every failing bet is named, not only the first.
         assert!(
-            message.contains("conto_alto") || message.contains("conto_bajo"),
+            message.contains("conto_alto") && message.contains("conto_bajo"),
             "{message}"
         );
         assert!(message.contains('%'), "the message states the RTP: {message}");
