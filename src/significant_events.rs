@@ -1,6 +1,8 @@
 //! The append-only log of significant events (docs/architecture.md) that auditors read:
 //! tables opened and closed, pay tables installed, role changes, failed
-//! logins, voids, corrections, seed reveals. Rows are only ever inserted.
+//! logins, voids, corrections, seed reveals, checkpoints. Rows are only ever
+//! inserted (triggers refuse anything else), and each checkpoint chains the
+//! events recorded since the last one (`checkpoints::event_chain`).
 
 use diesel::prelude::*;
 use serde::Serialize;
@@ -25,6 +27,7 @@ pub enum EventKind {
     SeedRevealed,
     Correction,
     HouseRuleOverride,
+    CheckpointTaken,
 }
 
 impl EventKind {
@@ -44,6 +47,7 @@ impl EventKind {
             EventKind::SeedRevealed => "seed_revealed",
             EventKind::Correction => "correction",
             EventKind::HouseRuleOverride => "house_rule_override",
+            EventKind::CheckpointTaken => "checkpoint_taken",
         }
     }
 }
@@ -79,7 +83,7 @@ pub fn record(
     Ok(())
 }
 
-#[derive(Queryable, Selectable, Serialize, ToSchema, Debug)]
+#[derive(Queryable, Selectable, Serialize, ToSchema, Debug, Clone)]
 #[diesel(table_name = se)]
 pub struct SignificantEvent {
     pub id: String,
