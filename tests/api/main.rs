@@ -11,6 +11,7 @@ mod auth;
 mod bad_input;
 mod bootstrap;
 mod checkpoints;
+mod database_roles;
 mod ledger;
 mod lobo;
 mod operations;
