@@ -140,10 +140,11 @@ pub struct VerifyLedgerArgs {
     /// `GET /api/v1/audit/checkpoints` list) instead of those in the database.
     #[arg(long, value_name = "FILE")]
     pub checkpoints: Option<PathBuf>,
-    /// Every checkpoint must be signed by this Ed25519 public key (64 hex digits);
-    /// without it, each checkpoint's own key is used and printed for you to compare.
+    /// Every checkpoint must be signed by this Ed25519 public key (64 hex digits); repeat it
+    /// for the keys of several periods. Without it, each checkpoint's own key is used and
+    /// printed for you to compare.
     #[arg(long, value_name = "HEX")]
-    pub public_key: Option<String>,
+    pub public_key: Vec<String>,
 }
 
 #[derive(Args)]

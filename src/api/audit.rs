@@ -129,7 +129,7 @@ pub async fn trial_balance(state: web::Data<AppState>, caller: Caller) -> ApiRes
 /// every checkpoint that does not match (auditor). Someone who can write the
 /// database can also add checkpoints signed with a key of their own: compare
 /// `checkpoints.keys` with the published keys, or run `djego verify ledger
-/// --checkpoints FILE --public-key KEY` on an exported file.
+/// --checkpoints FILE --public-key HEX` on an exported file.
 #[utoipa::path(tag = "audit", security(("bearer" = [])), responses(
     (status = 200, body = AuditVerification),
     (status = 403, body = super::error::ErrorBody),
@@ -141,7 +141,7 @@ pub async fn verify_ledger(state: web::Data<AppState>, caller: Caller) -> ApiRes
         .blocking(|s| {
             let mut conn = s.db.conn()?;
             let stored = checkpoints::all(&mut conn)?;
-            Ok(checkpoints::verify::verify(&mut conn, &stored, "database", None)?)
+            Ok(checkpoints::verify::verify(&mut conn, &stored, "database", &[])?)
         })
         .await?;
     Ok(web::Json(report))

@@ -49,6 +49,11 @@ impl CheckpointKey {
         CheckpointKey::parse(&text).map_err(|e| format!("{}: {e}", path.display()))
     }
 
+    /// The key as 64 hex digits, the form `DJEGO_CHECKPOINT_KEY` takes.
+    pub fn to_hex(&self) -> String {
+        hex::encode(self.signing.to_bytes())
+    }
+
     /// The key as PKCS#8 PEM, the form written to a generated key file.
     pub fn to_pem(&self) -> String {
         self.signing
@@ -129,7 +134,7 @@ mod tests {
         let key = CheckpointKey::generate();
         let from_pem = CheckpointKey::parse(&key.to_pem()).expect("PEM");
         assert_eq!(from_pem.public_key(), key.public_key());
-        let from_hex = CheckpointKey::parse(&hex::encode(key.signing.to_bytes())).expect("hex");
+        let from_hex = CheckpointKey::parse(&key.to_hex()).expect("hex");
         assert_eq!(from_hex.public_key(), key.public_key());
         assert!(CheckpointKey::parse("abcd").is_err());
         let public = PublicKey::parse_hex(&key.public_key().to_hex()).expect("public hex");

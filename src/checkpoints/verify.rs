@@ -1,8 +1,8 @@
 //! Verification of the ledger, the events chain and the checkpoints together:
 //! what `GET /api/v1/audit/ledger/verify` and `djego verify ledger` report.
 //!
-//! A checkpoint is checked twice: its signature (against a pinned public key
-//! when the auditor gives one, else against the key it carries), then the
+//! A checkpoint is checked twice: its signature (against the public keys the
+//! auditor pinned, when any, else against the key it carries), then the
 //! database: the transfer at its `ledger_seq` must exist and the chain must
 //! recompute, from the first transfer, to exactly its `ledger_hash`; the
 //! events chain likewise. Each failure names the checkpoint and the position.
@@ -33,8 +33,9 @@ pub struct CheckpointVerification {
     /// Where the checkpoints came from: `database`, or the file given.
     pub source: String,
     pub checkpoints_checked: i64,
-    /// The key every checkpoint had to be signed with, when one was pinned.
-    pub pinned_key_id: Option<String>,
+    /// The keys every checkpoint had to be signed with one of (none pinned:
+    /// each checkpoint's own key was used).
+    pub pinned_key_ids: Vec<String>,
     /// Every key that signed a checkpoint checked: compare them with the keys
     /// the casino published.
     pub keys: Vec<KeyUse>,
@@ -71,7 +72,7 @@ pub fn verify(
     conn: &mut AnyConnection,
     checkpoints: &[Checkpoint],
     source: &str,
-    pinned: Option<&PublicKey>,
+    pinned: &[PublicKey],
 ) -> QueryResult<AuditVerification> {
     let mut failures = Vec::new();
     let mut signed = Vec::new();
@@ -142,7 +143,7 @@ pub fn verify(
         ok: failures.is_empty(),
         source: source.to_string(),
         checkpoints_checked: checkpoints.len() as i64,
-        pinned_key_id: pinned.map(PublicKey::key_id),
+        pinned_key_ids: pinned.iter().map(PublicKey::key_id).collect(),
         keys: keys
             .into_iter()
             .map(|((key_id, public_key), checkpoints)| KeyUse {
@@ -162,7 +163,7 @@ pub fn verify(
     })
 }
 
-fn check_signature(c: &Checkpoint, pinned: Option<&PublicKey>) -> Result<(), String> {
+fn check_signature(c: &Checkpoint, pinned: &[PublicKey]) -> Result<(), String> {
     let carried = PublicKey::parse_hex(&c.public_key).map_err(|e| format!("checkpoint {}: {e}", c.seq))?;
     if carried.key_id() != c.key_id {
         return Err(format!(
@@ -172,18 +173,22 @@ fn check_signature(c: &Checkpoint, pinned: Option<&PublicKey>) -> Result<(), Str
             carried.key_id()
         ));
     }
-    let key = match pinned {
-        Some(p) if *p != carried => {
-            return Err(format!(
-                "checkpoint {} is signed by key {}, not by the pinned key {}",
-                c.seq,
-                carried.key_id(),
-                p.key_id()
-            ))
-        }
-        Some(p) => p,
-        None => &carried,
-    };
+    if !pinned.is_empty() && !pinned.contains(&carried) {
+        let ids: Vec<String> = pinned.iter().map(PublicKey::key_id).collect();
+        return Err(format!(
+            "checkpoint {} is signed by key {}, not by {} {}",
+            c.seq,
+            carried.key_id(),
+            if ids.len() == 1 {
+                "the pinned key"
+            } else {
+                "any of the pinned keys"
+            },
+            ids.join(", ")
+        ));
+    }
+    // A pinned key, or the carried one: equal when pinned.
+    let key = &carried;
     key.verify(c.signed_message().as_bytes(), &c.signature).map_err(|e| {
         format!(
             "checkpoint {} (signed at {}): {e} under key {}",

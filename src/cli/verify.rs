@@ -15,7 +15,11 @@ use crate::{VerifyLedgerArgs, VerifyRoundArgs};
 /// JSON, and to standard error the keys that signed the checkpoints and each
 /// failure in a sentence.
 pub fn ledger(args: VerifyLedgerArgs) -> Result<ExitCode, String> {
-    let pinned = args.public_key.as_deref().map(PublicKey::parse_hex).transpose()?;
+    let pinned = args
+        .public_key
+        .iter()
+        .map(|k| PublicKey::parse_hex(k).map_err(|e| format!("--public-key {k}: {e}")))
+        .collect::<Result<Vec<_>, _>>()?;
     let from_file = match &args.checkpoints {
         Some(path) => Some((read_checkpoints(path)?, path.display().to_string())),
         None => None,
@@ -27,8 +31,7 @@ pub fn ledger(args: VerifyLedgerArgs) -> Result<ExitCode, String> {
                 Some((list, path)) => (list.clone(), path.clone()),
                 None => (djego::checkpoints::all(conn)?, "database".to_string()),
             };
-            djego::checkpoints::verify::verify(conn, &list, &source, pinned.as_ref())
-                .map_err(djego::store::StoreError::from)
+            djego::checkpoints::verify::verify(conn, &list, &source, &pinned).map_err(djego::store::StoreError::from)
         })
         .map_err(|e| e.to_string())?;
     println!("{}", serde_json::to_string_pretty(&report).map_err(|e| e.to_string())?);

@@ -343,7 +343,7 @@ both_backends!(
         assert_eq!(code, 0, "{report}{err}");
         assert_eq!(report["checkpoints"]["checkpoints_checked"], 2);
         assert_eq!(report["checkpoints"]["source"], file.as_str());
-        assert_eq!(report["checkpoints"]["pinned_key_id"], first["key_id"]);
+        assert_eq!(report["checkpoints"]["pinned_key_ids"], json!([first["key_id"]]));
         assert!(
             err.contains(&format!("signed by key {}", first["key_id"].as_str().unwrap())),
             "{err}"
@@ -654,12 +654,28 @@ both_backends!(
         let details: Value = serde_json::from_str(events[0]["details"].as_str().unwrap()).unwrap();
         assert_eq!(details["trigger"], "command");
 
-        match app.backend {
+        // A second key: (its public key, the checkpoints it signs).
+        let (second_key, signed_by_second) = match app.backend {
             Backend::Postgres => {
                 // The key must be given: PostgreSQL has no file beside it to keep one in.
                 let o = djego(&["checkpoint", "take", "--database-url", &url]).await;
                 assert_eq!(o.status.code(), Some(2), "{}", stdout(&o));
                 assert!(stderr(&o).contains("DJEGO_CHECKPOINT_KEY"), "{}", stderr(&o));
+                // Given as 64 hex digits, the form DJEGO_CHECKPOINT_KEY takes.
+                let other = CheckpointKey::generate();
+                let o = djego(&[
+                    "checkpoint",
+                    "take",
+                    "--database-url",
+                    &url,
+                    "--checkpoint-key",
+                    &other.to_hex(),
+                ])
+                .await;
+                assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+                let taken: Value = serde_json::from_str(&stdout(&o)).unwrap();
+                assert_eq!(taken["key_id"], other.public_key().key_id().as_str());
+                (other.public_key().to_hex(), 1)
             }
             Backend::Sqlite => {
                 // None given: one is generated beside the database file, private, and kept.
@@ -679,18 +695,21 @@ both_backends!(
                 assert_eq!(mode & 0o777, 0o600, "{mode:o}");
                 let generated = CheckpointKey::read(&path).unwrap();
                 assert_eq!(generated.public_key().key_id(), ids[0]);
+                (generated.public_key().to_hex(), 2)
             }
-        }
-        // Checkpoints by several keys verify, each under its own; pinned to one, the others fail.
-        let (code, report, _) = verify_cli(&app, &[]).await;
-        assert_eq!(code, 0, "{report}");
-        let (code, report, _) = verify_cli(&app, &["--public-key", &key_hex]).await;
-        let expected_failures = match app.backend {
-            Backend::Postgres => 0,
-            Backend::Sqlite => 2,
         };
-        assert_eq!(failure_reasons(&report).len(), expected_failures, "{report}");
-        assert_eq!(code, if expected_failures == 0 { 0 } else { 1 });
+        // Checkpoints by several keys verify, each under its own key; pinned to
+        // one key, the other's fail; pinned to both, all pass.
+        let (code, report, err) = verify_cli(&app, &[]).await;
+        assert_eq!(code, 0, "{report}");
+        assert_eq!(report["checkpoints"]["keys"].as_array().unwrap().len(), 2, "{report}");
+        assert_eq!(err.matches("signed by key").count(), 2, "{err}");
+        let (code, report, _) = verify_cli(&app, &["--public-key", &key_hex]).await;
+        assert_eq!(code, 1);
+        assert_eq!(failure_reasons(&report).len(), signed_by_second, "{report}");
+        let (code, report, _) = verify_cli(&app, &["--public-key", &key_hex, "--public-key", &second_key]).await;
+        assert_eq!(code, 0, "{report}");
+        assert_eq!(report["checkpoints"]["pinned_key_ids"].as_array().unwrap().len(), 2);
     }
 );
 
