@@ -142,7 +142,8 @@ mod tests {
         assert_eq!(public.key_id().len(), 16);
     }
 
-    /// RFC 8032, section 7.1, test 1: djego signs what any Ed25519 tool checks.
+    /// The Ed25519 standard's first test vector (the empty message): djego
+    /// signs what any Ed25519 tool checks.
     #[test]
     fn signs_the_rfc_8032_test_vector() {
         let key = CheckpointKey::parse("9d61b19deffd5a60ba844af492ec2cc44449c5697b326919703bac031cae7f60").unwrap();

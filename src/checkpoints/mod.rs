@@ -76,7 +76,7 @@ impl Checkpoint {
         .to_string()
     }
 
-    /// `taken_at_us` as an RFC 3339 UTC time, for people.
+    /// `taken_at_us` as an ISO 8601 time in UTC, for people.
     pub fn taken_at(&self) -> String {
         chrono::DateTime::from_timestamp_micros(self.taken_at_us)
             .map(|t| t.to_rfc3339_opts(chrono::SecondsFormat::Secs, true))

@@ -55,7 +55,7 @@ pub struct KeyUse {
 #[derive(Serialize, ToSchema, Debug, Clone)]
 pub struct CheckpointSummary {
     pub seq: i64,
-    /// RFC 3339, UTC.
+    /// An ISO 8601 time in UTC, e.g. `2026-11-23T10:00:00Z`.
     pub taken_at: String,
     pub ledger_seq: i64,
     pub events_seq: i64,
