@@ -170,9 +170,10 @@ generate_secrets() {
     say "secrets (generated for this run, shared by every instance)"
     DJEGO_JWT_SECRET=$(python3 -c 'import secrets; print(secrets.token_hex(32))')
     DJEGO_SEED_KEY=$(python3 -c 'import secrets; print(secrets.token_hex(32))')
+    DJEGO_CHECKPOINT_KEY=$(python3 -c 'import secrets; print(secrets.token_hex(32))')
     DJEGO_ADMIN_PASSWORD=$(python3 -c 'import secrets; print(secrets.token_urlsafe(18))')
-    export DJEGO_JWT_SECRET DJEGO_SEED_KEY DJEGO_ADMIN_PASSWORD
-    info "DJEGO_JWT_SECRET, DJEGO_SEED_KEY, DJEGO_ADMIN_PASSWORD set in the environment only"
+    export DJEGO_JWT_SECRET DJEGO_SEED_KEY DJEGO_CHECKPOINT_KEY DJEGO_ADMIN_PASSWORD
+    info "DJEGO_JWT_SECRET, DJEGO_SEED_KEY, DJEGO_CHECKPOINT_KEY, DJEGO_ADMIN_PASSWORD set in the environment only"
 }
 
 migrate_concurrently() {

@@ -6,6 +6,7 @@
 //! PostgreSQL the secrets must be given, since several instances must agree.
 
 use crate::auth::throttle::LoginPolicy;
+use crate::checkpoints::CheckpointKey;
 use crate::store::Backend;
 use clap::Args;
 use rand_core::{OsRng, RngCore};
@@ -21,6 +22,54 @@ pub struct DatabaseArgs {
     /// Maximum pooled database connections per instance.
     #[arg(long, env = "DJEGO_DB_MAX_CONNECTIONS", default_value_t = 16)]
     pub db_max_connections: u32,
+    /// A URL for migrations only, as the role that owns the schema, when the
+    /// role of --database-url may not change it (docs/operations.md).
+    #[arg(long, env = "DJEGO_MIGRATION_DATABASE_URL", hide_env_values = true)]
+    pub migration_database_url: Option<String>,
+}
+
+/// The Ed25519 key that signs checkpoints: never stored in the database.
+#[derive(Args, Clone, Debug)]
+pub struct CheckpointKeyArgs {
+    /// The checkpoint signing key as 64 hex digits (Ed25519 private key).
+    #[arg(
+        long,
+        env = "DJEGO_CHECKPOINT_KEY",
+        hide_env_values = true,
+        conflicts_with = "checkpoint_key_file"
+    )]
+    pub checkpoint_key: Option<String>,
+    /// A file holding the checkpoint signing key: PKCS#8 PEM
+    /// (`openssl genpkey -algorithm ed25519`) or 64 hex digits.
+    #[arg(long, env = "DJEGO_CHECKPOINT_KEY_FILE")]
+    pub checkpoint_key_file: Option<PathBuf>,
+}
+
+impl CheckpointKeyArgs {
+    /// The key given, or with SQLite and none given, `checkpoint.key` beside
+    /// the database file (generated on first use, mode 0600).
+    pub fn resolve(&self, database_url: &str) -> Result<CheckpointKey, String> {
+        match (&self.checkpoint_key, &self.checkpoint_key_file) {
+            (Some(text), _) => CheckpointKey::parse(text).map_err(|e| format!("DJEGO_CHECKPOINT_KEY: {e}")),
+            (None, Some(path)) => CheckpointKey::read(path),
+            (None, None) if Backend::of_url(database_url) == Backend::Sqlite => {
+                let path = secrets_dir(database_url).join("checkpoint.key");
+                if path.exists() {
+                    return CheckpointKey::read(&path);
+                }
+                let key = CheckpointKey::generate();
+                std::fs::create_dir_all(secrets_dir(database_url))
+                    .and_then(|()| write_private(&path, &key.to_pem()))
+                    .map_err(|e| format!("cannot write {}: {e}", path.display()))?;
+                Ok(key)
+            }
+            (None, None) => Err(
+                "DJEGO_CHECKPOINT_KEY or DJEGO_CHECKPOINT_KEY_FILE is required with PostgreSQL \
+                 (the key must not be in the database; all instances share it)"
+                    .into(),
+            ),
+        }
+    }
 }
 
 #[derive(Args, Clone, Debug)]
@@ -52,6 +101,12 @@ pub struct ServeArgs {
     /// Lifetime of an access token in seconds.
     #[arg(long, env = "DJEGO_TOKEN_TTL_SECONDS", default_value_t = 8 * 3600)]
     pub token_ttl_seconds: u64,
+    #[command(flatten)]
+    pub checkpoint_key: CheckpointKeyArgs,
+    /// Seconds between the checkpoints the service takes by itself, skipped
+    /// when nothing changed (0 = none).
+    #[arg(long, env = "DJEGO_CHECKPOINT_INTERVAL_SECONDS", default_value_t = 300)]
+    pub checkpoint_interval_seconds: u64,
     /// Worker threads (0 = one per core).
     #[arg(long, env = "DJEGO_WORKERS", default_value_t = 0)]
     pub workers: usize,
@@ -64,12 +119,17 @@ pub struct ServeArgs {
 #[derive(Clone)]
 pub struct Settings {
     pub database_url: String,
+    /// The schema owner's URL for migrations, when it is not `database_url`.
+    pub migration_database_url: Option<String>,
     pub db_max_connections: u32,
     pub bind: String,
     pub jwt_secret: Vec<u8>,
     /// Retiring secrets whose tokens are still accepted.
     pub jwt_previous_secrets: Vec<Vec<u8>>,
     pub seed_key: [u8; 32],
+    pub checkpoint_key: CheckpointKey,
+    /// Seconds between the service's own checkpoints; 0 for none.
+    pub checkpoint_interval_seconds: u64,
     pub token_ttl_seconds: u64,
     pub workers: usize,
     pub login_policy: LoginPolicy,
@@ -112,13 +172,17 @@ impl Settings {
             None => return Err("DJEGO_SEED_KEY is required with PostgreSQL (all instances must share it)".into()),
         };
         let seed_key = parse_key(&seed_key_hex)?;
+        let checkpoint_key = args.checkpoint_key.resolve(&args.database.database_url)?;
         Ok(Settings {
             database_url: args.database.database_url.clone(),
+            migration_database_url: args.database.migration_database_url.clone(),
             db_max_connections: args.database.db_max_connections,
             bind: args.bind.clone(),
             jwt_secret,
             jwt_previous_secrets,
             seed_key,
+            checkpoint_key,
+            checkpoint_interval_seconds: args.checkpoint_interval_seconds,
             token_ttl_seconds: args.token_ttl_seconds,
             workers: args.workers,
             login_policy: LoginPolicy::default(),

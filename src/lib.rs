@@ -10,6 +10,7 @@ pub mod auth;
 pub mod bets;
 pub mod bootstrap;
 pub mod cards;
+pub mod checkpoints;
 pub mod config;
 pub mod domain;
 pub mod games;

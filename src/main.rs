@@ -1,6 +1,6 @@
 //! The `djego` command line: the clap definition and dispatch. Each command
-//! group's implementation lives in `src/cli/` (serve, user, verify, certify,
-//! simulate, solve, bench).
+//! group's implementation lives in `src/cli/` (serve, user, checkpoint, verify,
+//! certify, simulate, solve, bench).
 //!
 //! Exit codes: 0 success (or PASS), 1 a check failed (verification, certification),
 //! 2 the command could not run (bad input, unreadable file, I/O or database error).
@@ -11,7 +11,7 @@ use clap::{ArgGroup, Args, Parser, Subcommand};
 use std::path::PathBuf;
 use std::process::ExitCode;
 
-use djego::config::{DatabaseArgs, ServeArgs};
+use djego::config::{CheckpointKeyArgs, DatabaseArgs, ServeArgs};
 use djego::domain::Role;
 
 #[derive(Parser)]
@@ -33,6 +33,11 @@ enum Command {
     User {
         #[command(subcommand)]
         command: UserCommand,
+    },
+    /// Sign the ledger's head now, or export the signed checkpoints for an auditor.
+    Checkpoint {
+        #[command(subcommand)]
+        command: CheckpointCommand,
     },
     /// Verify the ledger, or a round's shuffle transcript offline.
     Verify {
@@ -101,13 +106,55 @@ pub struct UserCreateArgs {
 }
 
 #[derive(Subcommand)]
+enum CheckpointCommand {
+    /// Take a checkpoint: seal the significant-events chain, sign both heads, print it.
+    Take(CheckpointTakeArgs),
+    /// Write every checkpoint to a JSON file, for `djego verify ledger --checkpoints`.
+    Export(CheckpointExportArgs),
+}
+
+#[derive(Args)]
+pub struct CheckpointTakeArgs {
+    #[command(flatten)]
+    pub database: DatabaseArgs,
+    #[command(flatten)]
+    pub key: CheckpointKeyArgs,
+}
+
+#[derive(Args)]
+pub struct CheckpointExportArgs {
+    /// The file to write.
+    #[arg(long)]
+    pub out: PathBuf,
+    #[command(flatten)]
+    pub database: DatabaseArgs,
+}
+
+#[derive(Subcommand)]
 enum VerifyCommand {
-    /// Recompute the ledger's hash chain and balances; exit 1 when broken.
-    Ledger(DatabaseArgs),
+    /// Recompute the ledger's hash chain and balances and the significant-events chain, and
+    /// check them against signed checkpoints (the database's, or --checkpoints FILE);
+    /// exit 1 when anything does not check.
+    Ledger(VerifyLedgerArgs),
     /// Check a round recall offline: recompute the commitment, the client seed and the
     /// dealt order of a ShuffleTranscript JSON file (one transcript or a JSON list of them).
     /// Exit 0 if all verify, 1 if any does not, 2 if the file cannot be read.
     Round(VerifyRoundArgs),
+}
+
+#[derive(Args)]
+pub struct VerifyLedgerArgs {
+    #[command(flatten)]
+    pub database: DatabaseArgs,
+    /// Check against the checkpoints of this exported file (or a saved
+    /// `GET /api/v1/audit/checkpoints` list) instead of those in the database.
+    #[arg(long, value_name = "FILE")]
+    pub checkpoints: Option<PathBuf>,
+    /// Every checkpoint must be signed by this Ed25519 public key (64 hex digits); repeat it
+    /// for the keys of several periods. Without it, each checkpoint's own key is used and
+    /// printed for you to compare.
+    #[arg(long, value_name = "HEX")]
+    pub public_key: Vec<String>,
 }
 
 #[derive(Args)]
@@ -346,6 +393,12 @@ fn run(cli: Cli) -> Result<ExitCode, String> {
         Command::User {
             command: UserCommand::Unlock(args),
         } => cli::user::unlock(args),
+        Command::Checkpoint {
+            command: CheckpointCommand::Take(args),
+        } => cli::checkpoint::take(args),
+        Command::Checkpoint {
+            command: CheckpointCommand::Export(args),
+        } => cli::checkpoint::export(args),
         Command::Verify {
             command: VerifyCommand::Ledger(args),
         } => cli::verify::ledger(args),

@@ -1,7 +1,9 @@
 //! The append-only log of significant events (docs/architecture.md) that auditors read:
 //! tables opened and closed, pay tables installed, role changes, failed
 //! logins, logouts and ended sessions, token key rotations, voids, corrections,
-//! seed reveals. Rows are only ever inserted.
+//! seed reveals, checkpoints. Rows are only ever inserted (triggers refuse
+//! anything else), and each checkpoint chains the events recorded since the
+//! last one (`checkpoints::event_chain`).
 
 use diesel::prelude::*;
 use serde::Serialize;
@@ -32,6 +34,7 @@ pub enum EventKind {
     SeedRevealed,
     Correction,
     HouseRuleOverride,
+    CheckpointTaken,
 }
 
 impl EventKind {
@@ -57,6 +60,7 @@ impl EventKind {
             EventKind::SeedRevealed => "seed_revealed",
             EventKind::Correction => "correction",
             EventKind::HouseRuleOverride => "house_rule_override",
+            EventKind::CheckpointTaken => "checkpoint_taken",
         }
     }
 }
@@ -92,7 +96,7 @@ pub fn record(
     Ok(())
 }
 
-#[derive(Queryable, Selectable, Serialize, ToSchema, Debug)]
+#[derive(Queryable, Selectable, Serialize, ToSchema, Debug, Clone)]
 #[diesel(table_name = se)]
 pub struct SignificantEvent {
     pub id: String,

@@ -1,10 +1,11 @@
 //! Builds the running service from settings: database, migrations, the
-//! first-run bootstrap, and the HTTP server.
+//! first-run bootstrap, the periodic checkpoints, and the HTTP server.
 
 use actix_web::dev::Server;
 use actix_web::middleware::from_fn;
 use actix_web::{web, App, HttpResponse, HttpServer};
 use std::net::TcpListener;
+use std::time::Duration;
 use tracing_actix_web::TracingLogger;
 use utoipa::OpenApi;
 use utoipa_swagger_ui::SwaggerUi;
@@ -13,6 +14,7 @@ use crate::api::error::{json_error_handler, path_error_handler, query_error_hand
 use crate::api::state::AppState;
 use crate::api::{self, ApiDoc};
 use crate::auth::TokenKeys;
+use crate::checkpoints::schedule::CheckpointSchedule;
 use crate::config::Settings;
 use crate::store::Database;
 
@@ -20,6 +22,8 @@ pub struct Application {
     pub port: u16,
     pub server: Server,
     pub state: AppState,
+    /// The periodic checkpoints; they stop when this is dropped.
+    pub checkpoint_schedule: Option<CheckpointSchedule>,
 }
 
 impl Application {
@@ -32,7 +36,7 @@ impl Application {
             settings.token_ttl_seconds,
         );
         db.with_startup_lock(|db| -> Result<(), crate::bootstrap::BootstrapError> {
-            db.migrate()?;
+            db.migrate_through(settings.migration_database_url.as_deref())?;
             crate::bootstrap::ensure_house_accounts(db)?;
             crate::bootstrap::first_admin(db, &settings)?;
             crate::bootstrap::record_token_keys(db, &keys)
@@ -57,8 +61,18 @@ impl Application {
                 api::prima_carta::relay_remote(&relay_state, a)
             });
         }
+        let checkpoint_schedule = CheckpointSchedule::start(
+            state.db.clone(),
+            state.settings.checkpoint_key.clone(),
+            Duration::from_secs(state.settings.checkpoint_interval_seconds),
+        );
         let server = run(listener, state.clone(), keys).map_err(|e| e.to_string())?;
-        Ok(Application { port, server, state })
+        Ok(Application {
+            port,
+            server,
+            state,
+            checkpoint_schedule,
+        })
     }
 }
 

@@ -1,4 +1,6 @@
-//! The `djego` command line, run as a built binary: certify, verify round, simulate.
+//! The `djego` command line, run as a built binary: certify, verify round and
+//! ledger, simulate. (The checkpoint commands and `verify ledger` against a
+//! database run in tests/api/checkpoints.rs, on both databases.)
 //! Each test is small (a few seconds at most).
 
 use std::path::Path;
@@ -164,6 +166,44 @@ fn verify_round_on_garbage_exits_2_without_panicking() {
     let o = djego(&["verify", "round", dir.path().join("absent.json").to_str().unwrap()]);
     assert_eq!(o.status.code(), Some(2));
     assert!(stderr(&o).contains("cannot read"));
+}
+
+#[test]
+fn verify_ledger_with_an_unusable_checkpoints_file_or_key_exits_2_naming_it() {
+    // The file and the key are read before any database is opened.
+    let dir = tempfile::tempdir().unwrap();
+    let db = format!("sqlite://{}", dir.path().join("never-opened.db").display());
+    for (name, contents, says) in [
+        ("garbage.json", "not json {", "is not valid JSON"),
+        (
+            "other.json",
+            r#"{"format": "something-else", "checkpoints": []}"#,
+            "is not \"djego-checkpoints-v1\"",
+        ),
+        (
+            "wrong.json",
+            r#"[{"seq": "one"}]"#,
+            "does not hold a list of checkpoints",
+        ),
+    ] {
+        let path = dir.path().join(name);
+        std::fs::write(&path, contents).unwrap();
+        let o = djego(&[
+            "verify",
+            "ledger",
+            "--database-url",
+            &db,
+            "--checkpoints",
+            path.to_str().unwrap(),
+        ]);
+        let err = stderr(&o);
+        assert_eq!(o.status.code(), Some(2), "{name}: {err}");
+        assert!(err.contains(name) && err.contains(says), "{name}: {err}");
+    }
+    let o = djego(&["verify", "ledger", "--database-url", &db, "--public-key", "not-hex"]);
+    assert_eq!(o.status.code(), Some(2));
+    assert!(stderr(&o).contains("--public-key not-hex"), "{}", stderr(&o));
+    assert!(!dir.path().join("never-opened.db").exists());
 }
 
 #[test]

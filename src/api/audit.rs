@@ -1,6 +1,7 @@
-//! The auditor's read-only views: significant events and the ledger.
+//! The auditor's views: significant events, the ledger, its verification and
+//! its signed checkpoints.
 
-use actix_web::{get, web};
+use actix_web::{get, post, web, HttpResponse};
 use serde::Deserialize;
 use utoipa::IntoParams;
 
@@ -8,9 +9,10 @@ use super::error::ApiResult;
 use super::pagination::Page;
 use super::state::AppState;
 use crate::auth::Caller;
+use crate::checkpoints::verify::AuditVerification;
+use crate::checkpoints::{self, CheckpointView, Trigger};
 use crate::domain::Role;
 use crate::ledger::read::{self, TransferFilter, TransferView, TrialBalance};
-use crate::ledger::verify::{self, LedgerVerification};
 use crate::ledger::AccountId;
 use crate::significant_events::{self, EventFilter, SignificantEvent};
 
@@ -121,20 +123,75 @@ pub async fn trial_balance(state: web::Data<AppState>, caller: Caller) -> ApiRes
     Ok(web::Json(tb))
 }
 
-/// Recomputes the hash chain and every balance from the transfers and
-/// reports the first broken link, if any (auditor).
+/// Recomputes the hash chain and every balance from the transfers, and the
+/// significant-events chain from the events, and checks both against the
+/// checkpoints stored in the database; reports the first broken link and
+/// every checkpoint that does not match (auditor). Someone who can write the
+/// database can also add checkpoints signed with a key of their own: compare
+/// `checkpoints.keys` with the published keys, or run `djego verify ledger
+/// --checkpoints FILE --public-key HEX` on an exported file.
 #[utoipa::path(tag = "audit", security(("bearer" = [])), responses(
-    (status = 200, body = LedgerVerification),
+    (status = 200, body = AuditVerification),
     (status = 403, body = super::error::ErrorBody),
 ))]
 #[get("/api/v1/audit/ledger/verify")]
-pub async fn verify_ledger(state: web::Data<AppState>, caller: Caller) -> ApiResult<web::Json<LedgerVerification>> {
+pub async fn verify_ledger(state: web::Data<AppState>, caller: Caller) -> ApiResult<web::Json<AuditVerification>> {
     caller.require(&[Role::Auditor])?;
     let report = state
         .blocking(|s| {
             let mut conn = s.db.conn()?;
-            Ok(verify::verify(&mut conn)?)
+            let stored = checkpoints::all(&mut conn)?;
+            Ok(checkpoints::verify::verify(&mut conn, &stored, "database", &[])?)
         })
         .await?;
     Ok(web::Json(report))
+}
+
+#[derive(Deserialize, IntoParams)]
+#[serde(deny_unknown_fields)]
+pub struct CheckpointsQuery {
+    pub limit: Option<i64>,
+    pub offset: Option<i64>,
+}
+
+/// Signs the ledger's head and the significant-events chain's head now
+/// (auditor, pit boss). The checkpoint is also a significant event.
+#[utoipa::path(tag = "audit", security(("bearer" = [])), responses(
+    (status = 201, body = CheckpointView),
+    (status = 403, body = super::error::ErrorBody),
+))]
+#[post("/api/v1/audit/checkpoints")]
+pub async fn take_checkpoint(state: web::Data<AppState>, caller: Caller) -> ApiResult<HttpResponse> {
+    caller.require(&[Role::Auditor, Role::Pitboss])?;
+    let actor = caller.user_id.clone();
+    let checkpoint = state
+        .blocking(move |s| {
+            let key = &s.settings.checkpoint_key;
+            Ok(s.db.write(|conn| checkpoints::take(conn, key, Some(&actor), Trigger::Request))?)
+        })
+        .await?;
+    Ok(HttpResponse::Created().json(checkpoint.view()))
+}
+
+/// The signed checkpoints, oldest first (auditor, pit boss): save them, and
+/// later verify the database against them with `djego verify ledger --checkpoints`.
+#[utoipa::path(tag = "audit", security(("bearer" = [])), params(CheckpointsQuery), responses(
+    (status = 200, body = Vec<CheckpointView>),
+    (status = 403, body = super::error::ErrorBody),
+))]
+#[get("/api/v1/audit/checkpoints")]
+pub async fn list_checkpoints(
+    state: web::Data<AppState>,
+    caller: Caller,
+    query: web::Query<CheckpointsQuery>,
+) -> ApiResult<web::Json<Vec<CheckpointView>>> {
+    caller.require(&[Role::Auditor, Role::Pitboss])?;
+    let page = Page::new(query.limit, query.offset)?;
+    let list = state
+        .blocking(move |s| {
+            let mut conn = s.db.conn()?;
+            Ok(checkpoints::list(&mut conn, page.limit, page.offset)?)
+        })
+        .await?;
+    Ok(web::Json(list.iter().map(|c| c.view()).collect()))
 }

@@ -158,6 +158,16 @@ impl From<crate::wagers::WagerError> for ApiError {
     }
 }
 
+impl From<crate::checkpoints::CheckpointError> for ApiError {
+    fn from(e: crate::checkpoints::CheckpointError) -> ApiError {
+        use crate::checkpoints::CheckpointError as C;
+        match e {
+            C::Store(s) => ApiError::from(s),
+            C::Db(d) => ApiError::from(d),
+        }
+    }
+}
+
 impl From<actix_web::error::BlockingError> for ApiError {
     fn from(_: actix_web::error::BlockingError) -> ApiError {
         ApiError::internal("worker pool unavailable")

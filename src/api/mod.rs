@@ -33,6 +33,7 @@ use utoipa::{Modify, OpenApi};
         users::create_user, users::list_users, users::update_user, users::end_sessions, users::unlock,
         cage::deposit, cage::withdraw, cage::correction, cage::get_wallet, cage::wallet_history,
         audit::events, audit::ledger, audit::trial_balance, audit::verify_ledger,
+        audit::take_checkpoint, audit::list_checkpoints,
         tables::create_table, tables::list_tables, tables::get_table, tables::update_table_config,
         tables::open_table, tables::close_table, tables::assign_dealer, tables::unassign_dealer,
         tables::install_pay_table, tables::table_pay_table, tables::list_pay_tables, tables::table_events,
@@ -49,7 +50,7 @@ use utoipa::{Modify, OpenApi};
         (name = "users", description = "Player and staff accounts"),
         (name = "cage", description = "Cash in, cash out, corrections (cashier)"),
         (name = "wallets", description = "Player balances and history"),
-        (name = "audit", description = "Significant events, the ledger and observed RTP (auditor)"),
+        (name = "audit", description = "Significant events, the ledger, its signed checkpoints and observed RTP (auditor)"),
         (name = "tables", description = "Tables, dealers and live events"),
         (name = "prima carta", description = "Prima Carta rounds at the house table"),
         (name = "side bets", description = "House side bets and pay tables"),
@@ -106,6 +107,8 @@ pub fn routes(cfg: &mut web::ServiceConfig) {
         .service(audit::ledger)
         .service(audit::trial_balance)
         .service(audit::verify_ledger)
+        .service(audit::take_checkpoint)
+        .service(audit::list_checkpoints)
         .service(tables::create_table)
         .service(tables::list_tables)
         .service(tables::get_table)

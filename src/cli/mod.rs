@@ -4,6 +4,7 @@
 
 pub mod bench;
 pub mod certify;
+pub mod checkpoint;
 pub mod progress;
 pub mod serve;
 pub mod simulate;

@@ -9,7 +9,8 @@ use djego::store::Database;
 /// Connects, migrates and makes sure the house accounts exist.
 pub fn open_db(args: &DatabaseArgs) -> Result<Database, String> {
     let db = Database::connect(&args.database_url, args.db_max_connections.min(4)).map_err(|e| e.to_string())?;
-    db.migrate().map_err(|e| e.to_string())?;
+    db.migrate_through(args.migration_database_url.as_deref())
+        .map_err(|e| e.to_string())?;
     djego::bootstrap::ensure_house_accounts(&db).map_err(|e| e.to_string())?;
     Ok(db)
 }
@@ -20,6 +21,8 @@ pub fn serve(args: ServeArgs) -> Result<ExitCode, String> {
     if args.demo {
         djego::bootstrap::demo(&app.state.db, &settings).map_err(|e| e.to_string())?;
     }
+    // Checkpoints are taken for as long as the server runs.
+    let _checkpoints = app.checkpoint_schedule;
     tracing::info!(bind = %settings.bind, port = app.port, "djego listening");
     println!("djego listening on http://{} (API docs at /docs)", settings.bind);
     actix_web::rt::System::new()
@@ -28,8 +31,10 @@ pub fn serve(args: ServeArgs) -> Result<ExitCode, String> {
     Ok(ExitCode::SUCCESS)
 }
 
+/// Through `DJEGO_MIGRATION_DATABASE_URL` (the schema owner) when given.
 pub fn migrate(args: DatabaseArgs) -> Result<ExitCode, String> {
-    let db = Database::connect(&args.database_url, 2).map_err(|e| e.to_string())?;
+    let url = args.migration_database_url.as_deref().unwrap_or(&args.database_url);
+    let db = Database::connect(url, 2).map_err(|e| e.to_string())?;
     let applied = db.migrate().map_err(|e| e.to_string())?;
     println!("applied {applied} migration(s)");
     Ok(ExitCode::SUCCESS)

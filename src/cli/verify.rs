@@ -1,27 +1,82 @@
-//! `djego verify …`: the ledger's hash chain, and round recalls checked offline.
+//! `djego verify …`: the ledger's hash chain against signed checkpoints, and
+//! round recalls checked offline.
 
 use std::io::Read as _;
 use std::path::Path;
 use std::process::ExitCode;
 
 use djego::cards::transcript::{verify, ShuffleTranscript, VerificationReport};
-use djego::config::DatabaseArgs;
+use djego::checkpoints::{Checkpoint, PublicKey, EXPORT_FORMAT};
 
-use crate::VerifyRoundArgs;
+use crate::{VerifyLedgerArgs, VerifyRoundArgs};
 
 /// Reads only: works against a read-only replica or a restored backup, and
-/// never migrates the database it is asked to check.
-pub fn ledger(args: DatabaseArgs) -> Result<ExitCode, String> {
-    let db = djego::store::Database::connect(&args.database_url, 2).map_err(|e| e.to_string())?;
+/// never migrates the database it is asked to check. Prints the report as
+/// JSON, and to standard error the keys that signed the checkpoints and each
+/// failure in a sentence.
+pub fn ledger(args: VerifyLedgerArgs) -> Result<ExitCode, String> {
+    let pinned = args
+        .public_key
+        .iter()
+        .map(|k| PublicKey::parse_hex(k).map_err(|e| format!("--public-key {k}: {e}")))
+        .collect::<Result<Vec<_>, _>>()?;
+    let from_file = match &args.checkpoints {
+        Some(path) => Some((read_checkpoints(path)?, path.display().to_string())),
+        None => None,
+    };
+    let db = djego::store::Database::connect(&args.database.database_url, 2).map_err(|e| e.to_string())?;
     let report = db
-        .read(|conn| djego::ledger::verify::verify(conn).map_err(djego::store::StoreError::from))
+        .read(|conn| {
+            let (list, source) = match &from_file {
+                Some((list, path)) => (list.clone(), path.clone()),
+                None => (djego::checkpoints::all(conn)?, "database".to_string()),
+            };
+            djego::checkpoints::verify::verify(conn, &list, &source, &pinned).map_err(djego::store::StoreError::from)
+        })
         .map_err(|e| e.to_string())?;
     println!("{}", serde_json::to_string_pretty(&report).map_err(|e| e.to_string())?);
-    Ok(if report.ok {
+    let checked = &report.checkpoints;
+    for key in &checked.keys {
+        eprintln!(
+            "checkpoints {}: {} signed by key {} (public key {})",
+            checked.source, key.checkpoints, key.key_id, key.public_key
+        );
+    }
+    if let Some(b) = &report.ledger.first_broken_link {
+        eprintln!("FAIL: transfer {}: {}", b.seq, b.reason);
+    }
+    if let Some(b) = &report.event_chain.first_broken_link {
+        eprintln!("FAIL: events chain link {}: {}", b.seq, b.reason);
+    }
+    for f in &checked.failures {
+        eprintln!("FAIL: {}", f.reason);
+    }
+    Ok(if report.ledger.ok {
         ExitCode::SUCCESS
     } else {
         ExitCode::from(1)
     })
+}
+
+/// An exported checkpoints file, or a JSON list of checkpoints (a saved
+/// `GET /api/v1/audit/checkpoints` page).
+fn read_checkpoints(path: &Path) -> Result<Vec<Checkpoint>, String> {
+    let shown = path.display();
+    let text = std::fs::read_to_string(path).map_err(|e| format!("cannot read {shown}: {e}"))?;
+    let value: serde_json::Value =
+        serde_json::from_str(&text).map_err(|e| format!("{shown} is not valid JSON: {e}"))?;
+    let list = match value {
+        serde_json::Value::Array(_) => value,
+        serde_json::Value::Object(mut map) => {
+            match map.get("format").and_then(|f| f.as_str()) {
+                Some(EXPORT_FORMAT) => {}
+                other => return Err(format!("{shown}: format {other:?} is not {EXPORT_FORMAT:?}")),
+            }
+            map.remove("checkpoints").unwrap_or_default()
+        }
+        _ => return Err(format!("{shown} is not a checkpoints file")),
+    };
+    serde_json::from_value(list).map_err(|e| format!("{shown} does not hold a list of checkpoints: {e}"))
 }
 
 /// Reads one transcript, a JSON list of them, or an object holding one under

@@ -32,9 +32,15 @@ pub fn canonical_bytes(t: &Transfer) -> String {
 }
 
 pub fn transfer_hash(prev_hash: &str, t: &Transfer) -> String {
+    link_hash(prev_hash, &canonical_bytes(t))
+}
+
+/// One link of a hash chain: `hex(SHA-256(prev_hash + "\n" + canonical))`.
+/// The significant-events chain is built the same way.
+pub fn link_hash(prev_hash: &str, canonical: &str) -> String {
     let mut h = Sha256::new();
     h.update(prev_hash.as_bytes());
     h.update(b"\n");
-    h.update(canonical_bytes(t).as_bytes());
+    h.update(canonical.as_bytes());
     hex::encode(h.finalize())
 }

@@ -15,6 +15,6 @@ pub mod read;
 pub mod verify;
 
 pub use accounts::{AccountId, AccountKind};
-pub use chain::{transfer_hash, GENESIS_HASH};
+pub use chain::{link_hash, transfer_hash, GENESIS_HASH};
 pub(crate) use post::sql_text;
 pub use post::{post, Appender, LedgerError, Refs, Transfer, TransferKind, TransferSpec};

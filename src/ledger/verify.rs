@@ -3,7 +3,7 @@
 
 use diesel::prelude::*;
 use serde::Serialize;
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, BTreeSet};
 use utoipa::ToSchema;
 
 use super::accounts;
@@ -48,7 +48,25 @@ pub struct LedgerVerification {
     pub running_total_mismatches: Vec<String>,
 }
 
+/// Hashes recomputed from the genesis hash through every stored link, at the
+/// positions a caller asked for: what a signed checkpoint is compared with.
+#[derive(Debug, Default, Clone)]
+pub struct ChainPoints {
+    /// The last position present (0 when the chain is empty).
+    pub last_seq: i64,
+    pub hashes: BTreeMap<i64, String>,
+}
+
 pub fn verify(conn: &mut AnyConnection) -> QueryResult<LedgerVerification> {
+    Ok(verify_at(conn, &BTreeSet::new())?.0)
+}
+
+/// [`verify`], and the recomputed hash at each of `wanted`'s positions that exists.
+pub fn verify_at(conn: &mut AnyConnection, wanted: &BTreeSet<i64>) -> QueryResult<(LedgerVerification, ChainPoints)> {
+    let mut points = ChainPoints::default();
+    // Unlike `expected_prev`, never taken from a stored hash: a rewrite that
+    // rehashed consistently recomputes the same, only a checkpoint tells.
+    let mut recomputed_prev = GENESIS_HASH.to_string();
     let (head_seq, head_hash): (i64, String) = ledger_head::table
         .find(1)
         .select((ledger_head::seq, ledger_head::hash))
@@ -70,12 +88,23 @@ pub fn verify(conn: &mut AnyConnection) -> QueryResult<LedgerVerification> {
         after_seq = last.seq;
         for tr in &page {
             checked += 1;
+            let stored_link_hash = transfer_hash(&tr.prev_hash, tr);
+            let recomputed_hash = if tr.prev_hash == recomputed_prev {
+                stored_link_hash.clone()
+            } else {
+                transfer_hash(&recomputed_prev, tr)
+            };
+            if wanted.contains(&tr.seq) {
+                points.hashes.insert(tr.seq, recomputed_hash.clone());
+            }
+            points.last_seq = tr.seq;
+            recomputed_prev = recomputed_hash;
             if first_broken.is_none() {
                 let reason = if tr.seq != expected_seq {
                     Some(format!("sequence gap: expected {expected_seq}, found {}", tr.seq))
                 } else if tr.prev_hash != expected_prev {
                     Some("prev_hash does not match the previous transfer's hash".to_string())
-                } else if transfer_hash(&tr.prev_hash, tr) != tr.hash {
+                } else if stored_link_hash != tr.hash {
                     Some("hash does not match the transfer's contents".to_string())
                 } else if tr.amount_minor <= 0 {
                     Some("amount is not positive".to_string())
@@ -131,7 +160,7 @@ pub fn verify(conn: &mut AnyConnection) -> QueryResult<LedgerVerification> {
         });
     }
     let running = running_total_mismatches(conn)?;
-    Ok(LedgerVerification {
+    let report = LedgerVerification {
         ok: first_broken.is_none()
             && mismatches.is_empty()
             && stored_total == 0
@@ -145,7 +174,8 @@ pub fn verify(conn: &mut AnyConnection) -> QueryResult<LedgerVerification> {
         stored_total: format_minor(stored_total),
         negative_accounts: negative,
         running_total_mismatches: running,
-    })
+    };
+    Ok((report, points))
 }
 
 /// Recomputes `round_exposures` and `round_bet_totals` from the bets.

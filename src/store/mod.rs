@@ -8,13 +8,55 @@
 
 pub mod schema;
 
+use diesel::migration::{Migration, MigrationSource};
 use diesel::prelude::*;
 use diesel::r2d2::{ConnectionManager, CustomizeConnection, Pool, PooledConnection};
 use diesel_migrations::{embed_migrations, EmbeddedMigrations, MigrationHarness};
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
-pub const MIGRATIONS: EmbeddedMigrations = embed_migrations!("migrations");
+/// Migrations for both databases: everything that portable SQL can say.
+const SHARED_MIGRATIONS: EmbeddedMigrations = embed_migrations!("migrations");
+/// What only one database can say (triggers): each directory holds one
+/// database's half, under versions of its own that sort among the shared ones.
+const POSTGRES_MIGRATIONS: EmbeddedMigrations = embed_migrations!("migrations-postgres");
+const SQLITE_MIGRATIONS: EmbeddedMigrations = embed_migrations!("migrations-sqlite");
+
+/// One backend's migrations: the shared set and that backend's own, applied
+/// together in version order (diesel sorts pending migrations by version).
+struct BackendMigrations(&'static [EmbeddedMigrations]);
+
+impl BackendMigrations {
+    fn of(backend: Backend) -> BackendMigrations {
+        match backend {
+            Backend::Postgres => BackendMigrations(&[SHARED_MIGRATIONS, POSTGRES_MIGRATIONS]),
+            Backend::Sqlite => BackendMigrations(&[SHARED_MIGRATIONS, SQLITE_MIGRATIONS]),
+        }
+    }
+}
+
+impl<DB: diesel::backend::Backend> MigrationSource<DB> for BackendMigrations {
+    fn migrations(&self) -> diesel::migration::Result<Vec<Box<dyn Migration<DB>>>> {
+        let mut all = Vec::new();
+        for set in self.0 {
+            all.extend(MigrationSource::<DB>::migrations(set)?);
+        }
+        Ok(all)
+    }
+}
+
+/// The versions of every migration `backend` runs, in order.
+pub fn migration_versions(backend: Backend) -> Vec<String> {
+    // Any backend type reads the same names.
+    let mut versions: Vec<String> =
+        MigrationSource::<diesel::sqlite::Sqlite>::migrations(&BackendMigrations::of(backend))
+            .expect("embedded migrations")
+            .iter()
+            .map(|m| m.name().version().to_string())
+            .collect();
+    versions.sort();
+    versions
+}
 
 #[derive(diesel::MultiConnection)]
 pub enum AnyConnection {
@@ -63,9 +105,11 @@ pub type PooledConn = PooledConnection<ConnectionManager<AnyConnection>>;
 /// `synchronous = FULL` so that a commit is on disk before it is acknowledged
 /// (with WAL, NORMAL may lose the last commits on power loss; group commit
 /// makes the fsync per batch, not per request); a busy timeout rather than
-/// instant `SQLITE_BUSY`; enforced foreign keys.
+/// instant `SQLITE_BUSY`; enforced foreign keys; recursive triggers, so that
+/// `INSERT OR REPLACE` (which deletes the row it replaces) meets the
+/// insert-only tables' delete triggers.
 pub const SQLITE_PRAGMAS: &str = "PRAGMA journal_mode = WAL; PRAGMA synchronous = FULL; \
-     PRAGMA busy_timeout = 10000; PRAGMA foreign_keys = ON;";
+     PRAGMA busy_timeout = 10000; PRAGMA foreign_keys = ON; PRAGMA recursive_triggers = ON;";
 
 #[derive(Debug)]
 struct SqlitePragmas;
@@ -144,13 +188,51 @@ impl Database {
                 use diesel::connection::SimpleConnection;
                 const MIGRATION_LOCK: i64 = 0x646a65676f; // "djego"
                 c.batch_execute(&format!("SELECT pg_advisory_lock({MIGRATION_LOCK})"))?;
-                let result = c.run_pending_migrations(MIGRATIONS).map(|v| v.len());
+                let result = c
+                    .run_pending_migrations(BackendMigrations::of(Backend::Postgres))
+                    .map(|v| v.len());
                 c.batch_execute(&format!("SELECT pg_advisory_unlock({MIGRATION_LOCK})"))?;
                 result
             }
-            AnyConnection::Sqlite(c) => c.run_pending_migrations(MIGRATIONS).map(|v| v.len()),
+            AnyConnection::Sqlite(c) => c
+                .run_pending_migrations(BackendMigrations::of(Backend::Sqlite))
+                .map(|v| v.len()),
         };
         applied.map_err(|e| StoreError::Migration(e.to_string()))
+    }
+
+    /// Brings the schema up to date. Nothing is written when no migration is
+    /// pending, so a role that may not change the schema can start; pending
+    /// migrations run through `owner_url` when given (the schema owner's
+    /// role), through this database's own URL otherwise.
+    pub fn migrate_through(&self, owner_url: Option<&str>) -> Result<usize, StoreError> {
+        if self.pending_migrations()? == 0 {
+            return Ok(0);
+        }
+        match owner_url {
+            Some(url) => Database::connect(url, 1)?.migrate(),
+            None => self.migrate(),
+        }
+    }
+
+    /// How many migrations this database has not applied yet, read without
+    /// writing anything: a role that may not create tables can ask.
+    pub fn pending_migrations(&self) -> Result<usize, StoreError> {
+        #[derive(QueryableByName)]
+        struct Applied {
+            #[diesel(sql_type = diesel::sql_types::Text)]
+            version: String,
+        }
+        let mut conn = self.conn()?;
+        // A database never migrated has no such table: everything is pending.
+        let applied: Vec<Applied> = diesel::sql_query("SELECT version FROM __diesel_schema_migrations")
+            .load(&mut *conn)
+            .unwrap_or_default();
+        let applied: std::collections::HashSet<String> = applied.into_iter().map(|a| a.version).collect();
+        Ok(migration_versions(self.backend)
+            .into_iter()
+            .filter(|v| !applied.contains(v))
+            .count())
     }
 
     /// Runs `f` while holding a PostgreSQL advisory lock shared by every
@@ -301,6 +383,19 @@ mod tests {
             .get_result::<Pragma>(c)
             .expect("PRAGMA synchronous")
             .synchronous
+    }
+
+    /// diesel keys pending migrations by version: a version used twice would
+    /// silently hide one of the two migrations.
+    #[test]
+    fn migration_versions_are_unique_per_backend() {
+        for backend in [Backend::Sqlite, Backend::Postgres] {
+            let versions = migration_versions(backend);
+            let mut unique = versions.clone();
+            unique.dedup();
+            assert_eq!(versions, unique, "{backend:?}");
+            assert!(versions.len() > 5, "{backend:?}: {versions:?}");
+        }
     }
 
     /// An acknowledged commit must survive power loss: with WAL, only FULL (2)

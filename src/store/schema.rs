@@ -200,6 +200,31 @@ diesel::table! {
     }
 }
 
+diesel::table! {
+    event_chain (seq) {
+        seq -> BigInt,
+        event_id -> Text,
+        prev_hash -> Text,
+        hash -> Text,
+    }
+}
+
+diesel::table! {
+    checkpoints (seq) {
+        seq -> BigInt,
+        taken_at_us -> BigInt,
+        ledger_seq -> BigInt,
+        ledger_hash -> Text,
+        events_seq -> BigInt,
+        events_hash -> Text,
+        key_id -> Text,
+        public_key -> Text,
+        signature -> Text,
+    }
+}
+
+diesel::joinable!(event_chain -> significant_events (event_id));
+
 diesel::allow_tables_to_appear_in_same_query!(
     users,
     login_throttles,
@@ -218,4 +243,6 @@ diesel::allow_tables_to_appear_in_same_query!(
     bets,
     round_exposures,
     round_bet_totals,
+    event_chain,
+    checkpoints,
 );

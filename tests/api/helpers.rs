@@ -177,11 +177,15 @@ pub fn test_settings(database_url: &str) -> Settings {
     let jwt_secret = hex::encode(rand::random::<[u8; 32]>()).into_bytes();
     Settings {
         database_url: database_url.to_string(),
+        migration_database_url: None,
         db_max_connections: 10,
         bind: "127.0.0.1:0".to_string(),
         jwt_secret,
         jwt_previous_secrets: Vec::new(),
         seed_key: rand::random::<[u8; 32]>(),
+        checkpoint_key: djego::checkpoints::CheckpointKey::generate(),
+        // Tests take checkpoints when they mean to; one test runs the timer.
+        checkpoint_interval_seconds: 0,
         token_ttl_seconds: 3600,
         workers: 2,
         login_policy: djego::auth::throttle::LoginPolicy::default(),
@@ -286,6 +290,7 @@ pub struct TestApp {
     pub backend: Backend,
     pub db: Arc<TestDb>,
     server: actix_web::dev::ServerHandle,
+    _checkpoint_schedule: Option<djego::checkpoints::schedule::CheckpointSchedule>,
     auditor: tokio::sync::OnceCell<TestUser>,
 }
 
@@ -319,13 +324,15 @@ impl TestApp {
         TestApp::spawn_on(self.db.clone(), adjust).await
     }
 
-    async fn spawn_on(db: Arc<TestDb>, adjust: impl FnOnce(&mut Settings)) -> TestApp {
+    /// Starts djego on `db` with the test settings as `adjust` leaves them.
+    pub async fn spawn_on(db: Arc<TestDb>, adjust: impl FnOnce(&mut Settings)) -> TestApp {
         let mut settings = test_settings(db.url());
         adjust(&mut settings);
         let app = Application::build(settings).unwrap_or_else(|e| panic!("djego failed to start on {}: {e}", db.url()));
         let port = app.port;
         let state = app.state.clone();
         let server = app.server.handle();
+        let checkpoint_schedule = app.checkpoint_schedule;
         tokio::spawn(app.server);
         let client = reqwest::Client::builder()
             .redirect(reqwest::redirect::Policy::none())
@@ -339,6 +346,7 @@ impl TestApp {
             backend: db.backend(),
             db,
             server,
+            _checkpoint_schedule: checkpoint_schedule,
             auditor: tokio::sync::OnceCell::new(),
         }
     }
@@ -564,6 +572,36 @@ impl TestApp {
             .await
             .expect(200);
         body.as_array().expect("a list of events").clone()
+    }
+
+    /// Runs `statements` in one transaction as someone who owns the database
+    /// would: with the insert-only triggers out of the way first (SQLite:
+    /// dropped; PostgreSQL: disabled, which the tables' owner may do).
+    /// Returns each statement's row count.
+    pub fn tamper(&self, statements: &[String]) -> Vec<usize> {
+        const INSERT_ONLY: [&str; 4] = ["transfers", "significant_events", "event_chain", "checkpoints"];
+        let backend = self.backend;
+        self.state
+            .db
+            .write(|conn| -> Result<Vec<usize>, djego::store::StoreError> {
+                for table in INSERT_ONLY {
+                    let disable = match backend {
+                        Backend::Sqlite => format!(
+                            "DROP TRIGGER IF EXISTS {table}_refuse_update; DROP TRIGGER IF EXISTS {table}_refuse_delete"
+                        ),
+                        Backend::Postgres => format!("ALTER TABLE {table} DISABLE TRIGGER {table}_insert_only"),
+                    };
+                    for statement in disable.split("; ") {
+                        diesel::sql_query(statement).execute(conn)?;
+                    }
+                }
+                let mut counts = Vec::new();
+                for statement in statements {
+                    counts.push(diesel::sql_query(statement).execute(conn)?);
+                }
+                Ok(counts)
+            })
+            .unwrap_or_else(|e| panic!("tampering failed: {e}"))
     }
 
     /// The invariants every test must leave behind: the trial balance sums to

@@ -1,7 +1,6 @@
 //! The audited ledger through the cage (issue #3): exact amounts, refusals
 //! that move nothing, idempotency, concurrency, tamper evidence, who reads what.
 
-use diesel::prelude::*;
 use djego::domain::Role;
 use serde_json::{json, Value};
 
@@ -672,16 +671,8 @@ both_backends!(
 
         // Someone with database access makes the withdrawal look smaller.
         let seq2 = t2["seq"].as_i64().unwrap();
-        let changed = app
-            .database()
-            .write(|conn| -> Result<usize, djego::store::StoreError> {
-                Ok(
-                    diesel::sql_query(format!("UPDATE transfers SET amount_minor = 1000 WHERE seq = {seq2}"))
-                        .execute(conn)?,
-                )
-            })
-            .expect("tamper");
-        assert_eq!(changed, 1);
+        let changed = app.tamper(&[format!("UPDATE transfers SET amount_minor = 1000 WHERE seq = {seq2}")]);
+        assert_eq!(changed, [1]);
 
         // The stored balances still sum to zero: only the chain tells.
         let tb = app.trial_balance().await;
@@ -710,14 +701,9 @@ both_backends!(
 
         // An edit to an earlier transfer's memo (no money) becomes the first broken link.
         let seq1 = t1["seq"].as_i64().unwrap();
-        app.database()
-            .write(|conn| -> Result<usize, djego::store::StoreError> {
-                Ok(diesel::sql_query(format!(
-                    "UPDATE transfers SET memo = 'nothing to see' WHERE seq = {seq1}"
-                ))
-                .execute(conn)?)
-            })
-            .expect("tamper memo");
+        app.tamper(&[format!(
+            "UPDATE transfers SET memo = 'nothing to see' WHERE seq = {seq1}"
+        )]);
         let v = app.verify_ledger().await;
         assert_eq!(v["ok"], false);
         assert_eq!(v["first_broken_link"]["seq"], seq1, "{v}");
@@ -733,11 +719,7 @@ both_backends!(
         let last = app.fund(&cashier, &player.id, "20.00").await["transfer"]["seq"]
             .as_i64()
             .unwrap();
-        app.database()
-            .write(|conn| -> Result<usize, djego::store::StoreError> {
-                Ok(diesel::sql_query(format!("DELETE FROM transfers WHERE seq = {last}")).execute(conn)?)
-            })
-            .expect("delete");
+        assert_eq!(app.tamper(&[format!("DELETE FROM transfers WHERE seq = {last}")]), [1]);
         let v = app.verify_ledger().await;
         assert_eq!(v["ok"], false, "{v}");
         assert!(

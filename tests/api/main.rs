@@ -10,6 +10,8 @@ mod helpers;
 mod auth;
 mod bad_input;
 mod bootstrap;
+mod checkpoints;
+mod database_roles;
 mod idempotency;
 mod ledger;
 mod lobo;

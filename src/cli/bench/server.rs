@@ -151,6 +151,7 @@ impl Server {
             .env("DJEGO_ADMIN_PASSWORD", &admin_password)
             .env("DJEGO_JWT_SECRET", random_hex(32))
             .env("DJEGO_SEED_KEY", random_hex(32))
+            .env("DJEGO_CHECKPOINT_KEY", random_hex(32))
             .env(
                 "RUST_LOG",
                 std::env::var("DJEGO_BENCH_SERVER_LOG").unwrap_or_else(|_| "warn".into()),

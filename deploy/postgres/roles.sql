@@ -1,0 +1,43 @@
+-- djego's PostgreSQL privileges: a schema owner and an insert-only service
+-- (docs/operations.md, "Database roles").
+--
+-- The owner owns the schema and runs the migrations; the service, which
+-- `djego serve` connects as, reads everything, inserts, and changes rows only
+-- of the tables it must. It may never UPDATE, DELETE or TRUNCATE the ledger,
+-- the significant-events log, their chain or the checkpoints, nor drop or
+-- disable their triggers (only a table's owner may).
+--
+-- Create the roles and the database first, as a superuser:
+--
+--   CREATE ROLE djego_owner LOGIN PASSWORD '…';
+--   CREATE ROLE djego_service LOGIN PASSWORD '…';
+--   CREATE DATABASE djego OWNER djego_owner;
+--
+-- then migrate as the owner, then run this file as the owner, after the
+-- migrations of every upgrade too (it can run any number of times):
+--
+--   DJEGO_MIGRATION_DATABASE_URL=postgres://djego_owner:…@db/djego djego migrate
+--   psql "postgres://djego_owner:…@db/djego" -1 -v ON_ERROR_STOP=1 \
+--        -v owner=djego_owner -v service=djego_service -f deploy/postgres/roles.sql
+
+GRANT USAGE ON SCHEMA public TO :"service";
+
+-- Read every table and insert into every table.
+GRANT SELECT, INSERT ON ALL TABLES IN SCHEMA public TO :"service";
+-- Tables that later migrations create start the same way: read and insert only.
+ALTER DEFAULT PRIVILEGES FOR ROLE :"owner" IN SCHEMA public
+    GRANT SELECT, INSERT ON TABLES TO :"service";
+
+-- The tables whose rows the service changes: balances and the ledger head,
+-- accounts (roles, session versions), tables, rounds, bets and their running
+-- totals, idempotency keys (a claim is filled in with its answer), login limits.
+GRANT UPDATE ON accounts, ledger_head, users, casino_tables, rounds, bets, round_exposures, round_bet_totals,
+    idempotency_keys, login_throttles
+    TO :"service";
+-- Dealers unassigned, pay tables replaced at a table, login limits lifted or expired.
+GRANT DELETE ON table_dealers, table_pay_tables, login_throttles TO :"service";
+
+-- Insert-only, whatever was granted before.
+REVOKE UPDATE, DELETE, TRUNCATE ON transfers, significant_events, event_chain, checkpoints FROM :"service";
+-- The migrations' own record is the owner's alone.
+REVOKE INSERT, UPDATE, DELETE, TRUNCATE ON __diesel_schema_migrations FROM :"service";

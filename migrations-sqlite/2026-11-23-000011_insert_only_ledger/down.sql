@@ -1,0 +1,8 @@
+DROP TRIGGER checkpoints_refuse_delete;
+DROP TRIGGER checkpoints_refuse_update;
+DROP TRIGGER event_chain_refuse_delete;
+DROP TRIGGER event_chain_refuse_update;
+DROP TRIGGER significant_events_refuse_delete;
+DROP TRIGGER significant_events_refuse_update;
+DROP TRIGGER transfers_refuse_delete;
+DROP TRIGGER transfers_refuse_update;

@@ -1,0 +1,2 @@
+DROP TABLE checkpoints;
+DROP TABLE event_chain;
