@@ -5,6 +5,7 @@ pub mod audit;
 pub mod auth;
 pub mod cage;
 pub mod error;
+pub mod fallback;
 pub mod health;
 pub mod idempotency;
 pub mod lobo;

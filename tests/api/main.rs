@@ -10,6 +10,7 @@ mod helpers;
 mod auth;
 mod bad_input;
 mod bootstrap;
+mod conformance;
 mod ledger;
 mod lobo;
 mod operations;
