@@ -15,7 +15,9 @@ use crate::users::{self, User};
 #[derive(Deserialize, ToSchema)]
 #[serde(deny_unknown_fields)]
 pub struct LoginRequest {
+    #[schema(max_length = 64)]
     pub username: String,
+    #[schema(max_length = 256)]
     pub password: String,
 }
 
@@ -48,7 +50,7 @@ pub async fn login(
     body: web::Json<LoginRequest>,
 ) -> ApiResult<web::Json<LoginResponse>> {
     let LoginRequest { username, password } = body.into_inner();
-    if username.len() > 64 || password.len() > 256 {
+    if username.chars().count() > 64 || password.chars().count() > 256 {
         return Err(ApiError::bad_request("invalid_body", "username or password too long"));
     }
     let username = username.to_ascii_lowercase();
