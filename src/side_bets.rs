@@ -49,7 +49,7 @@ pub struct PayTableView {
     pub name: String,
     pub version: i64,
     pub fingerprint: String,
-    #[schema(value_type = Object)]
+    #[schema(value_type = crate::bets::PayTableSpec)]
     pub spec: serde_json::Value,
     #[schema(value_type = Object)]
     pub certificate: serde_json::Value,
@@ -224,7 +224,7 @@ pub struct BetView {
     pub table_id: String,
     pub player_id: String,
     pub kind: String,
-    #[schema(value_type = Object)]
+    #[schema(value_type = crate::api::contract::BetSelection)]
     pub selection: serde_json::Value,
     pub amount: String,
     pub pay_table_id: String,

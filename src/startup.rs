@@ -3,14 +3,14 @@
 
 use actix_web::dev::Server;
 use actix_web::middleware::from_fn;
-use actix_web::{web, App, HttpResponse, HttpServer};
+use actix_web::{web, App, HttpServer};
 use std::net::TcpListener;
 use std::time::Duration;
 use tracing_actix_web::TracingLogger;
 use utoipa::OpenApi;
 use utoipa_swagger_ui::SwaggerUi;
 
-use crate::api::error::{json_error_handler, path_error_handler, query_error_handler, ApiError};
+use crate::api::error::{json_error_handler, path_error_handler, query_error_handler};
 use crate::api::state::AppState;
 use crate::api::{self, ApiDoc};
 use crate::auth::TokenKeys;
@@ -98,13 +98,8 @@ fn run(listener: TcpListener, state: AppState, keys: TokenKeys) -> std::io::Resu
             .configure(api::routes)
             .service(SwaggerUi::new("/docs/{_:.*}").url("/api-docs/openapi.json", ApiDoc::openapi()))
             .service(web::redirect("/docs", "/docs/"))
-            .default_service(web::to(|| async {
-                HttpResponse::from_error(ApiError::new(
-                    actix_web::http::StatusCode::NOT_FOUND,
-                    "not_found",
-                    "no such endpoint",
-                ))
-            }))
+            // 405 with `Allow` for a known path and another method; 404 otherwise.
+            .default_service(web::to(api::fallback::not_routed))
     })
     .listen(listener)?;
     if workers > 0 {

@@ -70,3 +70,46 @@ fn the_document_is_valid_json_with_every_operation_documented() {
         }
     }
 }
+
+/// What every operation of a kind can answer is declared: 401 when it needs a
+/// token, 400/413/415 when it takes a body, 503 when it reads the database;
+/// and no union is left that no value can satisfy.
+#[test]
+fn the_errors_an_operation_can_give_are_declared() {
+    let doc: serde_json::Value = serde_json::from_str(&djego::api::openapi_json()).expect("valid JSON");
+    for (path, ops) in doc["paths"].as_object().expect("paths") {
+        for (method, op) in ops.as_object().unwrap() {
+            let responses = op["responses"].as_object().expect("responses");
+            let declares = |status: &str| {
+                assert!(
+                    responses.contains_key(status),
+                    "{method} {path} does not declare {status}"
+                )
+            };
+            if op.get("security").is_some() {
+                declares("401");
+            }
+            if op.get("requestBody").is_some() {
+                declares("400");
+                declares("413");
+                declares("415");
+            }
+            if path.starts_with("/api/") {
+                declares("503");
+            }
+        }
+    }
+    for (name, schema) in doc["components"]["schemas"].as_object().expect("schemas") {
+        for branch in schema["oneOf"].as_array().into_iter().flatten() {
+            assert!(
+                branch.get("allOf").is_none(),
+                "{name}: a oneOf branch built with allOf ({branch})"
+            );
+        }
+    }
+    let events = &doc["paths"]["/api/v1/tables/{table_id}/events"]["get"]["responses"]["200"]["content"];
+    assert!(
+        events.get("text/event-stream").is_some(),
+        "the live events are text/event-stream: {events}"
+    );
+}

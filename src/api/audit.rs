@@ -25,7 +25,9 @@ pub struct EventsQuery {
     pub from_us: Option<i64>,
     /// Until this time (exclusive).
     pub to_us: Option<i64>,
+    #[param(minimum = 1, maximum = 500)]
     pub limit: Option<i64>,
+    #[param(minimum = 0)]
     pub offset: Option<i64>,
 }
 
@@ -67,7 +69,9 @@ pub struct LedgerQuery {
     pub round_id: Option<String>,
     pub from_us: Option<i64>,
     pub to_us: Option<i64>,
+    #[param(minimum = 1, maximum = 500)]
     pub limit: Option<i64>,
+    #[param(minimum = 0)]
     pub offset: Option<i64>,
 }
 

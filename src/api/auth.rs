@@ -21,8 +21,8 @@ use crate::users::{self, User, UserRow};
 /// How long a login waits for one of the bounded password checks before it
 /// is told to come back: a flood of logins queues here, not on the database.
 const PASSWORD_CHECK_WAIT_MS: u64 = 2_000;
-const MAX_USERNAME_BYTES: usize = 64;
-const MAX_PASSWORD_BYTES: usize = 256;
+const MAX_USERNAME_CHARS: usize = 64;
+const MAX_PASSWORD_CHARS: usize = 256;
 
 impl FromRequest for Caller {
     type Error = ApiError;
@@ -113,7 +113,7 @@ pub async fn login(
     body: web::Json<LoginRequest>,
 ) -> ApiResult<web::Json<LoginResponse>> {
     let LoginRequest { username, password } = body.into_inner();
-    if username.len() > MAX_USERNAME_BYTES || password.len() > MAX_PASSWORD_BYTES {
+    if username.chars().count() > MAX_USERNAME_CHARS || password.chars().count() > MAX_PASSWORD_CHARS {
         return Err(ApiError::bad_request("invalid_body", "username or password too long"));
     }
     let address = client_address(&req, state.settings.trust_forwarded_for);
@@ -313,7 +313,7 @@ pub async fn change_password(
         current_password,
         new_password,
     } = body.into_inner();
-    if current_password.len() > MAX_PASSWORD_BYTES {
+    if current_password.chars().count() > MAX_PASSWORD_CHARS {
         return Err(ApiError::bad_request("invalid_body", "current_password too long"));
     }
     let new_password = Password::parse(&new_password).map_err(|m| ApiError::bad_request("invalid_password", m))?;

@@ -22,9 +22,10 @@ use crate::wagers::{CageReceipt, CashDirection, CashWager, Wager};
 #[serde(deny_unknown_fields)]
 pub struct CageRequest {
     pub player_id: String,
-    /// A positive decimal string with at most two decimals, e.g. "100.00".
-    #[schema(value_type = String, example = "100.00")]
+    #[schema(value_type = super::contract::Amount, example = "100.00")]
     pub amount: Amount,
+    /// At most 200 characters, kept with the transfer.
+    #[schema(max_length = 200)]
     pub memo: Option<String>,
 }
 
@@ -41,10 +42,11 @@ pub enum CorrectionDirection {
 #[serde(deny_unknown_fields)]
 pub struct CorrectionRequest {
     pub player_id: String,
-    #[schema(value_type = String, example = "5.00")]
+    #[schema(value_type = super::contract::Amount, example = "5.00")]
     pub amount: Amount,
     pub direction: CorrectionDirection,
     /// Why the correction is made (required; recorded as a significant event).
+    #[schema(value_type = super::contract::Reason)]
     pub reason: String,
 }
 
@@ -56,16 +58,6 @@ impl From<LedgerError> for ApiError {
             LedgerError::SameAccount(_) => ApiError::unprocessable("invalid_transfer", e.to_string()),
             LedgerError::Db(d) => ApiError::from(d),
         }
-    }
-}
-
-fn check_memo(memo: &Option<String>) -> Result<(), ApiError> {
-    match memo {
-        Some(m) if m.chars().count() > 200 => Err(ApiError::bad_request(
-            "invalid_memo",
-            "memo must be at most 200 characters",
-        )),
-        _ => Ok(()),
     }
 }
 
@@ -88,13 +80,14 @@ fn move_money(conn: &mut AnyConnection, spec: TransferSpec, wallet: &AccountId) 
 
 /// Cash in: the cage credits a player's wallet.
 #[utoipa::path(tag = "cage", security(("bearer" = [])), request_body = CageRequest,
-    params(("Idempotency-Key" = Option<String>, Header, description = "Makes retries safe")),
+    params(super::contract::IdempotencyKeyHeader),
     responses(
         (status = 201, body = CageReceipt),
         (status = 400, body = super::error::ErrorBody),
         (status = 403, body = super::error::ErrorBody),
         (status = 404, body = super::error::ErrorBody),
         (status = 409, body = super::error::ErrorBody),
+        (status = 422, body = super::error::ErrorBody, description = "The account is not a player's."),
 ))]
 #[post("/api/v1/cage/deposits")]
 pub async fn deposit(
@@ -108,13 +101,14 @@ pub async fn deposit(
 
 /// Cash out: a player's wallet pays the cage (never below zero: 422).
 #[utoipa::path(tag = "cage", security(("bearer" = [])), request_body = CageRequest,
-    params(("Idempotency-Key" = Option<String>, Header, description = "Makes retries safe")),
+    params(super::contract::IdempotencyKeyHeader),
     responses(
         (status = 201, body = CageReceipt),
         (status = 400, body = super::error::ErrorBody),
         (status = 403, body = super::error::ErrorBody),
+        (status = 404, body = super::error::ErrorBody),
         (status = 409, body = super::error::ErrorBody),
-        (status = 422, body = super::error::ErrorBody),
+        (status = 422, body = super::error::ErrorBody, description = "Insufficient funds, or not a player's account."),
 ))]
 #[post("/api/v1/cage/withdrawals")]
 pub async fn withdraw(
@@ -136,7 +130,7 @@ async fn cash_movement(
     direction: CashDirection,
 ) -> ApiResult<HttpResponse> {
     caller.require(&[Role::Cashier])?;
-    check_memo(&body.memo)?;
+    super::contract::check_memo(&body.memo)?;
     let idem = IdempotentRequest::from_request(&req, &*body)?;
     let body = body.into_inner();
     let wager = Wager::Cash(CashWager {
@@ -153,12 +147,14 @@ async fn cash_movement(
 /// A correction of a wallet against the cage, with a required reason.
 /// Transfers are immutable: a correction is a new transfer, and a significant event.
 #[utoipa::path(tag = "cage", security(("bearer" = [])), request_body = CorrectionRequest,
-    params(("Idempotency-Key" = Option<String>, Header, description = "Makes retries safe")),
+    params(super::contract::IdempotencyKeyHeader),
     responses(
         (status = 201, body = CageReceipt),
         (status = 400, body = super::error::ErrorBody),
         (status = 403, body = super::error::ErrorBody),
-        (status = 422, body = super::error::ErrorBody),
+        (status = 404, body = super::error::ErrorBody),
+        (status = 409, body = super::error::ErrorBody),
+        (status = 422, body = super::error::ErrorBody, description = "Insufficient funds, or not a player's account."),
 ))]
 #[post("/api/v1/cage/corrections")]
 pub async fn correction(
@@ -168,13 +164,7 @@ pub async fn correction(
     body: web::Json<CorrectionRequest>,
 ) -> ApiResult<HttpResponse> {
     caller.require(&[Role::Cashier])?;
-    let reason = body.reason.trim().to_string();
-    if reason.len() < 3 || reason.chars().count() > 500 {
-        return Err(ApiError::bad_request(
-            "invalid_reason",
-            "a correction needs a reason of 3 to 500 characters",
-        ));
-    }
+    let reason = super::contract::check_reason(&body.reason, "a correction")?;
     let idem = IdempotentRequest::from_request(&req, &*body)?;
     let body = body.into_inner();
     let cashier = caller.user_id.clone();
@@ -256,7 +246,11 @@ pub async fn get_wallet(
 #[derive(Deserialize, IntoParams)]
 #[serde(deny_unknown_fields)]
 pub struct HistoryQuery {
+    /// At most this many transfers (default 50).
+    #[param(minimum = 1, maximum = 500)]
     pub limit: Option<i64>,
+    /// Skip this many first.
+    #[param(minimum = 0)]
     pub offset: Option<i64>,
 }
 

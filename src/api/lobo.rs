@@ -23,10 +23,11 @@ use crate::tables;
 #[derive(Deserialize, Serialize, ToSchema)]
 #[serde(deny_unknown_fields)]
 pub struct StartLoboRound {
-    /// The stake per point, within the table's unit range, at most two decimals.
-    #[schema(value_type = String, example = "1.00")]
+    /// The stake per point, within the table's unit range (422 outside it).
+    #[schema(value_type = super::contract::Amount, example = "1.00")]
     pub unit: Amount,
     /// Optional, 1 to 64 printable ASCII characters; enters the shuffle raw (docs/shuffle.md).
+    #[schema(min_length = 1, max_length = 64, pattern = r"^[ -~]*$")]
     pub client_seed: Option<String>,
 }
 
@@ -34,16 +35,20 @@ pub struct StartLoboRound {
 #[serde(deny_unknown_fields)]
 pub struct LoboPlayRequest {
     /// perfect, sum, split or over (fold has its own endpoint, but is accepted here too).
-    #[schema(value_type = String, example = "perfect")]
+    #[schema(value_type = super::contract::PlayKindName, example = "perfect")]
     pub kind: PlayKind,
     /// Card ids from the player's hand.
-    #[serde(default)]
+    #[serde(default, deserialize_with = "crate::domain::whole::list")]
+    #[schema(value_type = Vec<super::contract::CardId>)]
     pub player_cards: Vec<u8>,
     /// Card ids from the Wolf's hand.
-    #[serde(default)]
+    #[serde(default, deserialize_with = "crate::domain::whole::list")]
+    #[schema(value_type = Vec<super::contract::CardId>)]
     pub wolf_cards: Vec<u8>,
     /// The number of plays the client has seen (`plays_made` of its view): a stale or
     /// repeated play is refused with 409.
+    #[serde(deserialize_with = "crate::domain::whole::integer")]
+    #[schema(maximum = 4294967295_u64)]
     pub expected_plays: u32,
 }
 
@@ -51,6 +56,8 @@ pub struct LoboPlayRequest {
 #[serde(deny_unknown_fields)]
 pub struct LoboFoldRequest {
     /// The number of plays the client has seen (`plays_made` of its view).
+    #[serde(deserialize_with = "crate::domain::whole::integer")]
+    #[schema(maximum = 4294967295_u64)]
     pub expected_plays: u32,
 }
 
@@ -89,7 +96,7 @@ pub struct LoboRecall {
 /// Starts a Lobo round: deals, escrows unit × loss cap, charges the house rule.
 #[utoipa::path(tag = "lobo", security(("bearer" = [])), request_body = StartLoboRound,
     params(("id" = String, Path, description = "Table id"),
-           ("Idempotency-Key" = Option<String>, Header, description = "Makes retries safe")),
+           super::contract::IdempotencyKeyHeader),
     responses(
         (status = 201, body = LoboView),
         (status = 400, body = ErrorBody),
@@ -176,7 +183,7 @@ pub async fn get_round(
 /// `expected_plays` is not the number of plays made (stale or repeated).
 #[utoipa::path(tag = "lobo", security(("bearer" = [])), request_body = LoboPlayRequest,
     params(("id" = String, Path, description = "Round id"),
-           ("Idempotency-Key" = Option<String>, Header, description = "Makes retries safe")),
+           super::contract::IdempotencyKeyHeader),
     responses(
         (status = 200, body = LoboView),
         (status = 400, body = ErrorBody),
@@ -207,7 +214,7 @@ pub async fn make_play(
 /// Folds: the player pays the Wolf's hand (at most the loss cap) and the round settles.
 #[utoipa::path(tag = "lobo", security(("bearer" = [])), request_body = LoboFoldRequest,
     params(("id" = String, Path, description = "Round id"),
-           ("Idempotency-Key" = Option<String>, Header, description = "Makes retries safe")),
+           super::contract::IdempotencyKeyHeader),
     responses(
         (status = 200, body = LoboView),
         (status = 400, body = ErrorBody),

@@ -4,7 +4,9 @@
 pub mod audit;
 pub mod auth;
 pub mod cage;
+pub mod contract;
 pub mod error;
+pub mod fallback;
 pub mod health;
 pub mod idempotency;
 pub mod lobo;
@@ -17,6 +19,7 @@ pub mod tables;
 pub mod users;
 
 use actix_web::web;
+use contract::Conformance;
 use utoipa::openapi::security::{HttpAuthScheme, HttpBuilder, SecurityScheme};
 use utoipa::{Modify, OpenApi};
 
@@ -43,7 +46,7 @@ use utoipa::{Modify, OpenApi};
         prima_carta::round_bets, prima_carta::my_bets, prima_carta::observed_rtp,
         lobo::start_round, lobo::get_round, lobo::make_play, lobo::fold, lobo::hint, lobo::recall,
     ),
-    modifiers(&BearerAuth),
+    modifiers(&BearerAuth, &Conformance),
     tags(
         (name = "operations", description = "Health, readiness, metrics"),
         (name = "auth", description = "Login, logout and the caller's account"),

@@ -179,7 +179,9 @@ where
     responses(
     (status = 201, body = RoundView),
     (status = 403, body = super::error::ErrorBody),
-    (status = 409, body = super::error::ErrorBody),
+    (status = 404, body = super::error::ErrorBody),
+    (status = 409, body = super::error::ErrorBody, description = "The table is closed, or a round is in progress."),
+    (status = 422, body = super::error::ErrorBody, description = "Not a Prima Carta table."),
 ))]
 #[post("/api/v1/tables/{table_id}/rounds")]
 pub async fn create_round(
@@ -218,11 +220,16 @@ pub async fn create_round(
 #[derive(Deserialize, IntoParams)]
 #[serde(deny_unknown_fields)]
 pub struct RoundsQuery {
+    /// At most this many rounds (default 50).
+    #[param(minimum = 1, maximum = 500)]
     pub limit: Option<i64>,
 }
 
 /// A table's rounds, newest first (any role).
-#[utoipa::path(tag = "prima carta", security(("bearer" = [])), params(RoundsQuery), responses((status = 200, body = Vec<RoundView>)))]
+#[utoipa::path(tag = "prima carta", security(("bearer" = [])), params(RoundsQuery), responses(
+    (status = 200, body = Vec<RoundView>),
+    (status = 404, body = super::error::ErrorBody),
+))]
 #[get("/api/v1/tables/{table_id}/rounds")]
 pub async fn list_rounds(
     state: web::Data<AppState>,
@@ -280,18 +287,22 @@ fn find_prima(conn: &mut AnyConnection, round_id: &str) -> Result<RoundRow, ApiE
 #[derive(Deserialize, Serialize, ToSchema)]
 #[serde(deny_unknown_fields)]
 pub struct SeatRequest {
-    /// crowns, locks, fruit, swords or cups.
+    #[schema(value_type = super::contract::SuitName)]
     pub suit: String,
-    /// Optional, at most 64 printable ASCII characters; mixed into the shuffle.
+    /// Optional, at most 64 printable ASCII characters; mixed into the shuffle
+    /// (an empty one is the same as none).
+    #[schema(max_length = 64, pattern = r"^[ -~]*$")]
     pub client_seed: Option<String>,
 }
 
 /// Takes a seat (player) while betting is open: pays the spiga (and seat fee;
 /// with corte on, one unit is held in escrow until the first card).
 #[utoipa::path(tag = "prima carta", security(("bearer" = [])), request_body = SeatRequest,
-    params(("Idempotency-Key" = Option<String>, Header, description = "Makes retries safe")),
+    params(super::contract::IdempotencyKeyHeader),
     responses(
         (status = 201, body = RoundView),
+        (status = 403, body = super::error::ErrorBody),
+        (status = 404, body = super::error::ErrorBody),
         (status = 409, body = super::error::ErrorBody),
         (status = 422, body = super::error::ErrorBody),
 ))]
@@ -327,6 +338,8 @@ pub async fn take_seat(
     params(("Idempotency-Key" = Option<String>, Header, description = "Makes retries safe")),
     responses(
     (status = 200, body = RoundView),
+    (status = 403, body = super::error::ErrorBody),
+    (status = 404, body = super::error::ErrorBody),
     (status = 409, body = super::error::ErrorBody),
     (status = 422, body = super::error::ErrorBody),
 ))]
@@ -357,6 +370,8 @@ pub async fn close_betting(
     params(("Idempotency-Key" = Option<String>, Header, description = "Makes retries safe")),
     responses(
     (status = 200, body = RoundView),
+    (status = 403, body = super::error::ErrorBody),
+    (status = 404, body = super::error::ErrorBody),
     (status = 409, body = super::error::ErrorBody),
 ))]
 #[post("/api/v1/rounds/{round_id}/deal")]
@@ -392,18 +407,20 @@ pub enum CopaChoice {
 #[serde(deny_unknown_fields)]
 pub struct CopaRequest {
     pub decision: CopaChoice,
-    /// Required when a dealer records a seated player's spoken decision;
-    /// a player decides for their own seat and may omit it.
+    /// Required when a dealer records a seated player's spoken decision (422
+    /// without it); a player decides for their own seat and may omit it.
+    #[schema(value_type = Option<super::contract::SuitName>)]
     pub suit: Option<String>,
 }
 
 /// A copa decision in turn: the seated player's own, or one the dealer
 /// records by voice. Paying moves the copa from the wallet to the pot.
 #[utoipa::path(tag = "prima carta", security(("bearer" = [])), request_body = CopaRequest,
-    params(("Idempotency-Key" = Option<String>, Header, description = "Makes retries safe")),
+    params(super::contract::IdempotencyKeyHeader),
     responses(
         (status = 200, body = RoundView),
         (status = 403, body = super::error::ErrorBody),
+        (status = 404, body = super::error::ErrorBody),
         (status = 409, body = super::error::ErrorBody),
         (status = 422, body = super::error::ErrorBody),
 ))]
@@ -430,7 +447,7 @@ pub async fn copa(
             Role::Dealer => {
                 require_dealer_of(&caller, &table)?;
                 let suit = stated_suit.ok_or_else(|| {
-                    ApiError::bad_request("suit_required", "a dealer must name the suit whose decision this is")
+                    ApiError::unprocessable("suit_required", "a dealer must name the suit whose decision this is")
                 })?;
                 (suit, DecisionSource::DealerVoice)
             }
@@ -456,7 +473,7 @@ pub async fn copa(
 
 #[derive(Serialize, ToSchema)]
 pub struct Advice {
-    #[schema(value_type = String)]
+    #[schema(value_type = super::contract::SuitName)]
     pub suit: Suit,
     /// The printed basic strategy's advice: pay or fold.
     pub advice: String,
@@ -468,6 +485,7 @@ pub struct Advice {
 #[utoipa::path(tag = "prima carta", security(("bearer" = [])), responses(
     (status = 200, body = Advice),
     (status = 403, body = super::error::ErrorBody),
+    (status = 404, body = super::error::ErrorBody),
     (status = 409, body = super::error::ErrorBody),
 ))]
 #[get("/api/v1/rounds/{round_id}/advice")]
@@ -523,6 +541,8 @@ pub async fn advice(
     params(("Idempotency-Key" = Option<String>, Header, description = "Makes retries safe")),
     responses(
     (status = 200, body = RoundView),
+    (status = 403, body = super::error::ErrorBody),
+    (status = 404, body = super::error::ErrorBody),
     (status = 409, body = super::error::ErrorBody),
 ))]
 #[post("/api/v1/rounds/{round_id}/settle")]
@@ -558,6 +578,8 @@ pub async fn settle(
 #[derive(Deserialize, Serialize, ToSchema)]
 #[serde(deny_unknown_fields)]
 pub struct VoidRequest {
+    /// Why the round is voided (recorded as a significant event).
+    #[schema(value_type = super::contract::Reason)]
     pub reason: String,
 }
 
@@ -568,6 +590,8 @@ pub struct VoidRequest {
     responses(
     (status = 200, body = RoundView),
     (status = 400, body = super::error::ErrorBody),
+    (status = 403, body = super::error::ErrorBody),
+    (status = 404, body = super::error::ErrorBody),
     (status = 409, body = super::error::ErrorBody),
 ))]
 #[post("/api/v1/rounds/{round_id}/void")]
@@ -580,13 +604,7 @@ pub async fn void(
 ) -> ApiResult<HttpResponse> {
     caller.require(&[Role::Pitboss])?;
     let idem = IdempotentRequest::from_request(&req, &*body)?;
-    let reason = body.into_inner().reason.trim().to_string();
-    if reason.len() < 3 || reason.chars().count() > 500 {
-        return Err(ApiError::bad_request(
-            "invalid_reason",
-            "a void needs a reason of 3 to 500 characters",
-        ));
-    }
+    let reason = super::contract::check_reason(&body.into_inner().reason, "a void")?;
     let caller_id = caller.user_id.clone();
     round_action(
         state,
@@ -620,6 +638,7 @@ pub async fn void(
 #[utoipa::path(tag = "prima carta", security(("bearer" = [])), responses(
     (status = 200, body = RoundRecall),
     (status = 403, body = super::error::ErrorBody),
+    (status = 404, body = super::error::ErrorBody),
     (status = 409, body = super::error::ErrorBody),
 ))]
 #[get("/api/v1/rounds/{round_id}/recall")]
@@ -657,7 +676,10 @@ pub struct Verification {
 
 /// What a client needs to check the shuffle (any role): the commitment
 /// before settlement, the full transcript after.
-#[utoipa::path(tag = "prima carta", security(("bearer" = [])), responses((status = 200, body = Verification)))]
+#[utoipa::path(tag = "prima carta", security(("bearer" = [])), responses(
+    (status = 200, body = Verification),
+    (status = 404, body = super::error::ErrorBody),
+))]
 #[get("/api/v1/rounds/{round_id}/verification")]
 pub async fn verification(
     state: web::Data<AppState>,
@@ -702,24 +724,32 @@ pub async fn verification(
 #[derive(Deserialize, Serialize, ToSchema)]
 #[serde(deny_unknown_fields)]
 pub struct BetRequest {
-    /// prima, escucha, maximo, conto_alto, conto_bajo, conto_medio, cartas or comeco.
+    #[schema(value_type = super::contract::BetKindName)]
     pub kind: String,
-    /// For Prima, Escúcha and Máximo.
+    /// For Prima, Escúcha and Máximo (422 when the kind takes no suit).
+    #[schema(value_type = Option<super::contract::SuitName>)]
     pub suit: Option<String>,
-    /// For Cartas: one of the numbers the pay table offers.
+    /// For Cartas: one of the numbers the pay table offers (422 otherwise).
+    #[serde(default, deserialize_with = "crate::domain::whole::option")]
     pub number: Option<i64>,
-    /// A decimal string such as "5.00".
+    /// The stake, within the table's limits (422 outside them).
+    #[schema(value_type = super::contract::Amount)]
     pub amount: String,
+    /// Optional, at most 64 printable ASCII characters; mixed into the shuffle
+    /// (an empty one is the same as none).
+    #[schema(max_length = 64, pattern = r"^[ -~]*$")]
     pub client_seed: Option<String>,
 }
 
 /// Places a side bet on a round while betting is open (player). The stake
 /// moves from the wallet to the round's escrow in the same transaction.
 #[utoipa::path(tag = "side bets", security(("bearer" = [])), request_body = BetRequest,
-    params(("Idempotency-Key" = Option<String>, Header, description = "Makes retries safe")),
+    params(super::contract::IdempotencyKeyHeader),
     responses(
         (status = 201, body = BetView),
         (status = 400, body = super::error::ErrorBody),
+        (status = 403, body = super::error::ErrorBody),
+        (status = 404, body = super::error::ErrorBody),
         (status = 409, body = super::error::ErrorBody),
         (status = 422, body = super::error::ErrorBody),
 ))]
@@ -781,7 +811,11 @@ fn refresh_live_soon(state: &web::Data<AppState>, round: RoundRef) {
 }
 
 /// A round's bets: every bet for the auditor and pit boss, their own for a player.
-#[utoipa::path(tag = "side bets", security(("bearer" = [])), responses((status = 200, body = Vec<BetView>)))]
+#[utoipa::path(tag = "side bets", security(("bearer" = [])), responses(
+    (status = 200, body = Vec<BetView>),
+    (status = 403, body = super::error::ErrorBody),
+    (status = 404, body = super::error::ErrorBody),
+))]
 #[get("/api/v1/rounds/{round_id}/bets")]
 pub async fn round_bets(
     state: web::Data<AppState>,
@@ -805,7 +839,10 @@ pub async fn round_bets(
 }
 
 /// The caller's own side bets, newest first (player).
-#[utoipa::path(tag = "side bets", security(("bearer" = [])), responses((status = 200, body = Vec<BetView>)))]
+#[utoipa::path(tag = "side bets", security(("bearer" = [])), responses(
+    (status = 200, body = Vec<BetView>),
+    (status = 403, body = super::error::ErrorBody),
+))]
 #[get("/api/v1/me/bets")]
 pub async fn my_bets(state: web::Data<AppState>, caller: Caller) -> ApiResult<web::Json<Vec<BetView>>> {
     caller.require(&[Role::Player])?;
@@ -829,13 +866,26 @@ pub struct RtpParams {
     pub from_us: Option<i64>,
     pub to_us: Option<i64>,
     /// `json` (default) or `csv`.
+    #[param(inline, value_type = Option<RtpFormat>)]
     pub format: Option<String>,
+}
+
+/// The formats of the RTP report.
+#[derive(ToSchema)]
+#[schema(rename_all = "snake_case")]
+#[allow(dead_code)] // documents the values `format` accepts
+pub enum RtpFormat {
+    Json,
+    Csv,
 }
 
 /// Observed against certified RTP by bet, table and period, with the 99% band
 /// check (auditor). `format=csv` for a spreadsheet.
 #[utoipa::path(tag = "audit", security(("bearer" = [])), params(RtpParams), responses(
-    (status = 200, body = Vec<side_bets::RtpLine>),
+    (status = 200, description = "One line per bet kind, table and pay table", content(
+        (Vec<side_bets::RtpLine> = "application/json"),
+        (String = "text/csv"),
+    )),
     (status = 403, body = super::error::ErrorBody),
 ))]
 #[get("/api/v1/audit/rtp")]

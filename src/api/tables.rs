@@ -24,19 +24,9 @@ use crate::users;
 #[derive(Deserialize, Serialize, ToSchema)]
 #[serde(deny_unknown_fields)]
 pub struct CreateTableRequest {
-    /// 1–64 characters, unique.
+    #[schema(value_type = super::contract::TableName)]
     pub name: String,
     pub config: TableConfig,
-}
-
-fn check_name(name: &str) -> Result<(), ApiError> {
-    if name.trim().is_empty() || name.chars().count() > 64 {
-        return Err(ApiError::bad_request(
-            "invalid_name",
-            "table name must be 1 to 64 characters",
-        ));
-    }
-    Ok(())
 }
 
 fn check_config(config: &TableConfig) -> Result<(), ApiError> {
@@ -72,7 +62,7 @@ pub async fn create_table(
     caller.require(&[Role::Pitboss])?;
     let idem = IdempotentRequest::from_request(&http, &*body)?;
     let req = body.into_inner();
-    check_name(&req.name)?;
+    super::contract::check_table_name(&req.name)?;
     check_config(&req.config)?;
     let caller_id = caller.user_id.clone();
     idempotency::run(&state, &caller.user_id, idem, StatusCode::CREATED, move |conn, _key| {
@@ -140,6 +130,8 @@ pub async fn get_table(
     params(("Idempotency-Key" = Option<String>, Header, description = "Makes retries safe")),
     responses(
     (status = 200, body = Table),
+    (status = 403, body = super::error::ErrorBody),
+    (status = 404, body = super::error::ErrorBody),
     (status = 409, body = super::error::ErrorBody),
     (status = 422, body = super::error::ErrorBody),
 ))]
@@ -187,6 +179,7 @@ pub async fn update_table_config(
     responses(
     (status = 200, body = Table),
     (status = 403, body = super::error::ErrorBody),
+    (status = 404, body = super::error::ErrorBody),
     (status = 422, body = super::error::ErrorBody),
 ))]
 #[post("/api/v1/tables/{table_id}/open")]
@@ -233,7 +226,11 @@ pub async fn open_table(
 /// Closes a table (pit boss): no new rounds; a round in progress may finish.
 #[utoipa::path(tag = "tables", security(("bearer" = [])),
     params(("Idempotency-Key" = Option<String>, Header, description = "Makes retries safe")),
-    responses((status = 200, body = Table)))]
+    responses(
+    (status = 200, body = Table),
+    (status = 403, body = super::error::ErrorBody),
+    (status = 404, body = super::error::ErrorBody),
+))]
 #[post("/api/v1/tables/{table_id}/close")]
 pub async fn close_table(
     state: web::Data<AppState>,
@@ -256,12 +253,14 @@ pub async fn close_table(
     Ok(response)
 }
 
-/// Assigns a dealer to a table (pit boss).
+/// Assigns a dealer to a table (pit boss). Assigning one already assigned changes nothing.
 #[utoipa::path(tag = "tables", security(("bearer" = [])),
     params(("Idempotency-Key" = Option<String>, Header, description = "Makes retries safe")),
     responses(
     (status = 200, body = Table),
-    (status = 422, body = super::error::ErrorBody),
+    (status = 403, body = super::error::ErrorBody),
+    (status = 404, body = super::error::ErrorBody, description = "No such table or dealer."),
+    (status = 422, body = super::error::ErrorBody, description = "The account is not a dealer."),
 ))]
 #[put("/api/v1/tables/{table_id}/dealers/{dealer_id}")]
 pub async fn assign_dealer(
@@ -292,7 +291,11 @@ pub async fn assign_dealer(
 /// Removes a dealer from a table (pit boss).
 #[utoipa::path(tag = "tables", security(("bearer" = [])),
     params(("Idempotency-Key" = Option<String>, Header, description = "Makes retries safe")),
-    responses((status = 200, body = Table)))]
+    responses(
+    (status = 200, body = Table),
+    (status = 403, body = super::error::ErrorBody),
+    (status = 404, body = super::error::ErrorBody, description = "No such table, or the dealer is not assigned to it."),
+))]
 #[delete("/api/v1/tables/{table_id}/dealers/{dealer_id}")]
 pub async fn unassign_dealer(
     state: web::Data<AppState>,
@@ -306,7 +309,13 @@ pub async fn unassign_dealer(
     let caller_id = caller.user_id.clone();
     idempotency::run(&state, &caller_id, idem, StatusCode::OK, move |conn, _key| {
         load_table(conn, &id)?;
-        tables::unassign_dealer(conn, &id, &dealer_id)?;
+        if tables::unassign_dealer(conn, &id, &dealer_id)? == 0 {
+            return Err(ApiError::new(
+                StatusCode::NOT_FOUND,
+                "not_found",
+                "this dealer is not assigned to this table",
+            ));
+        }
         load_table(conn, &id)
     })
     .await
@@ -315,12 +324,15 @@ pub async fn unassign_dealer(
 /// Installs a pay table on a Prima Carta table (pit boss). It is certified
 /// first; one with any bet outside the RTP bounds is refused with a 422 that
 /// names the bet and its RTP. A significant event.
-#[utoipa::path(tag = "side bets", security(("bearer" = [])), request_body(content = Object, description = "A pay table (docs/side-bets.md)"),
+#[utoipa::path(tag = "side bets", security(("bearer" = [])), request_body(content = crate::bets::PayTableSpec, description = "A pay table (docs/side-bets.md)"),
     params(("Idempotency-Key" = Option<String>, Header, description = "Makes retries safe")),
     responses(
     (status = 200, body = PayTableView),
     (status = 400, body = super::error::ErrorBody),
-    (status = 422, body = super::error::ErrorBody),
+    (status = 403, body = super::error::ErrorBody),
+    (status = 404, body = super::error::ErrorBody),
+    (status = 422, body = super::error::ErrorBody, description = "Not a Prima Carta table, a rule of pay tables broken \
+        (overlapping Começo lines, a Cartas number twice), or the pay table fails certification."),
 ))]
 #[put("/api/v1/tables/{table_id}/pay-table")]
 pub async fn install_pay_table(
@@ -333,7 +345,7 @@ pub async fn install_pay_table(
     caller.require(&[Role::Pitboss])?;
     let idem = IdempotentRequest::from_request(&http, &*body)?;
     let id = path.into_inner();
-    let pay_table = PayTable::new(body.into_inner()).map_err(|e| ApiError::bad_request("invalid_pay_table", e.0))?;
+    let pay_table = PayTable::new(body.into_inner()).map_err(|e| ApiError::unprocessable("invalid_pay_table", e.0))?;
     let caller_id = caller.user_id.clone();
     idempotency::run(&state, &caller_id, idem, StatusCode::OK, move |conn, _key| {
         let table = load_table(conn, &id)?;
@@ -345,7 +357,11 @@ pub async fn install_pay_table(
 }
 
 /// The pay table a Prima Carta table uses, with its certificate (any role).
-#[utoipa::path(tag = "side bets", security(("bearer" = [])), responses((status = 200, body = PayTableView)))]
+#[utoipa::path(tag = "side bets", security(("bearer" = [])), responses(
+    (status = 200, body = PayTableView),
+    (status = 404, body = super::error::ErrorBody),
+    (status = 422, body = super::error::ErrorBody, description = "Not a Prima Carta table."),
+))]
 #[get("/api/v1/tables/{table_id}/pay-table")]
 pub async fn table_pay_table(
     state: web::Data<AppState>,
@@ -366,7 +382,10 @@ pub async fn table_pay_table(
 }
 
 /// Every stored (certified) pay table (pit boss, auditor).
-#[utoipa::path(tag = "side bets", security(("bearer" = [])), responses((status = 200, body = Vec<PayTableView>)))]
+#[utoipa::path(tag = "side bets", security(("bearer" = [])), responses(
+    (status = 200, body = Vec<PayTableView>),
+    (status = 403, body = super::error::ErrorBody),
+))]
 #[get("/api/v1/pay-tables")]
 pub async fn list_pay_tables(state: web::Data<AppState>, caller: Caller) -> ApiResult<web::Json<Vec<PayTableView>>> {
     caller.require(&[Role::Pitboss, Role::Auditor])?;
@@ -383,7 +402,11 @@ pub async fn list_pay_tables(state: web::Data<AppState>, caller: Caller) -> ApiR
 
 /// The table's live events as Server-Sent Events (any role). The first event,
 /// `state`, is the current round's public view (or `null`); then every change.
-#[utoipa::path(tag = "tables", security(("bearer" = [])), responses((status = 200, content_type = "text/event-stream", body = String)))]
+#[utoipa::path(tag = "tables", security(("bearer" = [])), responses(
+    (status = 200, content_type = "text/event-stream", body = super::contract::TableEvent,
+        description = "A stream of Server-Sent Events; the schema describes each event."),
+    (status = 404, body = super::error::ErrorBody),
+))]
 #[get("/api/v1/tables/{table_id}/events")]
 pub async fn table_events(
     state: web::Data<AppState>,

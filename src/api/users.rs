@@ -14,10 +14,14 @@ use crate::users::{self, CreateUserError, NewUser, User};
 #[serde(deny_unknown_fields)]
 pub struct CreateUserRequest {
     /// 3–32 letters, digits, '.', '_' or '-'; stored lower-case.
+    #[schema(min_length = 3, max_length = 32, pattern = r"^[A-Za-z0-9._-]{3,32}$")]
     pub username: String,
+    /// 1–64 characters; the username when omitted.
+    #[schema(min_length = 1, max_length = 64)]
     pub display_name: Option<String>,
     pub role: Role,
     /// 10–128 characters.
+    #[schema(min_length = 10, max_length = 128)]
     pub password: String,
 }
 
@@ -73,7 +77,9 @@ pub async fn create_user(
 #[serde(deny_unknown_fields)]
 pub struct ListUsersQuery {
     pub role: Option<Role>,
+    #[param(minimum = 1, maximum = 500)]
     pub limit: Option<i64>,
+    #[param(minimum = 0)]
     pub offset: Option<i64>,
 }
 

@@ -8,58 +8,81 @@ use rust_decimal::Decimal;
 use serde::{Deserialize, Serialize};
 use sha2::{Digest, Sha256};
 use std::fmt;
+use utoipa::ToSchema;
 
 /// The pays of a suit bet whose pay drops when an Ace is involved (Prima: the
 /// first card is an Ace; Escúcha: the completing suit's foundation is an Ace).
-#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, ToSchema)]
 pub struct AcePays {
+    #[schema(value_type = crate::api::contract::Pays)]
     pub pays: Decimal,
+    #[schema(value_type = crate::api::contract::Pays)]
     pub ace_pays: Decimal,
 }
 
 /// Máximo when the selected suit's foundation ties for highest with exactly one other.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize, ToSchema)]
 #[serde(rename_all = "snake_case")]
 pub enum PairTieRule {
     Lose,
     Push,
 }
 
-#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, ToSchema)]
 pub struct MaximoPays {
+    #[schema(value_type = crate::api::contract::Pays)]
     pub pays: Decimal,
     pub pair_tie: PairTieRule,
 }
 
 /// Cartas on one number.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, ToSchema)]
 pub struct CartasLine {
+    /// 10 to 20, each number at most once (422 otherwise).
+    #[serde(deserialize_with = "crate::domain::whole::integer")]
+    #[schema(minimum = 10, maximum = 20)]
     pub number: u8,
+    #[schema(value_type = crate::api::contract::Pays)]
     pub pays: Decimal,
 }
 
 /// One line of the Começo table: N in `n_from..=n_to` pays `pays`. N on no line loses.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, ToSchema)]
 pub struct ComecoLine {
+    /// 10 to 50, at most `n_to`; lines may not overlap (422 otherwise).
+    #[serde(deserialize_with = "crate::domain::whole::integer")]
+    #[schema(minimum = 10, maximum = 50)]
     pub n_from: u8,
+    #[serde(deserialize_with = "crate::domain::whole::integer")]
+    #[schema(minimum = 10, maximum = 50)]
     pub n_to: u8,
+    #[schema(value_type = crate::api::contract::Pays)]
     pub pays: Decimal,
 }
 
 /// The raw form of a pay table, as JSON carries it.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, ToSchema)]
 #[serde(deny_unknown_fields)]
 pub struct PayTableSpec {
+    /// 1 to 64 characters, none of them a control character.
+    #[schema(min_length = 1, max_length = 64, pattern = r"^[^\u0000-\u001f\u007f-\u009f]*$")]
     pub name: String,
+    #[serde(deserialize_with = "crate::domain::whole::integer")]
+    #[schema(minimum = 1, maximum = 4294967295_u64)]
     pub version: u32,
     pub prima: AcePays,
     pub escucha: AcePays,
     pub maximo: MaximoPays,
+    #[schema(value_type = crate::api::contract::Pays)]
     pub conto_alto: Decimal,
+    #[schema(value_type = crate::api::contract::Pays)]
     pub conto_bajo: Decimal,
+    #[schema(value_type = crate::api::contract::Pays)]
     pub conto_medio: Decimal,
     /// Offered Cartas numbers (10..=20), each with its pay; empty: Cartas not offered.
     pub cartas: Vec<CartasLine>,
+    /// At least one line.
+    #[schema(min_items = 1)]
     pub comeco: Vec<ComecoLine>,
 }
 

@@ -24,7 +24,13 @@ pub fn serve(args: ServeArgs) -> Result<ExitCode, String> {
     // Checkpoints are taken for as long as the server runs.
     let _checkpoints = app.checkpoint_schedule;
     tracing::info!(bind = %settings.bind, port = app.port, "djego listening");
-    println!("djego listening on http://{} (API docs at /docs)", settings.bind);
+    // The bound port, not the configured one: with `--bind 127.0.0.1:0` the
+    // system picks a free port, and this line is how a script learns it.
+    let host = settings
+        .bind
+        .rsplit_once(':')
+        .map_or(settings.bind.as_str(), |(h, _)| h);
+    println!("djego listening on http://{host}:{} (API docs at /docs)", app.port);
     actix_web::rt::System::new()
         .block_on(app.server)
         .map_err(|e| e.to_string())?;

@@ -3,6 +3,7 @@
 mod amount;
 mod role;
 mod username;
+pub mod whole;
 
 pub use amount::*;
 pub use role::Role;

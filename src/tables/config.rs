@@ -102,21 +102,21 @@ pub enum CobreOption {
 pub struct PrimaCartaConfig {
     pub variant: PrimaVariant,
     /// The table's unit: a spiga costs one unit, a copa one unit per card.
-    #[schema(value_type = String, example = "1.00")]
+    #[schema(value_type = crate::api::contract::Amount, example = "1.00")]
     pub unit: Amount,
     /// Optional per-round seat fee (house revenue), charged with the spiga.
-    #[schema(value_type = Option<String>, example = "0.50")]
+    #[schema(value_type = Option<crate::api::contract::Amount>, example = "0.50")]
     pub seat_fee: Option<Amount>,
     /// The owner of the Prima suit pays one unit to the dealers' tips.
     pub corte: bool,
     pub cobre: CobreOption,
     /// Side bets: smallest and largest single bet.
-    #[schema(value_type = String, example = "1.00")]
+    #[schema(value_type = crate::api::contract::Amount, example = "1.00")]
     pub min_bet: Amount,
-    #[schema(value_type = String, example = "100.00")]
+    #[schema(value_type = crate::api::contract::Amount, example = "100.00")]
     pub max_bet: Amount,
     /// Side bets: most one player may stake on one round.
-    #[schema(value_type = String, example = "500.00")]
+    #[schema(value_type = crate::api::contract::Amount, example = "500.00")]
     pub max_exposure_per_round: Amount,
     /// Seated players may ask for the printed basic strategy's advice.
     pub strategy_advice: bool,
@@ -131,20 +131,21 @@ pub enum LoboMode {
 }
 
 #[derive(Serialize, Deserialize, ToSchema, Debug, Clone, PartialEq)]
-#[serde(from = "LoboConfigInput")]
+#[serde(from = "LoboConfigInput", deny_unknown_fields)]
 pub struct LoboConfig {
     pub mode: LoboMode,
-    #[schema(value_type = String, example = "1.00")]
+    #[schema(value_type = crate::api::contract::Amount, example = "1.00")]
     pub min_unit: Amount,
-    #[schema(value_type = String, example = "10.00")]
+    #[schema(value_type = crate::api::contract::Amount, example = "10.00")]
     pub max_unit: Amount,
     /// Most points a player can lose in one round; escrowed at its start.
+    #[schema(minimum = 1, maximum = 1000)]
     pub loss_cap_points: u32,
     /// Players may ask for the solver's best play.
     pub hints: bool,
-    /// Charges paid to the house when a round starts (docs/lobo.md §5). When omitted: the
+    /// Charges paid to the house when a round starts (docs/lobo.md §5). When omitted or null: the
     /// mode's default rule, proven to favour the house at a loss cap of 20 points or more.
-    #[schema(value_type = crate::tables::config::LoboHouseRule)]
+    #[schema(value_type = Option<crate::tables::config::LoboHouseRule>, required = false)]
     pub house_rule: HouseRule,
     /// Set by a pit boss to open a table whose house rule is not proven to
     /// favour the house (a significant event).
@@ -168,8 +169,10 @@ impl LoboMode {
 #[allow(dead_code)]
 pub struct LoboHouseRule {
     /// Flat fee per round (e.g. 904 = 9.04 units).
+    #[schema(maximum = 100000)]
     pub fee_per_round_hundredths: u32,
     /// Ante per point of the Wolf's opening hand.
+    #[schema(maximum = 10000)]
     pub ante_per_wolf_point_hundredths: u32,
 }
 
@@ -180,6 +183,7 @@ struct LoboConfigInput {
     mode: LoboMode,
     min_unit: Amount,
     max_unit: Amount,
+    #[serde(deserialize_with = "crate::domain::whole::integer")]
     loss_cap_points: u32,
     hints: bool,
     #[serde(default)]

@@ -11,6 +11,7 @@ mod auth;
 mod bad_input;
 mod bootstrap;
 mod checkpoints;
+mod conformance;
 mod database_roles;
 mod idempotency;
 mod ledger;

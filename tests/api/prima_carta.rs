@@ -829,7 +829,7 @@ both_backends!(
                     None,
                 )
                 .await
-                .assert_error(400, "suit_required");
+                .assert_error(422, "suit_required");
                 app.post(
                     &format!("/api/v1/rounds/{id}/copa"),
                     Some(&c.dealer.token),

@@ -494,12 +494,17 @@ both_backends!(
                 .any(|e| e.to_string().contains(s(&installed["id"])) && e.to_string().contains(&c.table)),
             "pay_table_installed event: {events:?}"
         );
-        // Malformed: 400.
+        // Against the rules of pay tables: 422; not even a pay table: 400.
         let mut bad = house.clone();
         bad["version"] = json!(0);
         app.put(&path, Some(&c.pitboss.token), &bad, None)
             .await
-            .assert_error(400, "invalid_pay_table");
+            .assert_error(422, "invalid_pay_table");
+        let mut bad = house.clone();
+        bad["version"] = json!("two");
+        app.put(&path, Some(&c.pitboss.token), &bad, None)
+            .await
+            .assert_error(400, "invalid_body");
 
         // New bets use it.
         let round = create_round(&app, &c).await;

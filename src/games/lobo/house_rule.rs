@@ -14,8 +14,10 @@ use serde::{Deserialize, Serialize};
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
 pub struct HouseRule {
     /// Flat fee per round.
+    #[serde(deserialize_with = "crate::domain::whole::integer")]
     pub fee_per_round_hundredths: u32,
     /// Ante per point of the Wolf's opening hand (known at the deal, before any decision).
+    #[serde(deserialize_with = "crate::domain::whole::integer")]
     pub ante_per_wolf_point_hundredths: u32,
 }
 
