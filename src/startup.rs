@@ -83,7 +83,7 @@ fn run(listener: TcpListener, state: AppState, keys: TokenKeys) -> std::io::Resu
     let data = web::Data::new(state);
     let mut server = HttpServer::new(move || {
         App::new()
-            .wrap(from_fn(move |req, next| api::nul_bytes::refuse(json_limit, req, next)))
+            .wrap(from_fn(move |req, next| api::input_gate::refuse(json_limit, req, next)))
             .wrap(from_fn(api::metrics::track))
             .wrap(TracingLogger::default())
             .app_data(data.clone())

@@ -154,7 +154,9 @@ pub async fn verify_ledger(state: web::Data<AppState>, caller: Caller) -> ApiRes
 #[derive(Deserialize, IntoParams)]
 #[serde(deny_unknown_fields)]
 pub struct CheckpointsQuery {
+    #[param(minimum = 1, maximum = 500)]
     pub limit: Option<i64>,
+    #[param(minimum = 0)]
     pub offset: Option<i64>,
 }
 

@@ -399,7 +399,8 @@ fn is_error_body(response: &Value) -> bool {
 
 /// Declares, on every operation, the errors its shape implies (401 when it
 /// needs a token; 400, 413 and 415 when it takes a body; 400 when it takes a
-/// query or a header; 503 when it reads the database), and points every
+/// query or a header; 409 when it takes an Idempotency-Key; 503 when it reads
+/// the database), and points every
 /// undescribed error at the shared declaration of its status.
 fn add_shared_responses(doc: &mut Value) {
     let components = doc["components"].as_object_mut().expect("components");
@@ -449,6 +450,14 @@ fn add_shared_responses(doc: &mut Value) {
             }
             if has_params {
                 implied.push("400");
+            }
+            // A key reused with another request is a 409 on every operation that takes one.
+            let takes_idempotency_key = op
+                .get("parameters")
+                .and_then(Value::as_array)
+                .is_some_and(|ps| ps.iter().any(|p| p["in"] == "header" && p["name"] == "Idempotency-Key"));
+            if takes_idempotency_key {
+                implied.push("409");
             }
             if path.starts_with("/api/") {
                 implied.push("503");

@@ -175,7 +175,7 @@ where
 /// Opens a new round at the table (assigned dealer): the server seed is drawn
 /// and sealed, its commitment published; betting opens.
 #[utoipa::path(tag = "prima carta", security(("bearer" = [])),
-    params(("Idempotency-Key" = Option<String>, Header, description = "Makes retries safe")),
+    params(super::contract::IdempotencyKeyHeader),
     responses(
     (status = 201, body = RoundView),
     (status = 403, body = super::error::ErrorBody),
@@ -335,7 +335,7 @@ pub async fn take_seat(
 
 /// Closes betting (assigned dealer): at least two seats; fixes the client seed.
 #[utoipa::path(tag = "prima carta", security(("bearer" = [])),
-    params(("Idempotency-Key" = Option<String>, Header, description = "Makes retries safe")),
+    params(super::contract::IdempotencyKeyHeader),
     responses(
     (status = 200, body = RoundView),
     (status = 403, body = super::error::ErrorBody),
@@ -367,7 +367,7 @@ pub async fn close_betting(
 
 /// Deals the first pass (assigned dealer); stops at the first copa turn.
 #[utoipa::path(tag = "prima carta", security(("bearer" = [])),
-    params(("Idempotency-Key" = Option<String>, Header, description = "Makes retries safe")),
+    params(super::contract::IdempotencyKeyHeader),
     responses(
     (status = 200, body = RoundView),
     (status = 403, body = super::error::ErrorBody),
@@ -538,7 +538,7 @@ pub async fn advice(
 /// Runs the repasso and settles (assigned dealer): pays the pot, the cobre and
 /// every side bet; reveals the server seed.
 #[utoipa::path(tag = "prima carta", security(("bearer" = [])),
-    params(("Idempotency-Key" = Option<String>, Header, description = "Makes retries safe")),
+    params(super::contract::IdempotencyKeyHeader),
     responses(
     (status = 200, body = RoundView),
     (status = 403, body = super::error::ErrorBody),
@@ -586,7 +586,7 @@ pub struct VoidRequest {
 /// Voids a round before any card is dealt (pit boss): every stake is refunded.
 /// A significant event.
 #[utoipa::path(tag = "prima carta", security(("bearer" = [])), request_body = VoidRequest,
-    params(("Idempotency-Key" = Option<String>, Header, description = "Makes retries safe")),
+    params(super::contract::IdempotencyKeyHeader),
     responses(
     (status = 200, body = RoundView),
     (status = 400, body = super::error::ErrorBody),

@@ -44,7 +44,7 @@ pub fn load_table(conn: &mut AnyConnection, id: &str) -> Result<Table, ApiError>
 
 /// Creates a table, closed (pit boss).
 #[utoipa::path(tag = "tables", security(("bearer" = [])), request_body = CreateTableRequest,
-    params(("Idempotency-Key" = Option<String>, Header, description = "Makes retries safe")),
+    params(super::contract::IdempotencyKeyHeader),
     responses(
     (status = 201, body = Table),
     (status = 400, body = super::error::ErrorBody),
@@ -127,7 +127,7 @@ pub async fn get_table(
 
 /// Replaces a closed table's options (pit boss). The game cannot change.
 #[utoipa::path(tag = "tables", security(("bearer" = [])), request_body = TableConfig,
-    params(("Idempotency-Key" = Option<String>, Header, description = "Makes retries safe")),
+    params(super::contract::IdempotencyKeyHeader),
     responses(
     (status = 200, body = Table),
     (status = 403, body = super::error::ErrorBody),
@@ -175,7 +175,7 @@ pub async fn update_table_config(
 
 /// Opens a table (pit boss). A significant event.
 #[utoipa::path(tag = "tables", security(("bearer" = [])),
-    params(("Idempotency-Key" = Option<String>, Header, description = "Makes retries safe")),
+    params(super::contract::IdempotencyKeyHeader),
     responses(
     (status = 200, body = Table),
     (status = 403, body = super::error::ErrorBody),
@@ -225,7 +225,7 @@ pub async fn open_table(
 
 /// Closes a table (pit boss): no new rounds; a round in progress may finish.
 #[utoipa::path(tag = "tables", security(("bearer" = [])),
-    params(("Idempotency-Key" = Option<String>, Header, description = "Makes retries safe")),
+    params(super::contract::IdempotencyKeyHeader),
     responses(
     (status = 200, body = Table),
     (status = 403, body = super::error::ErrorBody),
@@ -255,7 +255,7 @@ pub async fn close_table(
 
 /// Assigns a dealer to a table (pit boss). Assigning one already assigned changes nothing.
 #[utoipa::path(tag = "tables", security(("bearer" = [])),
-    params(("Idempotency-Key" = Option<String>, Header, description = "Makes retries safe")),
+    params(super::contract::IdempotencyKeyHeader),
     responses(
     (status = 200, body = Table),
     (status = 403, body = super::error::ErrorBody),
@@ -290,7 +290,7 @@ pub async fn assign_dealer(
 
 /// Removes a dealer from a table (pit boss).
 #[utoipa::path(tag = "tables", security(("bearer" = [])),
-    params(("Idempotency-Key" = Option<String>, Header, description = "Makes retries safe")),
+    params(super::contract::IdempotencyKeyHeader),
     responses(
     (status = 200, body = Table),
     (status = 403, body = super::error::ErrorBody),
@@ -325,7 +325,7 @@ pub async fn unassign_dealer(
 /// first; one with any bet outside the RTP bounds is refused with a 422 that
 /// names the bet and its RTP. A significant event.
 #[utoipa::path(tag = "side bets", security(("bearer" = [])), request_body(content = crate::bets::PayTableSpec, description = "A pay table (docs/side-bets.md)"),
-    params(("Idempotency-Key" = Option<String>, Header, description = "Makes retries safe")),
+    params(super::contract::IdempotencyKeyHeader),
     responses(
     (status = 200, body = PayTableView),
     (status = 400, body = super::error::ErrorBody),

@@ -272,3 +272,25 @@ both_backends!(
         assert_eq!(app.last_seq().await, 0);
     }
 );
+
+both_backends!(
+    async fn a_json_array_is_not_read_as_an_object(app: TestApp) {
+        let boss = app.create_user(Role::Pitboss).await;
+        let dealer = app.create_user(Role::Dealer).await;
+        // serde would read these positionally as a login and as an update.
+        let login = app
+            .post("/api/v1/auth/login", None, &json!(["admin", "whatever-password"]), None)
+            .await;
+        login.assert_error(400, "invalid_body");
+        let update = app
+            .put(
+                &format!("/api/v1/users/{}", dealer.id),
+                Some(&boss.token),
+                &json!([null, false]),
+                None,
+            )
+            .await;
+        update.assert_error(400, "invalid_body");
+        app.get("/api/v1/me", Some(&dealer.token)).await.expect(200);
+    }
+);

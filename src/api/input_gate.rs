@@ -1,7 +1,10 @@
-//! No NUL byte gets in: a NUL in the path, the query or any JSON string is a
-//! 400 before routing. PostgreSQL cannot store NUL in text and SQLite would
-//! store it silently, so one gate in front of every handler keeps the two
-//! databases alike and no handler has to remember.
+//! One gate in front of every handler, for rules that hold for every
+//! request, so that no handler has to remember them:
+//! - no NUL character: a NUL in the path, the query or any JSON string is a
+//!   400. PostgreSQL cannot store NUL in text and SQLite would store it
+//!   silently; refusing it here keeps the two databases alike;
+//! - a JSON body is an object: serde would read a struct from an array by
+//!   position (`["admin", "pw"]` as a login), which no client means.
 
 use actix_web::body::MessageBody;
 use actix_web::dev::{ServiceRequest, ServiceResponse};
@@ -70,6 +73,9 @@ pub async fn refuse(
     }
     if json_has_nul_escape(&body) {
         return Err(nul_refused("body"));
+    }
+    if body.iter().find(|b| !b.is_ascii_whitespace()) == Some(&b'[') {
+        return Err(ApiError::bad_request("invalid_body", "the body must be a JSON object").into());
     }
     req.set_payload(actix_web::dev::Payload::from(body.freeze()));
     next.call(req).await
