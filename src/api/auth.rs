@@ -322,7 +322,18 @@ pub async fn change_password(
         .await?
         .ok_or_else(|| ApiError::forbidden("the current password is wrong"))?;
     let memory_kib = state.settings.argon2_memory_kib;
-    let new_hash = web::block(move || hash_password(new_password.expose(), memory_kib)).await?;
+    // Hashing is argon2 work too: it takes one of the bounded password checks.
+    let permit = state
+        .password_checks
+        .clone()
+        .acquire_owned()
+        .await
+        .map_err(|_| ApiError::internal("password checks unavailable"))?;
+    let new_hash = web::block(move || {
+        let _permit = permit;
+        hash_password(new_password.expose(), memory_kib)
+    })
+    .await?;
     state
         .blocking(move |s| {
             s.db.write(|conn| -> Result<(), ApiError> {

@@ -159,13 +159,12 @@ where
     F: FnOnce(&mut AnyConnection, &AppState, &RoundRow, &Table) -> Result<(), ApiError> + Send + 'static,
 {
     let id = round_id.clone();
-    let vault = state.vault.clone();
     let s = state.get_ref().clone();
     let response = idempotency::run(&state, caller_id, idem, StatusCode::OK, move |conn, _key| {
         let (row, table) = prima_round(conn, &id)?;
         action(conn, &s, &row, &table)?;
         let row = record::find(conn, &id)?.ok_or_else(|| ApiError::not_found("round"))?;
-        service::round_view(conn, &vault, &row)
+        service::round_view(conn, &s.vault, &row)
     })
     .await?;
     publish_by_id(&state, round_id).await;
