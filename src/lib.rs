@@ -24,5 +24,6 @@ pub mod startup;
 pub mod store;
 pub mod tables;
 pub mod telemetry;
+pub mod transcript;
 pub mod users;
 pub mod wagers;

@@ -73,6 +73,9 @@ enum BenchCommand {
     /// The wager write path over HTTP (bets, deposits) on a real `djego serve`, alternated
     /// with a pgbench anchor on the same PostgreSQL; prints rates, latencies and ratios.
     Wagers(cli::bench::WagersArgs),
+    /// The bulk round replay (`djego verify rounds`) on random rounds of every kind, alternated
+    /// with an anchor (parsing the same JSON); prints rounds/s min/median/max and the ratio.
+    Verify(cli::bench::VerifyBenchArgs),
 }
 
 #[derive(Subcommand)]
@@ -136,10 +139,14 @@ enum VerifyCommand {
     /// check them against signed checkpoints (the database's, or --checkpoints FILE);
     /// exit 1 when anything does not check.
     Ledger(VerifyLedgerArgs),
-    /// Check a round recall offline: recompute the commitment, the client seed and the
-    /// dealt order of a ShuffleTranscript JSON file (one transcript or a JSON list of them).
+    /// Replay rounds offline from their transcripts (docs/transcript.md): the shuffle, the
+    /// play, the outcome, every bet and every transfer. Reads a transcript, a saved recall or
+    /// verification response, a JSON list or JSON Lines; version-1 shuffle transcripts too.
     /// Exit 0 if all verify, 1 if any does not, 2 if the file cannot be read.
     Round(VerifyRoundArgs),
+    /// Replay a JSON Lines export of many rounds (`GET /api/v1/audit/transcripts`), printing
+    /// each failure and the rate; exit 1 if any round does not verify.
+    Rounds(VerifyRoundsArgs),
 }
 
 #[derive(Args)]
@@ -164,6 +171,12 @@ pub struct VerifyRoundArgs {
     /// Print the verification reports as JSON instead of text.
     #[arg(long)]
     pub json: bool,
+}
+
+#[derive(Args)]
+pub struct VerifyRoundsArgs {
+    /// The JSON Lines file, one transcript per line ("-" for standard input).
+    pub file: PathBuf,
 }
 
 #[derive(Subcommand)]
@@ -405,6 +418,9 @@ fn run(cli: Cli) -> Result<ExitCode, String> {
         Command::Verify {
             command: VerifyCommand::Round(args),
         } => cli::verify::round(args),
+        Command::Verify {
+            command: VerifyCommand::Rounds(args),
+        } => cli::verify::rounds(args),
         Command::Certify {
             command: CertifyCommand::Shuffle(args),
         } => cli::certify::shuffle(args),
@@ -426,6 +442,9 @@ fn run(cli: Cli) -> Result<ExitCode, String> {
         Command::Bench {
             command: BenchCommand::Wagers(args),
         } => cli::bench::wagers(args),
+        Command::Bench {
+            command: BenchCommand::Verify(args),
+        } => cli::bench::verify(args),
         Command::Openapi => cli::serve::openapi(),
     }
 }

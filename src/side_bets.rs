@@ -232,7 +232,11 @@ pub struct BetView {
     pub status: String,
     /// What the bet returned to the wallet (stake included); "0.00" while open or lost.
     pub returned: String,
-    /// The facts that decided the bet.
+    /// The pay applied (a:1) when the bet won.
+    #[schema(value_type = Option<crate::api::contract::Pays>)]
+    pub pays: Option<serde_json::Value>,
+    /// The fact of the deal that decided the bet: `fact` (first_card,
+    /// first_to_complete, highest_foundation or first_pass_count) and its values.
     #[schema(value_type = Option<Object>)]
     pub decided_by: Option<serde_json::Value>,
     pub placed_at_us: i64,
@@ -241,6 +245,8 @@ pub struct BetView {
 
 impl From<&BetRow> for BetView {
     fn from(r: &BetRow) -> BetView {
+        // Stored as the whole settlement: {"result", "pays"?, "decided_by"}.
+        let settlement: Option<serde_json::Value> = r.decided_by.as_deref().and_then(|d| serde_json::from_str(d).ok());
         BetView {
             id: r.id.clone(),
             round_id: r.round_id.clone(),
@@ -252,7 +258,8 @@ impl From<&BetRow> for BetView {
             pay_table_id: r.pay_table_id.clone(),
             status: r.status.clone(),
             returned: format_minor(r.returned_minor),
-            decided_by: r.decided_by.as_deref().and_then(|d| serde_json::from_str(d).ok()),
+            pays: settlement.as_ref().and_then(|s| s.get("pays").cloned()),
+            decided_by: settlement.and_then(|mut s| s.get_mut("decided_by").map(serde_json::Value::take)),
             placed_at_us: r.placed_at_us,
             settled_at_us: r.settled_at_us,
         }
@@ -268,18 +275,6 @@ pub(crate) fn refs(row: &RoundRow, player_id: &str, bet_id: &str) -> Refs {
         bet_id: Some(bet_id.to_string()),
     }
 }
-
-/// A refused selection in words for the player.
-pub fn describe_bet_error(e: &bets::BetError) -> String {
-    match e {
-        bets::BetError::WrongSelection { kind, needed } => {
-            format!("a {} bet needs a selection of kind {:?}", kind.name(), needed).to_lowercase()
-        }
-        bets::BetError::UnknownSuit(s) => format!("unknown suit '{s}'"),
-        bets::BetError::NumberNotOffered(n) => format!("Cartas number {n} is not offered at this table"),
-    }
-}
-
 pub fn round_bets(conn: &mut AnyConnection, round_id: &str) -> QueryResult<Vec<BetRow>> {
     b::table
         .filter(b::round_id.eq(round_id))
@@ -323,7 +318,7 @@ pub fn settle_round(conn: &mut AnyConnection, row: &RoundRow, facts: &DealFacts)
             serde_json::from_str(&bet.selection).map_err(|e| ApiError::internal(e.to_string()))?;
         let pay_table = find_pay_table(conn, &bet.pay_table_id)?.pay_table()?;
         let settlement = bets::settle(kind, &selection, &pay_table, facts)
-            .map_err(|e| ApiError::internal(describe_bet_error(&e)))?;
+            .map_err(|e| ApiError::internal(e.describe()))?;
         let stake = minor_to_decimal(bet.amount_minor);
         let returned = bets::returned_amount(stake, &settlement.result);
         let returned_minor = decimal_to_minor(returned)?;

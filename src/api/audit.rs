@@ -110,6 +110,64 @@ pub async fn ledger(
     Ok(web::Json(list))
 }
 
+#[derive(Deserialize, IntoParams)]
+#[serde(deny_unknown_fields)]
+pub struct TranscriptsQuery {
+    /// Rounds settled or voided from this time (microseconds since the Unix epoch, inclusive).
+    pub from_us: i64,
+    /// Until this time (exclusive).
+    pub to_us: i64,
+    #[param(minimum = 1, maximum = 5000)]
+    pub limit: Option<i64>,
+    #[param(minimum = 0)]
+    pub offset: Option<i64>,
+}
+
+/// Most transcripts one export request returns; page on with `offset`.
+pub const MAX_EXPORT_ROUNDS: i64 = 5000;
+
+/// The transcripts of every round settled or voided in a period, oldest
+/// first, one JSON document per line (auditor, pit boss): the input of
+/// `djego verify rounds FILE`. Fewer lines than `limit` means the period is done.
+#[utoipa::path(tag = "audit", security(("bearer" = [])), params(TranscriptsQuery), responses(
+    (status = 200, content_type = "application/x-ndjson", body = String,
+        description = "JSON Lines: one round transcript (docs/transcript.md) per line, without events."),
+    (status = 400, body = super::error::ErrorBody),
+    (status = 403, body = super::error::ErrorBody),
+))]
+#[get("/api/v1/audit/transcripts")]
+pub async fn transcripts(
+    state: web::Data<AppState>,
+    caller: Caller,
+    query: web::Query<TranscriptsQuery>,
+) -> ApiResult<HttpResponse> {
+    caller.require(&[Role::Auditor, Role::Pitboss])?;
+    let q = query.into_inner();
+    let limit = q.limit.unwrap_or(1000);
+    if !(1..=MAX_EXPORT_ROUNDS).contains(&limit) {
+        return Err(super::error::ApiError::bad_request(
+            "invalid_limit",
+            format!("limit must be 1 to {MAX_EXPORT_ROUNDS}"),
+        ));
+    }
+    let page = Page::new(Some(1), q.offset)?;
+    let viewer = crate::transcript::Viewer::new(&caller.user_id, caller.role);
+    let body = state
+        .blocking(move |s| {
+            let mut conn = s.db.conn()?;
+            let rows = crate::rounds::record::finished_between(&mut conn, q.from_us, q.to_us, limit, page.offset)?;
+            let mut out = String::new();
+            for row in &rows {
+                let t = crate::rounds::transcript(&mut conn, &s.vault, row, &viewer, false)?;
+                out.push_str(&serde_json::to_string(&t).map_err(|e| super::error::ApiError::internal(e.to_string()))?);
+                out.push('\n');
+            }
+            Ok(out)
+        })
+        .await?;
+    Ok(HttpResponse::Ok().content_type("application/x-ndjson").body(body))
+}
+
 /// Every account's balance and their sum, which must be zero (auditor).
 #[utoipa::path(tag = "audit", security(("bearer" = [])), responses(
     (status = 200, body = TrialBalance),

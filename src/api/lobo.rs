@@ -11,11 +11,11 @@ use super::idempotency::{self, IdempotentRequest};
 use super::state::AppState;
 use crate::auth::Caller;
 use crate::cards::shuffle::ClientSeed;
-use crate::cards::transcript::{self, ShuffleTranscript, VerificationReport};
+use crate::cards::transcript::VerificationReport;
+use crate::transcript::{RoundTranscript, Viewer};
 use crate::domain::{Amount, Role};
 use crate::games::lobo::solver::{self, HintBasis};
 use crate::games::lobo::{Play, PlayKind};
-use crate::ledger::read::{self, TransferFilter, TransferView};
 use crate::rounds::lobo::{self as service, LoboPlay, LoboResult, LoboView};
 use crate::rounds::{record, RoundRow};
 use crate::tables;
@@ -81,15 +81,14 @@ pub struct LoboHint {
 #[derive(Serialize, ToSchema)]
 pub struct LoboRecall {
     pub round: LoboView,
-    /// The revealed shuffle: server seed, commitment, client seed and the full dealt order.
+    /// The round's transcript (docs/transcript.md): the deck, the rules, the
+    /// plays, the outcome and every transfer.
     #[schema(value_type = Object)]
-    pub transcript: ShuffleTranscript,
-    /// The transcript re-verified by the server (anyone can redo it: `djego verify round`).
+    pub transcript: RoundTranscript,
+    /// The transcript replayed by the server (anyone can redo it: `djego verify round`).
     #[schema(value_type = Object)]
     pub verification: VerificationReport,
     pub plays: Vec<LoboPlay>,
-    /// Every ledger transfer of the round, in ledger order.
-    pub transfers: Vec<TransferView>,
     pub result: Option<LoboResult>,
 }
 
@@ -326,7 +325,7 @@ pub async fn recall(
     caller: Caller,
     path: web::Path<String>,
 ) -> ApiResult<web::Json<LoboRecall>> {
-    caller.require(&[Role::Player, Role::Auditor])?;
+    caller.require(&[Role::Player, Role::Auditor, Role::Pitboss])?;
     let round_id = path.into_inner();
     let recall = state
         .blocking(move |s| {
@@ -340,22 +339,8 @@ pub async fn recall(
                 ));
             }
             let (config, st) = service::state_of(&s.vault, &row)?;
-            let transcript = service::shuffle_transcript(&row, config.mode())
-                .ok_or_else(|| ApiError::internal("settled round without a revealed seed"))?;
-            let verification = transcript::verify(&transcript);
-            let filter = TransferFilter {
-                account: None,
-                round_id: Some(row.id.clone()),
-                from_us: None,
-                to_us: None,
-                limit: 1000,
-                offset: 0,
-                newest_first: false,
-            };
-            let transfers = read::transfers(&mut conn, &filter)?
-                .iter()
-                .map(TransferView::from)
-                .collect();
+            let transcript = service::transcript(&mut conn, &row, &Viewer::new(&caller.user_id, caller.role))?;
+            let verification = crate::transcript::verify(&transcript);
             let round = service::view(&row, &config, &st)?;
             Ok(LoboRecall {
                 plays: st.plays().iter().map(LoboPlay::from).collect(),
@@ -363,7 +348,6 @@ pub async fn recall(
                 round,
                 transcript,
                 verification,
-                transfers,
             })
         })
         .await?;

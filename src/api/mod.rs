@@ -36,7 +36,7 @@ use utoipa::{Modify, OpenApi};
         users::create_user, users::list_users, users::update_user, users::end_sessions, users::unlock,
         cage::deposit, cage::withdraw, cage::correction, cage::get_wallet, cage::wallet_history,
         audit::events, audit::ledger, audit::trial_balance, audit::verify_ledger,
-        audit::take_checkpoint, audit::list_checkpoints,
+        audit::take_checkpoint, audit::list_checkpoints, audit::transcripts,
         tables::create_table, tables::list_tables, tables::get_table, tables::update_table_config,
         tables::open_table, tables::close_table, tables::assign_dealer, tables::unassign_dealer,
         tables::install_pay_table, tables::table_pay_table, tables::list_pay_tables, tables::table_events,
@@ -112,6 +112,7 @@ pub fn routes(cfg: &mut web::ServiceConfig) {
         .service(audit::verify_ledger)
         .service(audit::take_checkpoint)
         .service(audit::list_checkpoints)
+        .service(audit::transcripts)
         .service(tables::create_table)
         .service(tables::list_tables)
         .service(tables::get_table)

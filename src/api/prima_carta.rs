@@ -23,6 +23,7 @@ use crate::side_bets::{self, BetView};
 use crate::significant_events::{self, EventKind};
 use crate::store::AnyConnection;
 use crate::tables::Table;
+use crate::transcript::Viewer;
 use crate::wagers::{BetWager, RoundRef, Wager};
 
 fn parse_client_seed(seed: &Option<String>) -> Result<Option<ClientSeed>, ApiError> {
@@ -655,7 +656,7 @@ pub async fn recall(
             if caller.role == Role::Player && !service::participants(&mut conn, &row.id)?.contains(&caller.user_id) {
                 return Err(ApiError::forbidden("players may recall only rounds they played in"));
             }
-            service::recall(&mut conn, &s.vault, &row)
+            service::recall(&mut conn, &s.vault, &row, &Viewer::new(&caller.user_id, caller.role))
         })
         .await?;
     Ok(web::Json(recall))
@@ -667,10 +668,11 @@ pub struct Verification {
     pub status: RoundStatus,
     pub algorithm: &'static str,
     pub commitment: String,
-    /// After settlement: everything needed to recompute the deck (docs/shuffle.md),
-    /// in the format `djego verify round` and docs/verify/verify_round.py read.
+    /// After settlement or a void: the round's transcript (docs/transcript.md),
+    /// every player pseudonymous, in the format `djego verify round` and
+    /// docs/verify/verify_round.py read.
     #[schema(value_type = Option<Object>)]
-    pub transcript: Option<crate::cards::transcript::ShuffleTranscript>,
+    pub transcript: Option<crate::transcript::RoundTranscript>,
 }
 
 /// What a client needs to check the shuffle (any role): the commitment
@@ -691,20 +693,7 @@ pub async fn verification(
             let mut conn = s.db.conn()?;
             let row = find_prima(&mut conn, &round_id)?;
             let transcript = if row.status().is_over() {
-                let progress = if row.status() == RoundStatus::Settled {
-                    let config = service::round_config(&row)?;
-                    let seated = service::seats(&mut conn, &row.id)?;
-                    Some(service::replay(
-                        &service::deal_of(&s.vault, &row)?,
-                        &config,
-                        &seated,
-                        &service::decisions(&row),
-                    )?)
-                } else {
-                    None
-                };
-                let seeds = service::submitted_client_seeds(&mut conn, &row.id)?;
-                service::shuffle_transcript(&row, &seeds, progress.as_ref())
+                Some(service::transcript(&mut conn, &s.vault, &row, &Viewer::public(), false)?)
             } else {
                 None
             };

@@ -95,6 +95,19 @@ impl BetKind {
     }
 }
 
+impl BetError {
+    /// The refusal in words for the player.
+    pub fn describe(&self) -> String {
+        match self {
+            BetError::WrongSelection { kind, needed } => {
+                format!("a {} bet needs a selection of kind {:?}", kind.name(), needed).to_lowercase()
+            }
+            BetError::UnknownSuit(s) => format!("unknown suit '{s}'"),
+            BetError::NumberNotOffered(n) => format!("Cartas number {n} is not offered at this table"),
+        }
+    }
+}
+
 impl fmt::Display for BetKind {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.write_str(self.name())

@@ -1,6 +1,7 @@
 mod card;
 pub use card::*;
 pub mod certify;
+pub mod per_suit;
 #[cfg(test)]
 mod python_verifier_tests;
 pub mod shuffle;

@@ -126,7 +126,7 @@ fn ids(cards: &[Card]) -> Vec<u8> {
     cards.iter().map(|c| c.id()).collect()
 }
 
-fn pass(name: &str, detail: impl Into<String>) -> Check {
+pub(crate) fn pass(name: &str, detail: impl Into<String>) -> Check {
     Check {
         name: name.to_owned(),
         passed: true,
@@ -135,7 +135,7 @@ fn pass(name: &str, detail: impl Into<String>) -> Check {
     }
 }
 
-fn fail(name: &str, first_mismatch: Option<usize>, detail: impl Into<String>) -> Check {
+pub(crate) fn fail(name: &str, first_mismatch: Option<usize>, detail: impl Into<String>) -> Check {
     Check {
         name: name.to_owned(),
         passed: false,
@@ -145,7 +145,7 @@ fn fail(name: &str, first_mismatch: Option<usize>, detail: impl Into<String>) ->
 }
 
 /// The first index where two sequences differ (the shorter length if one is a prefix).
-fn first_difference(a: &[u8], b: &[u8]) -> Option<usize> {
+pub(crate) fn first_difference<T: PartialEq>(a: &[T], b: &[T]) -> Option<usize> {
     a.iter()
         .zip(b)
         .position(|(x, y)| x != y)
@@ -165,7 +165,22 @@ pub fn max_rank_for(game: Game, deck_len: usize) -> Option<u8> {
 
 /// Recomputes everything a transcript claims. Never panics on malformed input.
 pub fn verify(t: &ShuffleTranscript) -> VerificationReport {
+    verify_dealing(t).0
+}
+
+/// The recomputed deck and the stream just after its shuffle, for a replay
+/// that must continue the stream (a Jasper reshuffle).
+#[derive(Clone)]
+pub struct Recomputed {
+    pub deck: Vec<Card>,
+    pub stream: Shuffler,
+}
+
+/// [`verify`], also returning the deck as recomputed when the inputs were
+/// valid and the transcript's deck matched it.
+pub fn verify_dealing(t: &ShuffleTranscript) -> (VerificationReport, Option<Recomputed>) {
     let mut checks = Vec::new();
+    let mut recomputed = None;
 
     checks.push(if t.algorithm == ALGORITHM {
         pass("algorithm", ALGORITHM)
@@ -256,7 +271,13 @@ pub fn verify(t: &ShuffleTranscript) -> VerificationReport {
             let mut expected = ids(&ordered_deck(max_rank));
             s.shuffle_slice(&mut expected);
             checks.push(match first_difference(&expected, &t.deck) {
-                None => pass("deck", format!("{} cards in the recomputed order", expected.len())),
+                None => {
+                    recomputed = Some(Recomputed {
+                        deck: expected.iter().filter_map(|&id| Card::from_id(id)).collect(),
+                        stream: s.clone(),
+                    });
+                    pass("deck", format!("{} cards in the recomputed order", expected.len()))
+                }
                 Some(i) => fail(
                     "deck",
                     Some(i),
@@ -314,10 +335,11 @@ pub fn verify(t: &ShuffleTranscript) -> VerificationReport {
         });
     }
 
-    VerificationReport {
+    let report = VerificationReport {
         passed: checks.iter().all(|c| c.passed),
         checks,
-    }
+    };
+    (report, recomputed)
 }
 
 fn fail_push(checks: &mut Vec<Check>, name: &str, detail: String) {

@@ -7,6 +7,9 @@
 mod anchor;
 mod load;
 mod server;
+mod verify;
+
+pub use verify::{run as verify, VerifyBenchArgs};
 
 use clap::{Args, ValueEnum};
 use diesel::prelude::*;

@@ -5,10 +5,11 @@ use std::io::Read as _;
 use std::path::Path;
 use std::process::ExitCode;
 
-use djego::cards::transcript::{verify, ShuffleTranscript, VerificationReport};
+use djego::cards::transcript::VerificationReport;
+use djego::transcript::{verify_document, verify_text};
 use djego::checkpoints::{Checkpoint, PublicKey, EXPORT_FORMAT};
 
-use crate::{VerifyLedgerArgs, VerifyRoundArgs};
+use crate::{VerifyLedgerArgs, VerifyRoundArgs, VerifyRoundsArgs};
 
 /// Reads only: works against a read-only replica or a restored backup, and
 /// never migrates the database it is asked to check. Prints the report as
@@ -79,68 +80,77 @@ fn read_checkpoints(path: &Path) -> Result<Vec<Checkpoint>, String> {
     serde_json::from_value(list).map_err(|e| format!("{shown} does not hold a list of checkpoints: {e}"))
 }
 
-/// Reads one transcript, a JSON list of them, or an object holding one under
-/// `transcript` (as a verification response might). Errors name the file.
-pub fn read_transcripts(path: &Path) -> Result<Vec<ShuffleTranscript>, String> {
-    let shown = path.display();
-    let text = if path.as_os_str() == "-" {
+/// The file's text ("-": standard input).
+fn read_text(path: &Path) -> Result<String, String> {
+    if path.as_os_str() == "-" {
         let mut s = String::new();
         std::io::stdin()
             .read_to_string(&mut s)
             .map_err(|e| format!("cannot read standard input: {e}"))?;
-        s
+        Ok(s)
     } else {
-        std::fs::read_to_string(path).map_err(|e| format!("cannot read {shown}: {e}"))?
-    };
-    let value: serde_json::Value =
-        serde_json::from_str(&text).map_err(|e| format!("{shown} is not valid JSON: {e}"))?;
-    let not_a_transcript =
-        |e: serde_json::Error| format!("{shown} is not a shuffle transcript or a JSON list of them: {e}");
-    let transcripts = match value {
-        serde_json::Value::Array(_) => {
-            serde_json::from_value::<Vec<ShuffleTranscript>>(value).map_err(not_a_transcript)?
-        }
-        serde_json::Value::Object(ref map) if !map.contains_key("algorithm") && map.contains_key("transcript") => {
-            vec![serde_json::from_value(map["transcript"].clone()).map_err(not_a_transcript)?]
-        }
-        other => vec![serde_json::from_value(other).map_err(not_a_transcript)?],
-    };
-    if transcripts.is_empty() {
-        return Err(format!("{shown} holds an empty list: no transcript to verify"));
+        std::fs::read_to_string(path).map_err(|e| format!("cannot read {}: {e}", path.display()))
     }
-    Ok(transcripts)
+}
+
+/// The documents of a file: one JSON document (a transcript, a response
+/// holding one, or a list of either), or JSON Lines.
+pub fn read_documents(path: &Path) -> Result<Vec<serde_json::Value>, String> {
+    let shown = path.display();
+    let text = read_text(path)?;
+    let docs = match serde_json::from_str::<serde_json::Value>(&text) {
+        Ok(serde_json::Value::Array(list)) => list,
+        Ok(one) => vec![one],
+        Err(whole) => text
+            .lines()
+            .enumerate()
+            .filter(|(_, l)| !l.trim().is_empty())
+            .map(|(i, l)| {
+                serde_json::from_str(l).map_err(|e| format!("{shown} is neither JSON ({whole}) nor JSON Lines (line {}: {e})", i + 1))
+            })
+            .collect::<Result<Vec<_>, String>>()?,
+    };
+    if docs.is_empty() {
+        return Err(format!("{shown} holds no transcript to verify"));
+    }
+    Ok(docs)
+}
+
+/// What a document says it is, for the report.
+fn label(doc: &serde_json::Value) -> (String, String) {
+    let t = doc.get("transcript").filter(|t| t.is_object()).unwrap_or(doc);
+    let field = |k: &str| t.get(k).and_then(|v| v.as_str()).unwrap_or("?").to_owned();
+    (field("game"), field("round_id"))
 }
 
 pub fn round(args: VerifyRoundArgs) -> Result<ExitCode, String> {
-    let transcripts = read_transcripts(&args.transcript)?;
-    let reports: Vec<VerificationReport> = transcripts.iter().map(verify).collect();
+    let docs = read_documents(&args.transcript)?;
+    let reports: Vec<VerificationReport> = docs.iter().map(verify_document).collect();
     let verified = reports.iter().filter(|r| r.passed).count();
     if args.json {
-        let items: Vec<serde_json::Value> = transcripts
+        let items: Vec<serde_json::Value> = docs
             .iter()
             .zip(&reports)
-            .map(|(t, r)| serde_json::json!({ "game": t.game, "round_id": t.round_id, "report": r }))
+            .map(|(d, r)| {
+                let (game, round_id) = label(d);
+                serde_json::json!({ "game": game, "round_id": round_id, "report": r })
+            })
             .collect();
         println!("{}", serde_json::to_string_pretty(&items).map_err(|e| e.to_string())?);
     } else {
-        for (i, (t, r)) in transcripts.iter().zip(&reports).enumerate() {
-            if transcripts.len() > 1 {
+        for (i, (d, r)) in docs.iter().zip(&reports).enumerate() {
+            if docs.len() > 1 {
                 if i > 0 {
                     println!();
                 }
-                println!(
-                    "transcript {} of {}: {} round {:?}",
-                    i + 1,
-                    transcripts.len(),
-                    t.game,
-                    t.round_id
-                );
+                let (game, round_id) = label(d);
+                println!("transcript {} of {}: {game} round {round_id:?}", i + 1, docs.len());
             }
             print!("{}", r.to_text());
         }
-        if transcripts.len() > 1 {
+        if docs.len() > 1 {
             println!();
-            println!("{verified} of {} transcripts verified", transcripts.len());
+            println!("{verified} of {} transcripts verified", docs.len());
         }
     }
     Ok(if verified == reports.len() {
@@ -148,4 +158,35 @@ pub fn round(args: VerifyRoundArgs) -> Result<ExitCode, String> {
     } else {
         ExitCode::from(1)
     })
+}
+
+/// Verifies a JSON Lines export (`GET /api/v1/audit/transcripts`) line by
+/// line: prints each failure with its first failed check, then the count and
+/// the rate.
+pub fn rounds(args: VerifyRoundsArgs) -> Result<ExitCode, String> {
+    let text = read_text(&args.file)?;
+    let started = std::time::Instant::now();
+    let (mut total, mut failed) = (0usize, 0usize);
+    for (i, line) in text.lines().enumerate().filter(|(_, l)| !l.trim().is_empty()) {
+        total += 1;
+        let report = verify_text(line);
+        if !report.passed {
+            failed += 1;
+            let c = report.checks.iter().find(|c| !c.passed).expect("a failed report has a failed check");
+            let (game, round_id) = serde_json::from_str::<serde_json::Value>(line)
+                .map(|d| label(&d))
+                .unwrap_or_else(|_| ("?".into(), "?".into()));
+            println!("line {}: {game} round {round_id}: FAIL {}: {}", i + 1, c.name, c.detail);
+        }
+    }
+    let seconds = started.elapsed().as_secs_f64();
+    if total == 0 {
+        return Err(format!("{} holds no transcript to verify", args.file.display()));
+    }
+    println!(
+        "{} of {total} rounds verified, {failed} failed; {seconds:.3} s, {:.0} rounds/s on one core",
+        total - failed,
+        total as f64 / seconds.max(1e-9)
+    );
+    Ok(if failed == 0 { ExitCode::SUCCESS } else { ExitCode::from(1) })
 }

@@ -97,52 +97,7 @@ pub fn record_house_rule_override(
 // Money arithmetic (pure)
 // ---------------------------------------------------------------------------
 
-/// What a round takes from the wallet when it starts, in minor units.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct StartMoney {
-    /// unit × loss cap, held in `escrow:<round>` until settlement.
-    pub escrow_minor: i64,
-    /// The house rule's charge: `unit × (fee + ante × Wolf's opening points) / 100`,
-    /// rounded up to the cent (so the proven edge holds at every unit).
-    pub charge_minor: i64,
-}
-
-pub fn start_money(unit: Amount, loss_cap_points: u32, rule: &HouseRule, wolf_opening_points: u32) -> StartMoney {
-    let hundredths = rule.charge_hundredths(wolf_opening_points) as i64;
-    let charge_minor = (unit.minor() * hundredths + 99) / 100;
-    StartMoney {
-        escrow_minor: unit.minor() * loss_cap_points as i64,
-        charge_minor,
-    }
-}
-
-/// The settlement transfers' amounts in minor units (zero = no transfer).
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct SettleMoney {
-    /// House bankroll → wallet.
-    pub win_minor: i64,
-    /// Escrow → house bankroll.
-    pub loss_minor: i64,
-    /// Escrow → wallet.
-    pub release_minor: i64,
-}
-
-pub fn settle_money(unit: Amount, loss_cap_points: u32, escrow_minor: i64, outcome: &Outcome) -> SettleMoney {
-    if outcome.player_won {
-        SettleMoney {
-            win_minor: unit.minor() * outcome.points as i64,
-            loss_minor: 0,
-            release_minor: escrow_minor,
-        }
-    } else {
-        let loss = unit.minor() * outcome.capped_points(Some(loss_cap_points)) as i64;
-        SettleMoney {
-            win_minor: 0,
-            loss_minor: loss,
-            release_minor: escrow_minor - loss,
-        }
-    }
-}
+pub use crate::games::lobo::{settle_money, start_money, SettleMoney, StartMoney};
 
 // ---------------------------------------------------------------------------
 // Stored parts
@@ -714,6 +669,73 @@ pub fn shuffle_transcript(row: &RoundRow, mode: Mode) -> Option<ShuffleTranscrip
         &deck,
         Vec::new(),
     ))
+}
+
+/// The round's version-2 transcript (docs/transcript.md), as `viewer` may see it.
+pub fn transcript(
+    conn: &mut AnyConnection,
+    row: &RoundRow,
+    viewer: &crate::transcript::Viewer,
+) -> Result<crate::transcript::RoundTranscript, ApiError> {
+    use crate::transcript::{Pseudonyms, RoundTranscript, SeatEntry, FORMAT, VERSION};
+    if !row.status().is_over() {
+        return Err(ApiError::conflict(
+            "wrong_round_state",
+            "the transcript is available once the round is settled",
+        ));
+    }
+    let config = round_config(row)?;
+    let shuffle = shuffle_transcript(row, config.mode())
+        .ok_or_else(|| ApiError::internal("a settled round without a revealed seed"))?;
+    let outcome = match result(row)? {
+        Some(r) => {
+            let reason = serde_json::from_value(serde_json::Value::String(r.reason.clone()))
+                .map_err(|e| ApiError::internal(format!("stored reason: {e}")))?;
+            let outcome = Outcome {
+                player_won: r.player_won,
+                points: r.points,
+                reason,
+            };
+            Some(crate::transcript::lobo_outcome_value(
+                &outcome,
+                config.table.loss_cap_points,
+                config.wolf_opening_points,
+            ))
+        }
+        None => None,
+    };
+    let mut names = Pseudonyms::default();
+    let player = names.of(&config.player_id);
+    let transfers = super::prima_carta::round_transfers(conn, &row.id)?;
+    let transfers = crate::transcript::transfer_entries(&transfers, &mut names, &row.id, &row.table_id);
+    Ok(RoundTranscript {
+        transcript: FORMAT.to_owned(),
+        version: VERSION,
+        game: "lobo".to_owned(),
+        round_id: row.id.clone(),
+        table_id: row.table_id.clone(),
+        number: row.number,
+        status: row.status.clone(),
+        shuffle,
+        rules: serde_json::json!({
+            "mode": config.table.mode,
+            "unit": config.unit,
+            "loss_cap_points": config.table.loss_cap_points,
+            "house_rule": config.table.house_rule,
+            "hints": config.table.hints,
+        }),
+        pay_tables: Vec::new(),
+        players: names.parties(viewer),
+        seats: vec![SeatEntry { suit: None, player }],
+        decisions: Vec::new(),
+        plays: plays(row)?,
+        bets: Vec::new(),
+        carried_cobre_in: None,
+        outcome,
+        events: None,
+        deal_out_events: None,
+        transfers,
+    })
 }
 
 #[cfg(test)]

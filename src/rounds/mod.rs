@@ -8,3 +8,17 @@ pub mod seed_vault;
 
 pub use record::{RoundRow, RoundStatus};
 pub use seed_vault::SeedVault;
+
+/// Any finished round's transcript (docs/transcript.md), whatever its game.
+pub fn transcript(
+    conn: &mut crate::store::AnyConnection,
+    vault: &SeedVault,
+    row: &RoundRow,
+    viewer: &crate::transcript::Viewer,
+    with_events: bool,
+) -> Result<crate::transcript::RoundTranscript, crate::api::error::ApiError> {
+    match row.game.as_str() {
+        "lobo" => lobo::transcript(conn, row, viewer),
+        _ => prima_carta::transcript(conn, vault, row, viewer, with_events),
+    }
+}

@@ -15,16 +15,17 @@ use super::seed_vault::SeedVault;
 use crate::api::error::ApiError;
 use crate::cards::shuffle::{self, ClientSeed, Game, Shuffler};
 use crate::cards::transcript::{Reshuffle, ShuffleTranscript};
+use crate::transcript::{BetEntry, DecisionEntry, PayTableEntry, Pseudonyms, RoundTranscript, SeatEntry, Viewer};
 use crate::cards::{Card, Suit};
 use crate::domain::{format_minor, Amount};
 use crate::games::prima_carta::{
-    self as engine, CobreRule, CopaDecision, CopaTurn, Event, Phase, RoundProgress, RoundResult, TableRules, Variant,
+    self as engine, CobreRule, CopaDecision, CopaTurn, Event, Phase, RoundProgress, RoundResult, TableRules,
     CORTE_UNITS, SPIGA_UNITS,
 };
 use crate::ledger::{self, accounts, AccountId, Refs, TransferKind, TransferSpec};
 use crate::store::schema::seats as st;
 use crate::store::{new_id, now_us, AnyConnection};
-use crate::tables::config::{CobreOption, PrimaCartaConfig, PrimaVariant};
+use crate::tables::config::PrimaCartaConfig;
 use crate::tables::{self, Table, TableConfig};
 
 /// Seats a Prima Carta round needs before betting closes, and may hold.
@@ -82,19 +83,7 @@ pub fn round_config(row: &RoundRow) -> Result<PrimaCartaConfig, ApiError> {
 }
 
 pub fn rules_of(c: &PrimaCartaConfig) -> TableRules {
-    TableRules {
-        variant: match c.variant {
-            PrimaVariant::Classic => Variant::Classic,
-            PrimaVariant::Cinco => Variant::Cinco,
-            PrimaVariant::Jasper => Variant::Jasper,
-        },
-        corte: c.corte,
-        cobre: match c.cobre {
-            CobreOption::Off => CobreRule::Off,
-            CobreOption::Carry => CobreRule::Carry,
-            CobreOption::House => CobreRule::House,
-        },
-    }
+    c.rules()
 }
 
 pub fn units(unit: Amount, count: u32) -> Result<Amount, ApiError> {
@@ -340,12 +329,20 @@ pub fn deal_first_pass(conn: &mut AnyConnection, vault: &SeedVault, row: &RoundR
             .collect();
         ledger::post(conn, &specs)?;
     }
-    let status = match progress.phase {
-        Phase::AwaitingCopa(_) => RoundStatus::Copa,
-        Phase::Finished(_) => RoundStatus::Finished,
-    };
-    record::update(conn, row, RoundUpdate::status(status))?;
+    record::update(conn, row, RoundUpdate::status(status_after(&progress)))?;
     Ok(progress)
+}
+
+/// The round's status once the engine has replayed it: awaiting a copa
+/// decision; `in_play` while the dealer deals the repasso (the copa left two
+/// or more live players); `finished` when no card remains to be dealt for
+/// the main game.
+fn status_after(progress: &RoundProgress) -> RoundStatus {
+    match &progress.phase {
+        Phase::AwaitingCopa(_) => RoundStatus::Copa,
+        Phase::Finished(r) if r.how == engine::WinKind::RepassoCompletion => RoundStatus::InPlay,
+        Phase::Finished(_) => RoundStatus::Finished,
+    }
 }
 
 /// Records a copa decision in turn; a paid copa moves from the wallet to the pot.
@@ -407,10 +404,7 @@ pub fn decide(
             other => other.into(),
         })?;
     }
-    let status = match after.phase {
-        Phase::AwaitingCopa(_) => RoundStatus::Copa,
-        Phase::Finished(_) => RoundStatus::Finished,
-    };
+    let status = status_after(&after);
     let json = serde_json::to_string(&decided).expect("decisions serialize");
     record::update(
         conn,
@@ -438,7 +432,7 @@ pub struct StoredResult {
 /// Runs the repasso (already determined by the replay), pays the pot, the
 /// cobre and the side bets, and reveals the seed.
 pub fn settle(conn: &mut AnyConnection, vault: &SeedVault, row: &RoundRow) -> Result<StoredResult, ApiError> {
-    row.require_status(&[RoundStatus::Finished], "settle")?;
+    row.require_status(&[RoundStatus::Finished, RoundStatus::InPlay], "settle")?;
     let config = round_config(row)?;
     let seated = seats(conn, &row.id)?;
     let deal = deal_of(vault, row)?;
@@ -587,11 +581,12 @@ fn refund_round_transfers(conn: &mut AnyConnection, row: &RoundRow) -> Result<()
     Ok(())
 }
 
-/// The full transcript of a settled or voided round (docs/shuffle.md).
+/// The shuffle transcript of a settled or voided round (docs/shuffle.md):
+/// the deck and the reshuffle the round or its deal-out made.
 pub fn shuffle_transcript(
     row: &RoundRow,
     client_seeds: &[ClientSeed],
-    progress: Option<&RoundProgress>,
+    played: Option<&Played>,
 ) -> Option<ShuffleTranscript> {
     let seed_hex = row.revealed_server_seed.as_deref()?;
     let seed = shuffle::ServerSeed::from_hex(seed_hex).ok()?;
@@ -600,17 +595,7 @@ pub fn shuffle_transcript(
         .clone()
         .unwrap_or_else(|| shuffle::combined_client_seed(client_seeds));
     let (deck, _) = shuffle::shuffled_deck(&seed, Game::PrimaCarta, &row.id, &client_seed, 10);
-    let reshuffles = progress
-        .map(|p| {
-            p.events
-                .iter()
-                .filter_map(|e| match e {
-                    Event::Reshuffled { before, after } => Some(Reshuffle::new(before, after)),
-                    _ => None,
-                })
-                .collect()
-        })
-        .unwrap_or_default();
+    let reshuffles = played.and_then(Played::reshuffle).into_iter().collect();
     Some(ShuffleTranscript::record(
         &seed,
         Game::PrimaCarta,
@@ -619,6 +604,160 @@ pub fn shuffle_transcript(
         &deck,
         reshuffles,
     ))
+}
+
+/// A settled round replayed: the main game and the full deal-out its side
+/// bets settled on.
+pub struct Played {
+    pub game: RoundProgress,
+    pub deal_out: engine::DealOut,
+}
+
+impl Played {
+    /// The Jasper reshuffle, made by the main game's repasso or by the
+    /// deal-out (the same one when both need it: the first pass's discards
+    /// shuffled by the stream just after the deck).
+    pub fn reshuffle(&self) -> Option<Reshuffle> {
+        let of_game = self.game.events.iter().find_map(|e| match e {
+            Event::Reshuffled { before, after } => Some(Reshuffle::new(before, after)),
+            _ => None,
+        });
+        of_game.or_else(|| self.deal_out.reshuffle().map(|(before, after)| Reshuffle::new(before, after)))
+    }
+}
+
+/// Replays a settled round; `None` for any other.
+pub fn played(conn: &mut AnyConnection, vault: &SeedVault, row: &RoundRow) -> Result<Option<Played>, ApiError> {
+    if row.status() != RoundStatus::Settled {
+        return Ok(None);
+    }
+    let config = round_config(row)?;
+    let seated = seats(conn, &row.id)?;
+    let deal = deal_of(vault, row)?;
+    let game = replay(&deal, &config, &seated, &decisions(row))?;
+    let mut stream = deal.stream.clone();
+    let deal_out = engine::deal_out(&deal.deck, config.rules().variant, &mut |cards| stream.shuffle(cards))
+        .map_err(|e| ApiError::internal(e.to_string()))?;
+    Ok(Some(Played { game, deal_out }))
+}
+
+/// The round's version-2 transcript (docs/transcript.md), as `viewer` may see it.
+pub fn transcript(
+    conn: &mut AnyConnection,
+    vault: &SeedVault,
+    row: &RoundRow,
+    viewer: &Viewer,
+    with_events: bool,
+) -> Result<RoundTranscript, ApiError> {
+    if !row.status().is_over() {
+        return Err(ApiError::conflict(
+            "round_not_over",
+            "the transcript is available once the round is settled or voided",
+        ));
+    }
+    let config = round_config(row)?;
+    let mut seated = seats(conn, &row.id)?;
+    seated.sort_by_key(SeatRow::suit);
+    let played = played(conn, vault, row)?;
+    let client_seeds = submitted_client_seeds(conn, &row.id)?;
+    let shuffle = shuffle_transcript(row, &client_seeds, played.as_ref())
+        .ok_or_else(|| ApiError::internal("a finished round without a revealed seed"))?;
+    let mut names = Pseudonyms::default();
+    let seats: Vec<SeatEntry> = seated
+        .iter()
+        .map(|s| SeatEntry {
+            suit: Some(s.suit().name().to_owned()),
+            player: names.of(&s.player_id),
+        })
+        .collect();
+    let bet_rows = crate::side_bets::round_bets(conn, &row.id)?;
+    let mut pay_tables: Vec<PayTableEntry> = Vec::new();
+    let mut bets = Vec::with_capacity(bet_rows.len());
+    for b in &bet_rows {
+        let fingerprint = match pay_tables.iter().find(|p| p.id == b.pay_table_id) {
+            Some(p) => p.fingerprint.clone(),
+            None => {
+                let stored = crate::side_bets::find_pay_table(conn, &b.pay_table_id)?;
+                let table = stored.pay_table()?;
+                pay_tables.push(PayTableEntry {
+                    fingerprint: table.fingerprint(),
+                    id: stored.id.clone(),
+                    spec: table.spec().clone(),
+                });
+                table.fingerprint()
+            }
+        };
+        let selection: crate::bets::Selection =
+            serde_json::from_str(&b.selection).map_err(|e| ApiError::internal(format!("stored selection: {e}")))?;
+        let (suit, number) = match selection {
+            crate::bets::Selection::Suit(s) => (Some(s.name().to_owned()), None),
+            crate::bets::Selection::Number(n) => (None, Some(n as i64)),
+            crate::bets::Selection::None => (None, None),
+        };
+        bets.push(BetEntry {
+            player: names.of(&b.player_id),
+            kind: b.kind.clone(),
+            suit,
+            number,
+            amount: format_minor(b.amount_minor),
+            pay_table: fingerprint,
+            status: b.status.clone(),
+            returned: format_minor(b.returned_minor),
+        });
+    }
+    let stored: Option<StoredResult> = match &row.result {
+        Some(json) => Some(serde_json::from_str(json).map_err(|e| ApiError::internal(format!("stored result: {e}")))?),
+        None => None,
+    };
+    let transfers = round_transfers(conn, &row.id)?;
+    let transfers = crate::transcript::transfer_entries(&transfers, &mut names, &row.id, &row.table_id);
+    let events = |list: &[Event]| list.iter().map(|e| serde_json::to_value(e).unwrap_or_default()).collect();
+    Ok(RoundTranscript {
+        transcript: crate::transcript::FORMAT.to_owned(),
+        version: crate::transcript::VERSION,
+        game: "prima_carta".to_owned(),
+        round_id: row.id.clone(),
+        table_id: row.table_id.clone(),
+        number: row.number,
+        status: row.status.clone(),
+        shuffle,
+        rules: serde_json::to_value(&config).map_err(|e| ApiError::internal(e.to_string()))?,
+        pay_tables,
+        players: names.parties(viewer),
+        seats,
+        decisions: decisions(row)
+            .iter()
+            .map(|d| DecisionEntry {
+                suit: d.suit.name().to_owned(),
+                pay: d.pay,
+            })
+            .collect(),
+        plays: Vec::new(),
+        bets,
+        carried_cobre_in: stored.as_ref().map(|s| s.carried_cobre_in.clone()),
+        outcome: stored
+            .as_ref()
+            .map(|s| crate::transcript::prima_outcome_value(&s.result, &s.facts)),
+        events: played.as_ref().filter(|_| with_events).map(|p| events(&p.game.events)),
+        deal_out_events: played.as_ref().filter(|_| with_events).map(|p| events(&p.deal_out.events)),
+        transfers,
+    })
+}
+
+/// Every ledger transfer of a round, in ledger order.
+pub fn round_transfers(conn: &mut AnyConnection, round_id: &str) -> QueryResult<Vec<crate::ledger::Transfer>> {
+    crate::ledger::read::transfers(
+        conn,
+        &crate::ledger::read::TransferFilter {
+            account: None,
+            round_id: Some(round_id.to_owned()),
+            from_us: None,
+            to_us: None,
+            limit: 10_000,
+            offset: 0,
+            newest_first: false,
+        },
+    )
 }
 
 /// Every client seed submitted with a seat or a side bet of the round.
@@ -671,6 +810,9 @@ pub struct RoundView {
     /// Revealed when the round is settled or voided.
     pub server_seed: Option<String>,
     pub unit: String,
+    /// The table options this round was created under (later changes to the
+    /// table apply to later rounds only).
+    pub rules: PrimaCartaConfig,
     pub seats: Vec<SeatView>,
     /// The table as dealt so far (stacks, discard count, pass).
     #[schema(value_type = Option<Object>)]
@@ -689,7 +831,7 @@ pub fn round_view(conn: &mut AnyConnection, vault: &SeedVault, row: &RoundRow) -
     let seated = seats(conn, &row.id)?;
     let status = row.status();
     let progress = match status {
-        RoundStatus::Copa | RoundStatus::Finished | RoundStatus::Settled => {
+        RoundStatus::Copa | RoundStatus::Finished | RoundStatus::InPlay | RoundStatus::Settled => {
             Some(replay(&deal_of(vault, row)?, &config, &seated, &decisions(row))?)
         }
         _ => None,
@@ -739,6 +881,7 @@ pub fn round_view(conn: &mut AnyConnection, vault: &SeedVault, row: &RoundRow) -
             None
         },
         unit: config.unit.to_string(),
+        rules: config.clone(),
         seats: seated
             .iter()
             .map(|s| SeatView {
@@ -759,59 +902,43 @@ pub fn round_view(conn: &mut AnyConnection, vault: &SeedVault, row: &RoundRow) -
     })
 }
 
-/// The auditor's (and the round's players') full transcript after settlement.
+/// A settled or voided round as its players, the pit boss and the auditor
+/// may recall it: the public view and the whole transcript; staff also get
+/// the stored decisions, bets and transfers under their real ids.
 #[derive(Serialize, ToSchema, Debug)]
 pub struct RoundRecall {
     pub round: RoundView,
+    /// docs/transcript.md; `djego verify round` and docs/verify/verify_round.py read it.
     #[schema(value_type = Object)]
-    pub shuffle: ShuffleTranscript,
-    /// The full dealt order (card ids, top first).
-    pub dealt_order: Vec<u8>,
-    pub decisions: Vec<RecordedDecision>,
-    pub bets: Vec<crate::side_bets::BetView>,
-    pub transfers: Vec<crate::ledger::read::TransferView>,
+    pub transcript: RoundTranscript,
+    /// Staff only: the copa decisions as recorded (who recorded each, when).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub decisions: Option<Vec<RecordedDecision>>,
+    /// Staff only: the bets with their players and settlements.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub bets: Option<Vec<crate::side_bets::BetView>>,
+    /// Staff only: the round's ledger transfers with their accounts.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub transfers: Option<Vec<crate::ledger::read::TransferView>>,
 }
 
-pub fn recall(conn: &mut AnyConnection, vault: &SeedVault, row: &RoundRow) -> Result<RoundRecall, ApiError> {
-    if !row.status().is_over() {
-        return Err(ApiError::conflict(
-            "round_not_over",
-            "the recall is available once the round is settled or voided",
-        ));
-    }
-    let view = round_view(conn, vault, row)?;
-    let config = round_config(row)?;
-    let seated = seats(conn, &row.id)?;
-    let progress = if row.status() == RoundStatus::Settled {
-        Some(replay(&deal_of(vault, row)?, &config, &seated, &decisions(row))?)
-    } else {
-        None
-    };
-    let client_seeds = submitted_client_seeds(conn, &row.id)?;
-    let shuffle = shuffle_transcript(row, &client_seeds, progress.as_ref())
-        .ok_or_else(|| ApiError::internal("settled round without a revealed seed"))?;
-    let transfers = crate::ledger::read::transfers(
-        conn,
-        &crate::ledger::read::TransferFilter {
-            account: None,
-            round_id: Some(row.id.clone()),
-            from_us: None,
-            to_us: None,
-            limit: 10_000,
-            offset: 0,
-            newest_first: false,
-        },
-    )?;
+pub fn recall(conn: &mut AnyConnection, vault: &SeedVault, row: &RoundRow, viewer: &Viewer) -> Result<RoundRecall, ApiError> {
+    let transcript = transcript(conn, vault, row, viewer, true)?;
+    let staff = viewer.sees_identities;
     Ok(RoundRecall {
-        round: view,
-        dealt_order: shuffle.deck.clone(),
-        shuffle,
-        decisions: decisions(row),
-        bets: crate::side_bets::round_bets(conn, &row.id)?
-            .iter()
-            .map(crate::side_bets::BetView::from)
-            .collect(),
-        transfers: transfers.iter().map(crate::ledger::read::TransferView::from).collect(),
+        round: round_view(conn, vault, row)?,
+        transcript,
+        decisions: staff.then(|| decisions(row)),
+        bets: if staff {
+            Some(crate::side_bets::round_bets(conn, &row.id)?.iter().map(crate::side_bets::BetView::from).collect())
+        } else {
+            None
+        },
+        transfers: if staff {
+            Some(round_transfers(conn, &row.id)?.iter().map(crate::ledger::read::TransferView::from).collect())
+        } else {
+            None
+        },
     })
 }
 

@@ -18,9 +18,11 @@ pub enum RoundStatus {
     Closed,
     /// The first pass is dealt; awaiting a copa decision.
     Copa,
-    /// The outcome is determined; awaiting the dealer's repasso and settlement.
+    /// The main game needs no more cards; awaiting settlement.
     Finished,
-    /// Lobo: the player is playing.
+    /// Prima Carta: the copa is over and the dealer is dealing the repasso
+    /// (its outcome is fixed by the deck, shown at settlement). Lobo: the
+    /// player is playing.
     InPlay,
     Settled,
     Voided,
@@ -145,6 +147,26 @@ pub fn for_table(conn: &mut AnyConnection, table_id: &str, limit: i64) -> QueryR
         .filter(r::table_id.eq(table_id))
         .order(r::number.desc())
         .limit(limit)
+        .select(RoundRow::as_select())
+        .load(conn)
+}
+
+/// Rounds settled or voided in `[from_us, to_us)` (by their last change),
+/// oldest first: the auditor's transcript export.
+pub fn finished_between(
+    conn: &mut AnyConnection,
+    from_us: i64,
+    to_us: i64,
+    limit: i64,
+    offset: i64,
+) -> QueryResult<Vec<RoundRow>> {
+    r::table
+        .filter(r::status.eq_any(["settled", "voided"]))
+        .filter(r::updated_at_us.ge(from_us))
+        .filter(r::updated_at_us.lt(to_us))
+        .order((r::updated_at_us.asc(), r::id.asc()))
+        .limit(limit)
+        .offset(offset)
         .select(RoundRow::as_select())
         .load(conn)
 }

@@ -5,6 +5,7 @@ use utoipa::ToSchema;
 
 use crate::domain::Amount;
 use crate::games::lobo::{default_house_rule, HouseRule, Mode};
+use crate::games::prima_carta::{CobreRule, TableRules, Variant};
 
 #[derive(Serialize, Deserialize, ToSchema, Debug, Clone, PartialEq)]
 #[serde(tag = "game", rename_all = "snake_case")]
@@ -120,6 +121,25 @@ pub struct PrimaCartaConfig {
     pub max_exposure_per_round: Amount,
     /// Seated players may ask for the printed basic strategy's advice.
     pub strategy_advice: bool,
+}
+
+impl PrimaCartaConfig {
+    /// The rules the engine deals by under these options.
+    pub fn rules(&self) -> TableRules {
+        TableRules {
+            variant: match self.variant {
+                PrimaVariant::Classic => Variant::Classic,
+                PrimaVariant::Cinco => Variant::Cinco,
+                PrimaVariant::Jasper => Variant::Jasper,
+            },
+            corte: self.corte,
+            cobre: match self.cobre {
+                CobreOption::Off => CobreRule::Off,
+                CobreOption::Carry => CobreRule::Carry,
+                CobreOption::House => CobreRule::House,
+            },
+        }
+    }
 }
 
 #[derive(Serialize, Deserialize, ToSchema, Debug, Clone, Copy, PartialEq, Eq)]

@@ -415,7 +415,7 @@ fn place_bet(
     let selection = bet
         .kind
         .parse_selection(bet.suit.as_deref(), bet.number, &pay_table.table)
-        .map_err(|e| WagerError::BadSelection(side_bets::describe_bet_error(&e)))?;
+        .map_err(|e| WagerError::BadSelection(e.describe()))?;
     let exposure_key = (row.id.clone(), bet.player_id.clone());
     let exposure = loaded.exposures.get(&exposure_key).copied().unwrap_or(0) + bet.amount.minor();
     if exposure > config.max_exposure_per_round.minor() {

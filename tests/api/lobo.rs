@@ -265,9 +265,13 @@ both_backends!(
             .get(&format!("/api/v1/lobo-rounds/{id}/recall"), Some(&auditor))
             .await
             .expect(200);
-        assert_eq!(by_auditor["transcript"], recall["transcript"]);
+        assert_eq!(by_auditor["transcript"]["shuffle"], recall["transcript"]["shuffle"]);
+        assert_eq!(by_auditor["transcript"]["transfers"], recall["transcript"]["transfers"]);
+        let whole = djego::transcript::verify_document(&recall);
+        assert!(whole.passed, "the Lobo round replays from its transcript:\n{}", whole.to_text());
+        assert_eq!(recall["transcript"]["players"][0]["you"], true);
         let transcript: djego::cards::transcript::ShuffleTranscript =
-            serde_json::from_value(recall["transcript"].clone()).unwrap();
+            serde_json::from_value(recall["transcript"]["shuffle"].clone()).unwrap();
         assert_eq!(transcript.game, "lobo");
         assert_eq!(transcript.client_seed, "lucky wolf");
         assert_eq!(transcript.commitment, round["commitment"].as_str().unwrap());
@@ -279,7 +283,7 @@ both_backends!(
             recall["plays"].as_array().unwrap().len() as u64,
             view["plays_made"].as_u64().unwrap()
         );
-        let kinds: Vec<(String, String)> = recall["transfers"]
+        let kinds: Vec<(String, String)> = recall["transcript"]["transfers"]
             .as_array()
             .unwrap()
             .iter()

@@ -21,5 +21,6 @@ mod prima_carta;
 mod roles;
 mod schema;
 mod sessions;
+mod transcripts;
 mod side_bets;
 mod wagers;

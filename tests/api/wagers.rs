@@ -254,7 +254,7 @@ both_backends!(
             )
             .await
             .expect(200);
-        let transcript = &v["transcript"];
+        let transcript = &v["transcript"]["shuffle"];
         let mut listed: Vec<String> = transcript["client_seeds"]
             .as_array()
             .unwrap()

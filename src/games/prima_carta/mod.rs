@@ -15,7 +15,7 @@ mod rules;
 mod seats;
 pub mod strategy;
 
-pub use deal_facts::deal_facts;
+pub use deal_facts::{deal_facts, deal_out, DealOut};
 pub use error::EngineError;
 pub use event::{Destination, Event};
 pub use facts::DealFacts;

@@ -1,0 +1,717 @@
+//! Replaying a version-2 transcript (docs/transcript.md, "What a replay
+//! checks"): the shuffle, then the play through the engines, the outcome,
+//! each bet's return and every transfer. Each check is named; a check whose
+//! inputs failed earlier fails as "not checked". Nothing here panics on a
+//! malformed or doctored transcript.
+
+use rust_decimal::Decimal;
+use serde::Deserialize;
+use serde_json::Value;
+use std::collections::HashMap;
+
+use super::{RoundTranscript, FORMAT, VERSION};
+use crate::bets::{self, BetKind, BetResult, PayTable, Selection};
+use crate::cards::shuffle::Game;
+use crate::cards::transcript::{self as v1, fail, first_difference, pass, Check, Recomputed, ShuffleTranscript};
+use crate::cards::transcript::{Reshuffle, VerificationReport};
+use crate::cards::{Card, Suit};
+use crate::domain::{format_minor, Amount};
+use crate::games::lobo::{self, Mode, Outcome};
+use crate::games::prima_carta::{self as engine, CobreRule, CopaDecision, DealOut, Event, Phase, RoundProgress};
+use crate::tables::config::{LoboMode, PrimaCartaConfig};
+
+/// Verifies any document a verifier may be given: a version-2 transcript, a
+/// version-1 shuffle transcript, or a response holding one under `transcript`.
+pub fn verify_document(doc: &Value) -> VerificationReport {
+    let doc = match doc.get("transcript") {
+        Some(inner) if inner.is_object() => inner,
+        _ => doc,
+    };
+    if doc.get("version").is_none() {
+        return match ShuffleTranscript::deserialize(doc) {
+            Ok(t) => v1::verify(&t),
+            Err(e) => unreadable(e.to_string()),
+        };
+    }
+    match RoundTranscript::deserialize(doc) {
+        Ok(t) => verify(&t),
+        Err(e) => unreadable(e.to_string()),
+    }
+}
+
+/// Verifies a document given as JSON text; a version-2 transcript is read
+/// straight into its types (the bulk path).
+pub fn verify_text(text: &str) -> VerificationReport {
+    match serde_json::from_str::<RoundTranscript>(text) {
+        Ok(t) => verify(&t),
+        Err(_) => match serde_json::from_str::<Value>(text) {
+            Ok(doc) => verify_document(&doc),
+            Err(e) => unreadable(e.to_string()),
+        },
+    }
+}
+
+/// Verifies one version-2 transcript.
+pub fn verify(t: &RoundTranscript) -> VerificationReport {
+    let (shuffle_report, recomputed) = v1::verify_dealing(&t.shuffle);
+    let shuffle_ok = shuffle_report.passed;
+    let mut checks = shuffle_report.checks;
+    let mut run = Run { checks: &mut checks };
+
+    let round_ok = run.check("round", check_round(t));
+    let dealt = recomputed.filter(|_| shuffle_ok && round_ok);
+    match Game::parse(&t.game) {
+        Some(Game::PrimaCarta) => verify_prima(t, dealt, &mut run),
+        Some(Game::Lobo) => verify_lobo(t, dealt, &mut run),
+        None => {
+            for name in ["rules", "pay_tables", "play", "outcome", "bets", "transfers"] {
+                run.not_checked(name, "the game is unknown");
+            }
+        }
+    }
+    VerificationReport {
+        passed: checks.iter().all(|c| c.passed),
+        checks,
+    }
+}
+fn verify_prima(t: &RoundTranscript, dealt: Option<Recomputed>, run: &mut Run<'_>) {
+        let config = run.check_value("rules", prima_rules(&t.rules));
+        let pay_tables = run.check_value("pay_tables", pay_tables_of(t));
+        let Some(config) = config else {
+            for name in ["play", "outcome", "bets", "transfers"] {
+                run.not_checked(name, "the rules do not parse");
+            }
+            return;
+        };
+        let Some(dealt) = dealt else {
+            for name in ["play", "outcome", "bets", "transfers"] {
+                run.not_checked(name, "the shuffle does not verify");
+            }
+            return;
+        };
+        let voided = t.status == "voided";
+        let played = run.check_value("play", play_prima(t, &config, &dealt, voided));
+        let Some(played) = played else {
+            for name in ["outcome", "bets", "transfers"] {
+                run.not_checked(name, "the play does not replay");
+            }
+            return;
+        };
+        if let (Some(given), Some(game)) = (&t.events, &played.game) {
+            run.check("events", same_events(given, &game.events));
+        }
+        if let (Some(given), Some(out)) = (&t.deal_out_events, &played.deal_out) {
+            run.check("deal_out_events", same_events(given, &out.events));
+        }
+        run.check("outcome", check_outcome(t.outcome.as_ref(), prima_outcome(&played).as_ref()));
+        let returns = match (&pay_tables, &played.deal_out) {
+            (Some(tables), deal_out) => {
+                run.check_value("bets", bet_returns(t, tables, deal_out.as_ref().map(|d| &d.facts), voided))
+            }
+            (None, _) => {
+                run.not_checked("bets", "the pay tables do not verify");
+                None
+            }
+        };
+        match returns {
+            Some(returns) => {
+                run.check("transfers", prima_transfers(t, &config, &played, &returns, voided));
+            }
+            None => run.not_checked("transfers", "the bets do not verify"),
+        }
+    }
+
+thread_local! {
+    /// Pay tables already checked, by fingerprint: a bulk run over many rounds
+    /// under the same few tables validates and hashes each table once.
+    static CHECKED_PAY_TABLES: std::cell::RefCell<HashMap<String, PayTable>> = Default::default();
+}
+
+/// Checks each pay table's fingerprint and that every bet names one.
+fn pay_tables_of(t: &RoundTranscript) -> Result<HashMap<String, PayTable>, String> {
+    let mut tables = HashMap::new();
+    for (i, entry) in t.pay_tables.iter().enumerate() {
+        let known = CHECKED_PAY_TABLES.with(|c| {
+            c.borrow()
+                .get(&entry.fingerprint)
+                .filter(|table| *table.spec() == entry.spec)
+                .cloned()
+        });
+        let table = match known {
+            Some(table) => table,
+            None => {
+                let table =
+                    PayTable::new(entry.spec.clone()).map_err(|e| format!("pay table {i} ({}): {}", entry.id, e.0))?;
+                let fingerprint = table.fingerprint();
+                if fingerprint != entry.fingerprint {
+                    return Err(format!(
+                        "pay table {i} ({}): its spec hashes to {fingerprint}, the transcript says {}",
+                        entry.id, entry.fingerprint
+                    ));
+                }
+                CHECKED_PAY_TABLES.with(|c| {
+                    let mut c = c.borrow_mut();
+                    if c.len() > 1000 {
+                        c.clear();
+                    }
+                    c.insert(fingerprint, table.clone());
+                });
+                table
+            }
+        };
+        tables.insert(entry.fingerprint.clone(), table);
+    }
+    if let Some((i, bet)) = t.bets.iter().enumerate().find(|(_, b)| !tables.contains_key(&b.pay_table)) {
+        return Err(format!("bet {i} names pay table {}, which is not listed", bet.pay_table));
+    }
+    Ok(tables)
+}
+
+/// A transcript that is not even the right shape.
+fn unreadable(why: impl Into<String>) -> VerificationReport {
+    VerificationReport {
+        passed: false,
+        checks: vec![fail("transcript", None, format!("not a readable transcript: {}", why.into()))],
+    }
+}
+
+/// Collects named checks.
+struct Run<'a> {
+    checks: &'a mut Vec<Check>,
+}
+
+impl Run<'_> {
+    fn check(&mut self, name: &str, result: Result<String, Mismatch>) -> bool {
+        let ok = result.is_ok();
+        self.checks.push(match result {
+            Ok(detail) => pass(name, detail),
+            Err(m) => fail(name, m.at, m.detail),
+        });
+        ok
+    }
+
+    fn check_value<T>(&mut self, name: &str, result: Result<T, String>) -> Option<T> {
+        match result {
+            Ok(v) => {
+                self.checks.push(pass(name, "as replayed"));
+                Some(v)
+            }
+            Err(why) => {
+                self.checks.push(fail(name, None, why));
+                None
+            }
+        }
+    }
+
+    fn not_checked(&mut self, name: &str, why: &str) {
+        self.checks.push(fail(name, None, format!("not checked: {why}")));
+    }
+}
+
+/// A failed comparison: what differs and, where it applies, the first index.
+struct Mismatch {
+    at: Option<usize>,
+    detail: String,
+}
+
+impl From<String> for Mismatch {
+    fn from(detail: String) -> Mismatch {
+        Mismatch { at: None, detail }
+    }
+}
+
+fn check_round(t: &RoundTranscript) -> Result<String, Mismatch> {
+    if t.transcript != FORMAT || t.version != VERSION {
+        return Err(format!("not a {FORMAT} transcript of version {VERSION}").into());
+    }
+    if t.game != t.shuffle.game || t.round_id != t.shuffle.round_id {
+        return Err(format!(
+            "the round is {} {} but its shuffle is of {} {}",
+            t.game, t.round_id, t.shuffle.game, t.shuffle.round_id
+        )
+        .into());
+    }
+    if t.status != "settled" && t.status != "voided" {
+        return Err(format!("status {:?} is neither settled nor voided", t.status).into());
+    }
+    Ok(format!("{} round {} ({})", t.game, t.round_id, t.status))
+}
+
+/// A money string as minor units ("0.00" allowed).
+fn minor(text: &str) -> Result<i64, String> {
+    if matches!(text, "0" | "0.0" | "0.00") {
+        return Ok(0);
+    }
+    Amount::parse(text).map(Amount::minor).map_err(|e| format!("{text:?}: {e}"))
+}
+
+fn suit(name: &str) -> Result<Suit, String> {
+    Suit::parse(name).ok_or_else(|| format!("unknown suit {name:?}"))
+}
+
+fn prima_rules(rules: &Value) -> Result<PrimaCartaConfig, String> {
+    PrimaCartaConfig::deserialize(rules).map_err(|e| format!("the Prima Carta options do not parse: {e}"))
+}
+
+/// The replayed Prima Carta round: `None` parts for a voided round.
+struct PrimaPlay {
+    seats: Vec<(Suit, String)>,
+    game: Option<RoundProgress>,
+    deal_out: Option<DealOut>,
+}
+
+fn play_prima(t: &RoundTranscript, config: &PrimaCartaConfig, dealt: &Recomputed, voided: bool) -> Result<PrimaPlay, String> {
+    let seats = t
+        .seats
+        .iter()
+        .map(|s| {
+            let suit = suit(s.suit.as_deref().unwrap_or("(none)"))?;
+            known_player(t, &s.player)?;
+            Ok((suit, s.player.clone()))
+        })
+        .collect::<Result<Vec<_>, String>>()?;
+    if voided {
+        if !t.decisions.is_empty() || !t.shuffle.reshuffles.is_empty() {
+            return Err("a voided round dealt no card, so it has no decision and no reshuffle".into());
+        }
+        return Ok(PrimaPlay {
+            seats,
+            game: None,
+            deal_out: None,
+        });
+    }
+    let decisions = t
+        .decisions
+        .iter()
+        .map(|d| Ok(CopaDecision { suit: suit(&d.suit)?, pay: d.pay }))
+        .collect::<Result<Vec<_>, String>>()?;
+    let seated: Vec<Suit> = seats.iter().map(|(s, _)| *s).collect();
+    let rules = config.rules();
+    let mut stream = dealt.stream.clone();
+    let game = engine::play(&dealt.deck, &rules, &seated, &decisions, &mut |cards| stream.shuffle(cards))
+        .map_err(|e| format!("the decisions do not replay: {e}"))?;
+    if let Phase::AwaitingCopa(turn) = &game.phase {
+        return Err(format!(
+            "the round stops at {}'s copa decision, which the transcript lacks",
+            turn.turn
+        ));
+    }
+    let mut stream = dealt.stream.clone();
+    let deal_out = engine::deal_out(&dealt.deck, rules.variant, &mut |cards| stream.shuffle(cards))
+        .map_err(|e| format!("the deal-out does not replay: {e}"))?;
+    // One reshuffle at most (Jasper, of the first pass's discards); the game
+    // and the deal-out make the same one when both need it.
+    let reshuffle = reshuffle_of(&game.events).or_else(|| deal_out.reshuffle());
+    let expected: Vec<Reshuffle> = reshuffle.map(|(b, a)| Reshuffle::new(b, a)).into_iter().collect();
+    if expected != t.shuffle.reshuffles {
+        let detail = match (expected.first(), t.shuffle.reshuffles.first()) {
+            (None, Some(_)) => "the rules call for no reshuffle, the transcript shows one".to_owned(),
+            (Some(_), None) => "the rules call for a reshuffle of the discards, the transcript shows none".to_owned(),
+            (Some(e), Some(g)) if e.before != g.before => format!(
+                "the reshuffle's pile differs from the discards at position {}",
+                first_difference(&e.before, &g.before).unwrap_or(0)
+            ),
+            _ => format!("the rules call for {} reshuffle(s), the transcript shows {}", expected.len(), t.shuffle.reshuffles.len()),
+        };
+        return Err(detail);
+    }
+    Ok(PrimaPlay {
+        seats,
+        game: Some(game),
+        deal_out: Some(deal_out),
+    })
+}
+
+fn reshuffle_of(events: &[Event]) -> Option<(&[Card], &[Card])> {
+    events.iter().find_map(|e| match e {
+        Event::Reshuffled { before, after } => Some((before.as_slice(), after.as_slice())),
+        _ => None,
+    })
+}
+
+fn known_player(t: &RoundTranscript, pseudonym: &str) -> Result<(), String> {
+    if t.players.iter().any(|p| p.pseudonym == pseudonym) {
+        Ok(())
+    } else {
+        Err(format!("{pseudonym} is not among the round's players"))
+    }
+}
+
+fn same_events(given: &[Value], replayed: &[Event]) -> Result<String, Mismatch> {
+    let replayed: Vec<Value> = replayed
+        .iter()
+        .map(|e| serde_json::to_value(e).unwrap_or(Value::Null))
+        .collect();
+    match first_difference(given, &replayed) {
+        None => Ok(format!("{} events as replayed", replayed.len())),
+        Some(i) => Err(Mismatch {
+            at: Some(i),
+            detail: format!(
+                "event {i}: replayed {}, transcript {}",
+                replayed.get(i).map_or("nothing".into(), Value::to_string),
+                given.get(i).map_or("nothing".into(), Value::to_string)
+            ),
+        }),
+    }
+}
+
+/// The outcome object as docs/transcript.md lists it.
+pub(crate) fn prima_outcome_value(result: &engine::RoundResult, facts: &engine::DealFacts) -> Value {
+    serde_json::json!({
+        "winner": result.winner,
+        "how": result.how,
+        "prima": result.prima,
+        "passes": result.passes,
+        "folded": result.folded,
+        "pot_units": result.pot_units,
+        "winner_takes_units": result.winner_takes_units,
+        "corte_payer": result.corte_payer,
+        "cobre": result.cobre,
+        "facts": facts,
+    })
+}
+
+fn prima_outcome(played: &PrimaPlay) -> Option<Value> {
+    let result = played.game.as_ref()?.result()?;
+    Some(prima_outcome_value(result, &played.deal_out.as_ref()?.facts))
+}
+
+fn check_outcome(given: Option<&Value>, replayed: Option<&Value>) -> Result<String, Mismatch> {
+    match (given, replayed) {
+        (None | Some(Value::Null), None) => Ok("none: the round was voided".into()),
+        (Some(g), Some(r)) if g == r => Ok("as replayed".into()),
+        (Some(g), Some(r)) => match first_field_difference(g, r, "") {
+            None => Ok("as replayed".into()),
+            Some(path) => Err(format!(
+                "{path}: replayed {}, transcript {}",
+                pointer(r, &path),
+                pointer(g, &path)
+            )
+            .into()),
+        },
+        (_, None) => Err("a voided round has no outcome".to_owned().into()),
+        (None, Some(_)) => Err("the outcome is missing".to_owned().into()),
+    }
+}
+
+/// The path of the first field where two JSON values differ (keys in the replayed order).
+fn first_field_difference(given: &Value, replayed: &Value, path: &str) -> Option<String> {
+    match (given, replayed) {
+        (Value::Object(g), Value::Object(r)) => {
+            for (k, rv) in r {
+                let here = format!("{path}/{k}");
+                match g.get(k) {
+                    Some(gv) => {
+                        if let Some(p) = first_field_difference(gv, rv, &here) {
+                            return Some(p);
+                        }
+                    }
+                    None => return Some(here),
+                }
+            }
+            g.keys().find(|k| !r.contains_key(*k)).map(|k| format!("{path}/{k}"))
+        }
+        (Value::Array(g), Value::Array(r)) if g.len() == r.len() => g
+            .iter()
+            .zip(r)
+            .enumerate()
+            .find_map(|(i, (gv, rv))| first_field_difference(gv, rv, &format!("{path}/{i}"))),
+        _ if given == replayed => None,
+        _ => Some(if path.is_empty() { "/".to_owned() } else { path.to_owned() }),
+    }
+}
+
+fn pointer(v: &Value, path: &str) -> String {
+    let p = if path == "/" { "" } else { path };
+    v.pointer(p).map_or_else(|| "nothing".to_owned(), Value::to_string)
+}
+
+/// Each bet's stake and return in minor units, checked against the facts.
+struct BetMoney {
+    player: String,
+    stake: i64,
+    returned: i64,
+    result: Option<BetResult>,
+}
+
+fn bet_returns(
+    t: &RoundTranscript,
+    tables: &HashMap<String, PayTable>,
+    facts: Option<&engine::DealFacts>,
+    voided: bool,
+) -> Result<Vec<BetMoney>, String> {
+    let mut out = Vec::with_capacity(t.bets.len());
+    for (i, bet) in t.bets.iter().enumerate() {
+        let at = |why: String| format!("bet {i} ({} {}): {why}", bet.player, bet.kind);
+        known_player(t, &bet.player).map_err(at)?;
+        let stake = minor(&bet.amount).map_err(at)?;
+        let returned = minor(&bet.returned).map_err(at)?;
+        if stake <= 0 {
+            return Err(at("the stake is not positive".into()));
+        }
+        let Some(facts) = facts else {
+            // Voided: every stake comes back whole.
+            if voided && (bet.status != "refunded" || returned != stake) {
+                return Err(at(format!(
+                    "a voided round refunds {}, the transcript says {} {}",
+                    format_minor(stake),
+                    bet.status,
+                    bet.returned
+                )));
+            }
+            out.push(BetMoney {
+                player: bet.player.clone(),
+                stake,
+                returned,
+                result: None,
+            });
+            continue;
+        };
+        let kind = BetKind::parse(&bet.kind).ok_or_else(|| at("unknown bet kind".into()))?;
+        let table = tables.get(&bet.pay_table).ok_or_else(|| at("its pay table is not listed".into()))?;
+        let selection = kind
+            .parse_selection(bet.suit.as_deref(), bet.number, table)
+            .map_err(|e| at(e.describe()))?;
+        let settlement = bets::settle(kind, &selection, table, facts).map_err(|e| at(e.describe()))?;
+        let expected_returned = bets::returned_amount(Decimal::new(stake, 2), &settlement.result);
+        let expected_minor = (expected_returned * Decimal::from(100)).try_into().unwrap_or(i64::MIN);
+        let status = match settlement.result {
+            BetResult::Won { .. } => "won",
+            BetResult::Lost => "lost",
+            BetResult::Pushed => "pushed",
+        };
+        if status != bet.status || expected_minor != returned {
+            return Err(at(format!(
+                "{} returns {} ({status}), the transcript says {} ({})",
+                describe_selection(&selection),
+                format_minor(expected_minor),
+                bet.returned,
+                bet.status
+            )));
+        }
+        out.push(BetMoney {
+            player: bet.player.clone(),
+            stake,
+            returned,
+            result: Some(settlement.result),
+        });
+    }
+    Ok(out)
+}
+
+fn describe_selection(s: &Selection) -> String {
+    match s {
+        Selection::Suit(suit) => format!("on {suit}"),
+        Selection::Number(n) => format!("on {n}"),
+        Selection::None => "the bet".to_owned(),
+    }
+}
+
+/// One transfer as compared: kind, from, to, amount in minor units.
+type Leg = (String, String, String, i64);
+
+fn leg(kind: &str, from: &str, to: &str, amount: i64) -> Leg {
+    (kind.to_owned(), from.to_owned(), to.to_owned(), amount)
+}
+
+fn wallet(pseudonym: &str) -> String {
+    format!("wallet:{pseudonym}")
+}
+
+const HOUSE_REVENUE: &str = "house:revenue";
+const HOUSE_BANKROLL: &str = "house:bankroll";
+const DEALER_TIPS: &str = "house:tips";
+
+fn prima_transfers(
+    t: &RoundTranscript,
+    config: &PrimaCartaConfig,
+    played: &PrimaPlay,
+    bets: &[BetMoney],
+    voided: bool,
+) -> Result<String, Mismatch> {
+    let unit = config.unit.minor();
+    let mut expected: Vec<Leg> = Vec::new();
+    // Each seat, and a void's reversal of it.
+    for (_, player) in &played.seats {
+        let w = wallet(player);
+        let mut seat = vec![leg("spiga", &w, "pot", unit)];
+        if let Some(fee) = config.seat_fee {
+            seat.push(leg("seat_fee", &w, HOUSE_REVENUE, fee.minor()));
+        }
+        if config.corte {
+            seat.push(leg("corte_held", &w, "escrow", unit));
+        }
+        if voided {
+            let back: Vec<Leg> = seat.iter().map(|(_, f, to, a)| leg("refund", to, f, *a)).collect();
+            expected.extend(back);
+        }
+        expected.extend(seat);
+    }
+    for bet in bets {
+        let w = wallet(&bet.player);
+        expected.push(leg("bet_stake", &w, "escrow", bet.stake));
+        match bet.result {
+            None => expected.push(leg("bet_refund", "escrow", &w, bet.stake)),
+            Some(BetResult::Lost) => expected.push(leg("bet_collected", "escrow", HOUSE_BANKROLL, bet.stake)),
+            Some(BetResult::Pushed) => expected.push(leg("bet_returned", "escrow", &w, bet.stake)),
+            Some(BetResult::Won { .. }) => {
+                expected.push(leg("bet_returned", "escrow", &w, bet.stake));
+                if bet.returned > bet.stake {
+                    expected.push(leg("bet_payout", HOUSE_BANKROLL, &w, bet.returned - bet.stake));
+                }
+            }
+        }
+    }
+    if let Some(result) = played.game.as_ref().and_then(RoundProgress::result) {
+        let owner = |s: Suit| played.seats.iter().find(|(x, _)| *x == s).map(|(_, p)| wallet(p));
+        if config.corte {
+            for (s, p) in &played.seats {
+                if Some(*s) == result.corte_payer {
+                    expected.push(leg("corte", "escrow", DEALER_TIPS, unit));
+                } else {
+                    expected.push(leg("refund", "escrow", &wallet(p), unit));
+                }
+            }
+        }
+        for c in &result.contributions {
+            if c.copa_units > 0 {
+                let w = owner(c.suit).unwrap_or_default();
+                expected.push(leg("copa", &w, "pot", unit * c.copa_units as i64));
+            }
+        }
+        let winner = owner(result.winner).unwrap_or_default();
+        if result.winner_takes_units > 0 {
+            expected.push(leg("pot_payout", "pot", &winner, unit * result.winner_takes_units as i64));
+        }
+        let carried = minor(t.carried_cobre_in.as_deref().unwrap_or("0.00"))?;
+        if carried > 0 {
+            expected.push(leg("cobre_carried", "cobre", &winner, carried));
+        }
+        if let Some(cobre) = &result.cobre {
+            let to = if cobre.disposition == CobreRule::House { HOUSE_REVENUE } else { "cobre" };
+            expected.push(leg("cobre", "pot", to, unit * cobre.units as i64));
+        }
+    }
+    same_transfers(t, expected)
+}
+
+/// Compares the implied transfers with the transcript's as multisets.
+fn same_transfers(t: &RoundTranscript, mut expected: Vec<Leg>) -> Result<String, Mismatch> {
+    let mut given = Vec::with_capacity(t.transfers.len());
+    for (i, tr) in t.transfers.iter().enumerate() {
+        let amount = minor(&tr.amount).map_err(|e| format!("transfer {i}: {e}"))?;
+        given.push(leg(&tr.kind, &tr.from, &tr.to, amount));
+    }
+    expected.sort();
+    given.sort();
+    let (mut e, mut g) = (0, 0);
+    while e < expected.len() || g < given.len() {
+        match (expected.get(e), given.get(g)) {
+            (Some(x), Some(y)) if x == y => {
+                e += 1;
+                g += 1;
+            }
+            (Some(x), y) if y.map_or(true, |y| x < y) => {
+                return Err(format!("missing: {}", show_leg(x)).into());
+            }
+            (_, Some(y)) => return Err(format!("unexpected: {}", show_leg(y)).into()),
+            (None, None) => break,
+            (Some(x), None) => return Err(format!("missing: {}", show_leg(x)).into()),
+        }
+    }
+    Ok(format!("{} transfers as the rules imply", given.len()))
+}
+
+fn show_leg((kind, from, to, amount): &Leg) -> String {
+    format!("{kind} {from} → {to} {}", format_minor(*amount))
+}
+
+// ---------------------------------------------------------------------------
+// Lobo
+// ---------------------------------------------------------------------------
+
+/// The Lobo options a transcript carries.
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct LoboRules {
+    mode: LoboMode,
+    unit: Amount,
+    loss_cap_points: u32,
+    house_rule: lobo::HouseRule,
+    /// Carried for the reader; hints change no outcome.
+    #[serde(default)]
+    #[allow(dead_code)]
+    hints: bool,
+}
+
+pub(crate) fn lobo_outcome_value(outcome: &Outcome, loss_cap_points: u32, wolf_opening_points: u32) -> Value {
+    serde_json::json!({
+        "player_won": outcome.player_won,
+        "points": outcome.points,
+        "paid_points": if outcome.player_won { outcome.points } else { outcome.capped_points(Some(loss_cap_points)) },
+        "reason": outcome.reason,
+        "wolf_opening_points": wolf_opening_points,
+    })
+}
+
+fn verify_lobo(t: &RoundTranscript, dealt: Option<Recomputed>, run: &mut Run<'_>) {
+    let rules = run.check_value(
+        "rules",
+        LoboRules::deserialize(&t.rules).map_err(|e| format!("the Lobo options do not parse: {e}")),
+    );
+    run.check(
+        "pay_tables",
+        if t.pay_tables.is_empty() && t.bets.is_empty() {
+            Ok("Lobo has no side bets".into())
+        } else {
+            Err("a Lobo round has no pay tables and no side bets".to_owned().into())
+        },
+    );
+    let (Some(rules), Some(dealt)) = (rules, dealt) else {
+        for name in ["play", "outcome", "bets", "transfers"] {
+            run.not_checked(name, "the rules or the shuffle do not verify");
+        }
+        return;
+    };
+    let mode: Mode = rules.mode.engine();
+    let state = if t.status == "voided" {
+        Err("a Lobo round is never voided".to_owned())
+    } else if dealt.deck.len() != mode.deck_len() {
+        Err(format!("a {} deck has {} cards, not {}", mode.name(), mode.deck_len(), dealt.deck.len()))
+    } else if let Some(p) = t.seats.first().map(|s| &s.player).filter(|p| known_player(t, p).is_err()) {
+        Err(format!("{p} is not among the round's players"))
+    } else {
+        lobo::replay(mode, &dealt.deck, &t.plays)
+            .map_err(|e| format!("the plays do not replay: {e}"))
+            .and_then(|s| match s.outcome() {
+                Some(o) => Ok((s, o)),
+                None => Err("the round is not over after the last play".into()),
+            })
+    };
+    let Some((_, outcome)) = run.check_value("play", state) else {
+        for name in ["outcome", "bets", "transfers"] {
+            run.not_checked(name, "the plays do not replay");
+        }
+        return;
+    };
+    let wolf_points: u32 = dealt.deck[..lobo::HAND_SIZE].iter().map(|c| c.rank().value() as u32).sum();
+    let replayed = lobo_outcome_value(&outcome, rules.loss_cap_points, wolf_points);
+    run.check("outcome", check_outcome(t.outcome.as_ref(), Some(&replayed)));
+    run.check("bets", Ok("Lobo has no side bets".into()));
+    let player = t.seats.first().map_or("P1", |s| s.player.as_str());
+    let w = wallet(player);
+    let start = lobo::start_money(rules.unit, rules.loss_cap_points, &rules.house_rule, wolf_points);
+    let settle = lobo::settle_money(rules.unit, rules.loss_cap_points, start.escrow_minor, &outcome);
+    let mut expected = vec![leg("lobo_escrow", &w, "escrow", start.escrow_minor)];
+    for (kind, from, to, amount) in [
+        ("lobo_fee", w.as_str(), HOUSE_REVENUE, start.charge_minor),
+        ("lobo_win", HOUSE_BANKROLL, w.as_str(), settle.win_minor),
+        ("lobo_loss", "escrow", HOUSE_BANKROLL, settle.loss_minor),
+        ("lobo_release", "escrow", w.as_str(), settle.release_minor),
+    ] {
+        if amount > 0 {
+            expected.push(leg(kind, from, to, amount));
+        }
+    }
+    run.check("transfers", same_transfers(t, expected));
+}

@@ -1,0 +1,372 @@
+//! Random rounds as transcripts, without a database: for the verifiers'
+//! tests (every variant, voids, Lobo) and for measuring `djego verify rounds`.
+//!
+//! A sample is dealt by the same engines as the service and paid by the
+//! money rules of docs/transcript.md, written out here the way the service
+//! posts them (seat, deal, copa, bets, settlement), so the verifiers check
+//! it exactly as they check a real round.
+
+use rand::seq::SliceRandom;
+use rand::{Rng, SeedableRng};
+use rand_chacha::ChaCha8Rng;
+use rust_decimal::Decimal;
+
+use super::{
+    BetEntry, DecisionEntry, Party, PayTableEntry, RoundTranscript, SeatEntry, TransferEntry, FORMAT, VERSION,
+};
+use crate::bets::{self, BetKind, BetResult, PayTable, Selection};
+use crate::cards::shuffle::{client_seed_for, shuffled_deck, ClientSeed, Game, ServerSeed};
+use crate::cards::transcript::{Reshuffle, ShuffleTranscript};
+use crate::cards::Suit;
+use crate::domain::{format_minor, Amount};
+use crate::games::lobo::{self, default_house_rule, Mode, PlayKind};
+use crate::games::prima_carta::{self as engine, CobreRule, CopaDecision, Event, Phase};
+use crate::tables::config::{CobreOption, LoboMode, PrimaCartaConfig, PrimaVariant};
+
+/// One random settled (or, one time in ten, voided) round; `seed` fixes everything.
+pub fn sample_round(seed: u64) -> RoundTranscript {
+    let mut rng = ChaCha8Rng::seed_from_u64(seed);
+    if rng.gen_bool(0.2) {
+        lobo_round(&mut rng)
+    } else {
+        prima_round(&mut rng)
+    }
+}
+
+struct Ledger {
+    transfers: Vec<TransferEntry>,
+}
+
+impl Ledger {
+    fn post(&mut self, kind: &str, from: &str, to: &str, minor: i64) {
+        let seq = self.transfers.len() as i64 + 1;
+        self.transfers.push(TransferEntry {
+            seq,
+            kind: kind.to_owned(),
+            from: from.to_owned(),
+            to: to.to_owned(),
+            amount: format_minor(minor),
+            hash: format!("{seq:064x}"),
+        });
+    }
+}
+
+fn wallet(p: &str) -> String {
+    format!("wallet:{p}")
+}
+
+fn shuffle_of(rng: &mut ChaCha8Rng, game: Game, max_rank: u8) -> (ShuffleTranscript, crate::cards::transcript::Recomputed) {
+    let server_seed = ServerSeed::from_bytes(rng.gen());
+    let round_id = uuid::Builder::from_random_bytes(rng.gen()).into_uuid().to_string();
+    let n_seeds = match game {
+        Game::PrimaCarta => rng.gen_range(0..=3),
+        Game::Lobo => rng.gen_range(0..=1),
+    };
+    let seeds: Vec<ClientSeed> = (0..n_seeds)
+        .map(|i| ClientSeed::parse(&format!("seed {i} {}", rng.gen::<u32>())).expect("printable"))
+        .collect();
+    let client_seed = client_seed_for(game, &seeds).expect("at most one Lobo seed");
+    let (deck, stream) = shuffled_deck(&server_seed, game, &round_id, &client_seed, max_rank);
+    let shuffle = ShuffleTranscript::record(&server_seed, game, &round_id, &seeds, &deck, Vec::new());
+    (shuffle, crate::cards::transcript::Recomputed { deck, stream })
+}
+
+fn skeleton(game: &str, shuffle: ShuffleTranscript, rules: serde_json::Value, status: &str) -> RoundTranscript {
+    RoundTranscript {
+        transcript: FORMAT.to_owned(),
+        version: VERSION,
+        game: game.to_owned(),
+        round_id: shuffle.round_id.clone(),
+        table_id: "sample-table".to_owned(),
+        number: 1,
+        status: status.to_owned(),
+        shuffle,
+        rules,
+        pay_tables: Vec::new(),
+        players: Vec::new(),
+        seats: Vec::new(),
+        decisions: Vec::new(),
+        plays: Vec::new(),
+        bets: Vec::new(),
+        carried_cobre_in: None,
+        outcome: None,
+        events: None,
+        deal_out_events: None,
+        transfers: Vec::new(),
+    }
+}
+
+fn prima_round(rng: &mut ChaCha8Rng) -> RoundTranscript {
+    let variant = *[PrimaVariant::Classic, PrimaVariant::Cinco, PrimaVariant::Jasper].choose(rng).unwrap();
+    let cobre = *[CobreOption::Off, CobreOption::Carry, CobreOption::House].choose(rng).unwrap();
+    let amount = |minor: i64| Amount::from_minor(minor).expect("positive");
+    let config = PrimaCartaConfig {
+        variant,
+        unit: amount(*[100, 250, 1000].choose(rng).unwrap()),
+        seat_fee: rng.gen_bool(0.3).then(|| amount(25)),
+        corte: rng.gen_bool(0.5),
+        cobre,
+        min_bet: amount(100),
+        max_bet: amount(10_000),
+        max_exposure_per_round: amount(50_000),
+        strategy_advice: true,
+    };
+    let unit = config.unit.minor();
+    let (mut shuffle, dealt) = shuffle_of(rng, Game::PrimaCarta, 10);
+    let voided = rng.gen_bool(0.1);
+    let mut suits = Suit::ALL.to_vec();
+    suits.shuffle(rng);
+    let mut seated: Vec<Suit> = suits[..rng.gen_range(2..=5)].to_vec();
+    seated.sort();
+    let pay_table = if rng.gen_bool(0.5) {
+        PayTable::default_table()
+    } else {
+        PayTable::house_table()
+    };
+    let fingerprint = pay_table.fingerprint();
+
+    let mut t = skeleton(
+        "prima_carta",
+        shuffle.clone(),
+        serde_json::to_value(&config).expect("serialises"),
+        if voided { "voided" } else { "settled" },
+    );
+    let mut ledger = Ledger { transfers: Vec::new() };
+    let mut players = Vec::new();
+    for (i, suit) in seated.iter().enumerate() {
+        let p = format!("P{}", i + 1);
+        t.seats.push(SeatEntry {
+            suit: Some(suit.name().to_owned()),
+            player: p.clone(),
+        });
+        let w = wallet(&p);
+        ledger.post("spiga", &w, "pot", unit);
+        if let Some(fee) = config.seat_fee {
+            ledger.post("seat_fee", &w, "house:revenue", fee.minor());
+        }
+        if config.corte {
+            ledger.post("corte_held", &w, "escrow", unit);
+        }
+        players.push(p);
+    }
+    // Bets by seated players and by onlookers.
+    let mut bets: Vec<(String, BetKind, Selection, i64)> = Vec::new();
+    for _ in 0..rng.gen_range(0..=6) {
+        let player = if rng.gen_bool(0.5) {
+            players[rng.gen_range(0..seated.len())].clone()
+        } else {
+            let p = format!("P{}", players.len() + 1);
+            players.push(p.clone());
+            p
+        };
+        let kind = *BetKind::ALL.choose(rng).unwrap();
+        let selection = match kind.selection_needed() {
+            crate::bets::SelectionKind::Suit => Selection::Suit(*Suit::ALL.choose(rng).unwrap()),
+            crate::bets::SelectionKind::Number => match pay_table.cartas_numbers().choose(rng) {
+                Some(&n) => Selection::Number(n),
+                None => continue,
+            },
+            crate::bets::SelectionKind::None => Selection::None,
+        };
+        let stake = rng.gen_range(1..=5000);
+        ledger.post("bet_stake", &wallet(&player), "escrow", stake);
+        bets.push((player, kind, selection, stake));
+    }
+    t.players = players
+        .iter()
+        .map(|p| Party {
+            pseudonym: p.clone(),
+            you: false,
+            player_id: None,
+        })
+        .collect();
+    if !bets.is_empty() {
+        t.pay_tables.push(PayTableEntry {
+            fingerprint: fingerprint.clone(),
+            id: "sample-pay-table".to_owned(),
+            spec: pay_table.spec().clone(),
+        });
+    }
+    let bet_entry = |(player, kind, selection, stake): &(String, BetKind, Selection, i64), status: &str, returned: i64| {
+        let (suit, number) = match selection {
+            Selection::Suit(s) => (Some(s.name().to_owned()), None),
+            Selection::Number(n) => (None, Some(*n as i64)),
+            Selection::None => (None, None),
+        };
+        BetEntry {
+            player: player.clone(),
+            kind: kind.name().to_owned(),
+            suit,
+            number,
+            amount: format_minor(*stake),
+            pay_table: fingerprint.clone(),
+            status: status.to_owned(),
+            returned: format_minor(returned),
+        }
+    };
+
+    if voided {
+        let seat_moves: Vec<TransferEntry> = ledger.transfers.iter().filter(|m| m.kind != "bet_stake").cloned().collect();
+        for m in seat_moves {
+            ledger.post("refund", &m.to, &m.from, Amount::parse(&m.amount).map(Amount::minor).expect("posted amounts parse"));
+        }
+        for bet in &bets {
+            ledger.post("bet_refund", "escrow", &wallet(&bet.0), bet.3);
+            t.bets.push(bet_entry(bet, "refunded", bet.3));
+        }
+        t.transfers = ledger.transfers;
+        return t;
+    }
+
+    let rules = config.rules();
+    let owner = |s: Suit| players[seated.iter().position(|x| *x == s).expect("seated")].clone();
+    let mut decisions = Vec::new();
+    let progress = loop {
+        let mut stream = dealt.stream.clone();
+        let p = engine::play(&dealt.deck, &rules, &seated, &decisions, &mut |c| stream.shuffle(c)).expect("plays");
+        match &p.phase {
+            Phase::AwaitingCopa(turn) => decisions.push(CopaDecision {
+                suit: turn.turn,
+                pay: rng.gen_bool(0.6),
+            }),
+            Phase::Finished(_) => break p,
+        }
+    };
+    let mut stream = dealt.stream.clone();
+    let deal_out = engine::deal_out(&dealt.deck, rules.variant, &mut |c| stream.shuffle(c)).expect("deals out");
+    let result = progress.result().expect("finished").clone();
+    let reshuffle = progress
+        .events
+        .iter()
+        .find_map(|e| match e {
+            Event::Reshuffled { before, after } => Some(Reshuffle::new(before, after)),
+            _ => None,
+        })
+        .or_else(|| deal_out.reshuffle().map(|(b, a)| Reshuffle::new(b, a)));
+    shuffle.reshuffles = reshuffle.into_iter().collect();
+    t.shuffle = shuffle;
+    if config.corte {
+        for s in &seated {
+            if Some(*s) == result.corte_payer {
+                ledger.post("corte", "escrow", "house:tips", unit);
+            } else {
+                ledger.post("refund", "escrow", &wallet(&owner(*s)), unit);
+            }
+        }
+    }
+    for c in &result.contributions {
+        if c.copa_units > 0 {
+            ledger.post("copa", &wallet(&owner(c.suit)), "pot", unit * c.copa_units as i64);
+        }
+    }
+    let winner = wallet(&owner(result.winner));
+    if result.winner_takes_units > 0 {
+        ledger.post("pot_payout", "pot", &winner, unit * result.winner_takes_units as i64);
+    }
+    let carried = if cobre == CobreOption::Carry && rng.gen_bool(0.3) {
+        unit * rng.gen_range(1..=4)
+    } else {
+        0
+    };
+    if carried > 0 {
+        ledger.post("cobre_carried", "cobre", &winner, carried);
+    }
+    if let Some(c) = &result.cobre {
+        let to = if c.disposition == CobreRule::House { "house:revenue" } else { "cobre" };
+        ledger.post("cobre", "pot", to, unit * c.units as i64);
+    }
+    for bet in &bets {
+        let (player, kind, selection, stake) = bet;
+        let settlement = bets::settle(*kind, selection, &pay_table, &deal_out.facts).expect("valid selection");
+        let returned = bets::returned_amount(Decimal::new(*stake, 2), &settlement.result);
+        let returned: i64 = (returned * Decimal::from(100)).try_into().expect("fits");
+        let w = wallet(player);
+        let status = match settlement.result {
+            BetResult::Lost => {
+                ledger.post("bet_collected", "escrow", "house:bankroll", *stake);
+                "lost"
+            }
+            BetResult::Pushed => {
+                ledger.post("bet_returned", "escrow", &w, *stake);
+                "pushed"
+            }
+            BetResult::Won { .. } => {
+                ledger.post("bet_returned", "escrow", &w, *stake);
+                if returned > *stake {
+                    ledger.post("bet_payout", "house:bankroll", &w, returned - stake);
+                }
+                "won"
+            }
+        };
+        t.bets.push(bet_entry(bet, status, returned));
+    }
+    let events = |list: &[Event]| list.iter().map(|e| serde_json::to_value(e).expect("serialises")).collect();
+    t.decisions = decisions
+        .iter()
+        .map(|d| DecisionEntry {
+            suit: d.suit.name().to_owned(),
+            pay: d.pay,
+        })
+        .collect();
+    t.carried_cobre_in = Some(format_minor(carried));
+    t.outcome = Some(super::prima_outcome_value(&result, &deal_out.facts));
+    t.events = Some(events(&progress.events));
+    t.deal_out_events = Some(events(&deal_out.events));
+    t.transfers = ledger.transfers;
+    t
+}
+
+fn lobo_round(rng: &mut ChaCha8Rng) -> RoundTranscript {
+    let table_mode = *[LoboMode::Hard, LoboMode::Ordinary, LoboMode::Easy].choose(rng).unwrap();
+    let mode: Mode = table_mode.engine();
+    let unit = Amount::from_minor(*[100, 101, 250].choose(rng).unwrap()).expect("positive");
+    let cap = 40;
+    let house_rule = default_house_rule(mode);
+    let (shuffle, dealt) = shuffle_of(rng, Game::Lobo, mode.max_rank());
+    let rules = serde_json::json!({
+        "mode": table_mode, "unit": unit, "loss_cap_points": cap, "house_rule": house_rule, "hints": false,
+    });
+    let mut t = skeleton("lobo", shuffle, rules, "settled");
+    let mut state = lobo::LoboState::deal(mode, &dealt.deck).expect("a whole deck");
+    let mut plays = Vec::new();
+    while !state.is_over() {
+        let legal = state.legal_plays();
+        let captures: Vec<_> = legal.iter().filter(|p| p.kind != PlayKind::Fold).collect();
+        let play = match captures.choose(rng) {
+            Some(p) if rng.gen_bool(0.95) => (*p).clone(),
+            _ => lobo::Play::fold(),
+        };
+        state = state.apply(&play).expect("legal");
+        plays.push(play);
+    }
+    let outcome = state.outcome().expect("over");
+    let wolf_points: u32 = dealt.deck[..lobo::HAND_SIZE].iter().map(|c| c.rank().value() as u32).sum();
+    let start = lobo::start_money(unit, cap, &house_rule, wolf_points);
+    let settle = lobo::settle_money(unit, cap, start.escrow_minor, &outcome);
+    let mut ledger = Ledger { transfers: Vec::new() };
+    let w = wallet("P1");
+    ledger.post("lobo_escrow", &w, "escrow", start.escrow_minor);
+    for (kind, from, to, minor) in [
+        ("lobo_fee", w.as_str(), "house:revenue", start.charge_minor),
+        ("lobo_win", "house:bankroll", w.as_str(), settle.win_minor),
+        ("lobo_loss", "escrow", "house:bankroll", settle.loss_minor),
+        ("lobo_release", "escrow", w.as_str(), settle.release_minor),
+    ] {
+        if minor > 0 {
+            ledger.post(kind, from, to, minor);
+        }
+    }
+    t.players = vec![Party {
+        pseudonym: "P1".to_owned(),
+        you: false,
+        player_id: None,
+    }];
+    t.seats = vec![SeatEntry {
+        suit: None,
+        player: "P1".to_owned(),
+    }];
+    t.plays = plays;
+    t.outcome = Some(super::lobo_outcome_value(&outcome, cap, wolf_points));
+    t.transfers = ledger.transfers;
+    t
+}

@@ -1,0 +1,254 @@
+//! Round transcripts through HTTP: a Jasper round won at the copa shows its
+//! deal-out's reshuffle, a round keeps the options it was dealt under, the
+//! dealer sees `in_play` while the repasso is dealt, a player's transcript
+//! hides the other players, and the auditor's export replays in bulk.
+
+use serde_json::{json, Value};
+
+use crate::helpers::TestApp;
+use crate::prima_carta::{casino, create_round, dealer_action, play_copa, recall, s, seat, table_config, Casino, TableOptions, SUITS};
+
+/// Seats the players, closes, deals; returns the round id and the view after the deal.
+async fn deal_round(app: &TestApp, c: &Casino, salt: usize) -> (String, Value) {
+    let round = create_round(app, c).await;
+    let id = s(&round["id"]).to_string();
+    for (i, p) in c.players.iter().enumerate() {
+        seat(app, p, &id, SUITS[(i + salt) % 5], None).await.expect(201);
+    }
+    dealer_action(app, c, &id, "close").await.expect(200);
+    let dealt = dealer_action(app, c, &id, "deal").await.expect(200);
+    (id, dealt)
+}
+
+/// Decides every pending copa: the first player to decide pays, everyone else folds.
+async fn pay_then_fold(app: &TestApp, c: &Casino, id: &str, mut view: Value) -> Value {
+    let mut first = true;
+    while view["status"] == "copa" {
+        let turn = &view["copa_turn"];
+        let decision = if first { "pay" } else { "fold" };
+        first = false;
+        view = app
+            .post(
+                &format!("/api/v1/rounds/{id}/copa"),
+                Some(&c.dealer.token),
+                &json!({ "decision": decision, "suit": turn["suit"] }),
+                None,
+            )
+            .await
+            .expect(200);
+    }
+    view
+}
+
+both_backends!(
+    async fn a_jasper_round_won_at_the_copa_shows_the_reshuffle_its_bets_settled_on(app: TestApp) {
+        let c = casino(&app, TableOptions { variant: "jasper", players: 3, ..Default::default() }).await;
+        let bettor = &c.players[2];
+        let mut found = false;
+        for attempt in 0..40 {
+            let round = create_round(&app, &c).await;
+            let id = s(&round["id"]).to_string();
+            for (i, p) in c.players.iter().take(2).enumerate() {
+                seat(&app, p, &id, SUITS[(i + attempt) % 5], None).await.expect(201);
+            }
+            // An Escúcha bet on every suit: exactly one wins, on the deal-out's first completion.
+            for suit in SUITS {
+                app.post(
+                    &format!("/api/v1/rounds/{id}/bets"),
+                    Some(&bettor.token),
+                    &json!({ "kind": "escucha", "suit": suit, "amount": "1.00" }),
+                    None,
+                )
+                .await
+                .expect(201);
+            }
+            dealer_action(&app, &c, &id, "close").await.expect(200);
+            let dealt = dealer_action(&app, &c, &id, "deal").await.expect(200);
+            let view = pay_then_fold(&app, &c, &id, dealt).await;
+            dealer_action(&app, &c, &id, "settle").await.expect(200);
+            let rec = recall(&app, &id).await;
+            let how = &rec["round"]["result"]["result"]["how"];
+            let transcript = &rec["transcript"];
+            let completed_in_first_pass = transcript["deal_out_events"]
+                .as_array()
+                .unwrap()
+                .iter()
+                .any(|e| e["type"] == "suit_completed" && e["pass"] == 1);
+            if how != "last_live" || completed_in_first_pass {
+                continue;
+            }
+            assert_eq!(view["status"], "finished", "no repasso is dealt for the main game");
+            let reshuffles = transcript["shuffle"]["reshuffles"].as_array().unwrap();
+            assert_eq!(reshuffles.len(), 1, "the deal-out's reshuffle is in the transcript");
+            let deal_out = transcript["deal_out_events"].as_array().unwrap();
+            let reshuffled = deal_out.iter().find(|e| e["type"] == "reshuffled").expect("a reshuffled event");
+            assert_eq!(reshuffled["after"], reshuffles[0]["after"]);
+            let first_completed = deal_out
+                .iter()
+                .find(|e| e["type"] == "suit_completed")
+                .map(|e| e["suit"].clone())
+                .unwrap();
+            assert_eq!(transcript["outcome"]["facts"]["first_to_complete"], first_completed);
+            let won: Vec<&Value> = transcript["bets"].as_array().unwrap().iter().filter(|b| b["status"] == "won").collect();
+            assert_eq!(won.len(), 1);
+            assert_eq!(won[0]["suit"], first_completed, "the winning Escúcha is the deal-out's");
+            let report = djego::transcript::verify_document(&rec);
+            assert!(report.passed, "{}", report.to_text());
+            // Without the reshuffle, or with another pile, the round does not verify.
+            let mut doctored = transcript.clone();
+            doctored["shuffle"]["reshuffles"] = json!([]);
+            let report = djego::transcript::verify_document(&doctored);
+            assert_eq!(report.checks.iter().find(|c| !c.passed).unwrap().name, "play");
+            found = true;
+            break;
+        }
+        assert!(found, "no Jasper round was won at the copa before a suit completed in 40 rounds");
+    }
+);
+
+both_backends!(
+    async fn a_round_keeps_the_options_it_was_dealt_under(app: TestApp) {
+        let c = casino(&app, TableOptions { variant: "jasper", players: 2, ..Default::default() }).await;
+        let (id, dealt) = deal_round(&app, &c, 0).await;
+        let view = play_copa(&app, &c, &id, dealt, 5).await;
+        assert_eq!(view["rules"]["variant"], "jasper");
+        // The pit boss closes the table and changes it to Cinco before settlement.
+        dealer_action(&app, &c, &id, "settle").await.expect(200);
+        app.post(&format!("/api/v1/tables/{}/close", c.table), Some(&c.pitboss.token), &json!({}), None)
+            .await
+            .expect(200);
+        app.put(
+            &format!("/api/v1/tables/{}/config", c.table),
+            Some(&c.pitboss.token),
+            &table_config(&TableOptions { variant: "cinco", corte: false, ..Default::default() }),
+            None,
+        )
+        .await
+        .expect(200);
+        let rec = recall(&app, &id).await;
+        assert_eq!(rec["round"]["rules"]["variant"], "jasper");
+        assert_eq!(rec["transcript"]["rules"]["variant"], "jasper");
+        assert_eq!(rec["transcript"]["rules"]["corte"], true);
+        assert!(djego::transcript::verify_document(&rec).passed);
+    }
+);
+
+both_backends!(
+    async fn the_round_is_in_play_while_the_repasso_is_dealt(app: TestApp) {
+        let c = casino(&app, TableOptions { players: 3, ..Default::default() }).await;
+        let mut found = false;
+        for attempt in 0..20 {
+            let (id, dealt) = deal_round(&app, &c, attempt).await;
+            if dealt["status"] != "copa" {
+                continue;
+            }
+            // Everyone pays: two or more stay live, so a repasso decides.
+            let mut view = dealt;
+            while view["status"] == "copa" {
+                view = app
+                    .post(
+                        &format!("/api/v1/rounds/{id}/copa"),
+                        Some(&c.dealer.token),
+                        &json!({ "decision": "pay", "suit": view["copa_turn"]["suit"] }),
+                        None,
+                    )
+                    .await
+                    .expect(200);
+            }
+            assert_eq!(view["status"], "in_play", "{view}");
+            assert!(view["result"].is_null(), "the repasso's outcome is not shown before settlement");
+            let settled = dealer_action(&app, &c, &id, "settle").await.expect(200);
+            assert_eq!(settled["status"], "settled");
+            assert_eq!(recall(&app, &id).await["round"]["result"]["result"]["how"], "repasso_completion");
+            found = true;
+            break;
+        }
+        assert!(found, "no round reached the copa in 20 deals");
+    }
+);
+
+both_backends!(
+    async fn a_player_sees_their_own_transcript_with_everyone_else_pseudonymous(app: TestApp) {
+        let c = casino(&app, TableOptions { players: 3, ..Default::default() }).await;
+        let (id, dealt) = deal_round(&app, &c, 1).await;
+        play_copa(&app, &c, &id, dealt, 9).await;
+        dealer_action(&app, &c, &id, "settle").await.expect(200);
+        let me = &c.players[1];
+        let rec = app.get(&format!("/api/v1/rounds/{id}/recall"), Some(&me.token)).await.expect(200);
+        for staff_only in ["bets", "transfers", "decisions"] {
+            assert!(rec.get(staff_only).is_none(), "{staff_only} is for staff");
+        }
+        let players = rec["transcript"]["players"].as_array().unwrap();
+        assert_eq!(players.len(), 3);
+        for p in players {
+            if p["you"] == true {
+                assert_eq!(p["player_id"], me.id.as_str());
+            } else {
+                assert!(p.get("player_id").is_none(), "{p}");
+            }
+        }
+        let text = rec["transcript"].to_string();
+        for other in [&c.players[0], &c.players[2]] {
+            assert!(!text.contains(&other.id), "another player's id in the transcript");
+        }
+        assert!(djego::transcript::verify_document(&rec).passed);
+        // The public verification: the same round, nobody named.
+        let outsider = app.create_user(djego::domain::Role::Player).await;
+        let ver = app.get(&format!("/api/v1/rounds/{id}/verification"), Some(&outsider.token)).await.expect(200);
+        assert!(!ver["transcript"].to_string().contains(&me.id));
+        let report = djego::transcript::verify_document(&ver);
+        assert!(report.passed, "{}", report.to_text());
+        // Staff see who is who.
+        let staff = recall(&app, &id).await;
+        assert!(staff["transcript"]["players"].as_array().unwrap().iter().all(|p| p["player_id"].is_string()));
+        assert!(staff["transfers"].is_array());
+    }
+);
+
+both_backends!(
+    async fn the_auditor_exports_a_period_and_every_round_replays(app: TestApp) {
+        let c = casino(&app, TableOptions { variant: "jasper", players: 2, ..Default::default() }).await;
+        let from_us = djego::store::now_us();
+        let mut ids = Vec::new();
+        for k in 0..3 {
+            let (id, dealt) = deal_round(&app, &c, k).await;
+            play_copa(&app, &c, &id, dealt, k as u64).await;
+            dealer_action(&app, &c, &id, "settle").await.expect(200);
+            ids.push(id);
+        }
+        let voided = s(&create_round(&app, &c).await["id"]).to_string();
+        seat(&app, &c.players[0], &voided, "cups", None).await.expect(201);
+        app.post(
+            &format!("/api/v1/rounds/{voided}/void"),
+            Some(&c.pitboss.token),
+            &json!({ "reason": "a card was exposed" }),
+            None,
+        )
+        .await
+        .expect(200);
+        ids.push(voided);
+        let to_us = djego::store::now_us() + 1;
+        let auditor = app.auditor().await.token.clone();
+        let export = app
+            .get(&format!("/api/v1/audit/transcripts?from_us={from_us}&to_us={to_us}"), Some(&auditor))
+            .await;
+        assert_eq!(export.status, 200, "{}", export.text);
+        assert!(export.headers["content-type"].to_str().unwrap().starts_with("application/x-ndjson"));
+        let lines: Vec<Value> = export.text.lines().map(|l| serde_json::from_str(l).unwrap()).collect();
+        let exported: Vec<&str> = lines.iter().map(|l| s(&l["round_id"])).collect();
+        assert_eq!(exported, ids.iter().map(String::as_str).collect::<Vec<_>>());
+        for line in export.text.lines() {
+            let report = djego::transcript::verify_text(line);
+            assert!(report.passed, "{}", report.to_text());
+        }
+        assert_eq!(lines[3]["status"], "voided");
+        // Paged, and refused to players.
+        let page = app
+            .get(&format!("/api/v1/audit/transcripts?from_us={from_us}&to_us={to_us}&limit=2&offset=2"), Some(&auditor))
+            .await;
+        assert_eq!(page.text.lines().count(), 2);
+        app.get(&format!("/api/v1/audit/transcripts?from_us={from_us}&to_us={to_us}"), Some(&c.players[0].token))
+            .await
+            .assert_error(403, "forbidden");
+    }
+);
