@@ -181,6 +181,16 @@ pub fn for_table(conn: &mut AnyConnection, table_id: &str) -> Result<PayTableRow
     }
 }
 
+/// A stored pay table by id or by fingerprint; 404 when neither matches.
+pub fn find_by_id_or_fingerprint(conn: &mut AnyConnection, wanted: &str) -> Result<PayTableRow, ApiError> {
+    pt::table
+        .filter(pt::id.eq(wanted).or(pt::fingerprint.eq(wanted)))
+        .select(PayTableRow::as_select())
+        .first(conn)
+        .optional()?
+        .ok_or_else(|| ApiError::not_found("pay table"))
+}
+
 pub fn find_pay_table(conn: &mut AnyConnection, id: &str) -> Result<PayTableRow, ApiError> {
     pt::table
         .find(id)

@@ -147,6 +147,7 @@ impl From<crate::wagers::WagerError> for ApiError {
             W::BettingClosed { .. } => ApiError::conflict("betting_closed", message),
             W::AmountOutOfLimits { .. } => ApiError::unprocessable("amount_out_of_limits", message),
             W::BadSelection(_) => ApiError::unprocessable("bad_selection", message),
+            W::PayTableMismatch { .. } => ApiError::conflict("pay_table_mismatch", message),
             W::ExposureLimit { .. } => ApiError::unprocessable("exposure_limit", message),
             W::InsufficientFunds { .. } => ApiError::unprocessable("insufficient_funds", message),
             W::PlayerNotFound => ApiError::not_found("player"),

@@ -39,7 +39,7 @@ use utoipa::{Modify, OpenApi};
         audit::take_checkpoint, audit::list_checkpoints, audit::transcripts,
         tables::create_table, tables::list_tables, tables::get_table, tables::update_table_config,
         tables::open_table, tables::close_table, tables::assign_dealer, tables::unassign_dealer,
-        tables::install_pay_table, tables::table_pay_table, tables::list_pay_tables, tables::table_events,
+        tables::install_pay_table, tables::table_pay_table, tables::list_pay_tables, tables::pay_table_by_id, tables::table_events,
         prima_carta::create_round, prima_carta::list_rounds, prima_carta::get_round, prima_carta::take_seat,
         prima_carta::close_betting, prima_carta::deal, prima_carta::copa, prima_carta::advice, prima_carta::settle,
         prima_carta::void, prima_carta::recall, prima_carta::verification, prima_carta::place_bet,
@@ -124,6 +124,7 @@ pub fn routes(cfg: &mut web::ServiceConfig) {
         .service(tables::install_pay_table)
         .service(tables::table_pay_table)
         .service(tables::list_pay_tables)
+        .service(tables::pay_table_by_id)
         .service(tables::table_events)
         .service(prima_carta::create_round)
         .service(prima_carta::list_rounds)

@@ -727,6 +727,10 @@ pub struct BetRequest {
     /// (an empty one is the same as none).
     #[schema(max_length = 64, pattern = r"^[ -~]*$")]
     pub client_seed: Option<String>,
+    /// The pay table the player was shown (its id or fingerprint): if it is
+    /// not the round's, the bet is refused (409 `pay_table_mismatch`).
+    #[schema(max_length = 64)]
+    pub pay_table: Option<String>,
 }
 
 /// Places a side bet on a round while betting is open (player). The stake
@@ -768,6 +772,7 @@ pub async fn place_bet(
         number: body.number,
         amount,
         client_seed: body.client_seed.filter(|s| !s.is_empty()),
+        pay_table: body.pay_table,
     });
     let committed = idempotency::commit_wager(&state, &caller.user_id, idem, wager).await?;
     if let Some(round) = committed.round.clone() {

@@ -321,8 +321,9 @@ pub async fn unassign_dealer(
     .await
 }
 
-/// Installs a pay table on a Prima Carta table (pit boss). It is certified
-/// first; one with any bet outside the RTP bounds is refused with a 422 that
+/// Installs a pay table on a Prima Carta table (pit boss), for the rounds
+/// created from now on (a round keeps the pay table it was created under).
+/// It is certified first; one with any bet outside the RTP bounds is refused with a 422 that
 /// names the bet and its RTP. A significant event.
 #[utoipa::path(tag = "side bets", security(("bearer" = [])), request_body(content = crate::bets::PayTableSpec, description = "A pay table (docs/side-bets.md)"),
     params(super::contract::IdempotencyKeyHeader),
@@ -381,14 +382,13 @@ pub async fn table_pay_table(
     Ok(web::Json(PayTableView::from(&row)))
 }
 
-/// Every stored (certified) pay table (pit boss, auditor).
+/// Every stored (certified) pay table with its certificate (any role: a
+/// player app shows the pays and RTP of what it bets into).
 #[utoipa::path(tag = "side bets", security(("bearer" = [])), responses(
     (status = 200, body = Vec<PayTableView>),
-    (status = 403, body = super::error::ErrorBody),
 ))]
 #[get("/api/v1/pay-tables")]
-pub async fn list_pay_tables(state: web::Data<AppState>, caller: Caller) -> ApiResult<web::Json<Vec<PayTableView>>> {
-    caller.require(&[Role::Pitboss, Role::Auditor])?;
+pub async fn list_pay_tables(state: web::Data<AppState>, _caller: Caller) -> ApiResult<web::Json<Vec<PayTableView>>> {
     let rows = state
         .blocking(|s| {
             s.db.write(|conn| {
@@ -398,6 +398,32 @@ pub async fn list_pay_tables(state: web::Data<AppState>, caller: Caller) -> ApiR
         })
         .await?;
     Ok(web::Json(rows.iter().map(PayTableView::from).collect()))
+}
+
+/// One pay table with its certificate, by id or by fingerprint (any role):
+/// the pays of a round (`pay_table_id` in the round view) or of a bet.
+#[utoipa::path(tag = "side bets", security(("bearer" = [])),
+    params(("pay_table" = String, Path, description = "The pay table's id or its fingerprint")),
+    responses(
+    (status = 200, body = PayTableView),
+    (status = 404, body = super::error::ErrorBody),
+))]
+#[get("/api/v1/pay-tables/{pay_table}")]
+pub async fn pay_table_by_id(
+    state: web::Data<AppState>,
+    _caller: Caller,
+    path: web::Path<String>,
+) -> ApiResult<web::Json<PayTableView>> {
+    let wanted = path.into_inner();
+    let row = state
+        .blocking(move |s| {
+            s.db.write(|conn| {
+                side_bets::builtin(conn)?;
+                side_bets::find_by_id_or_fingerprint(conn, &wanted)
+            })
+        })
+        .await?;
+    Ok(web::Json(PayTableView::from(&row)))
 }
 
 /// The table's live events as Server-Sent Events (any role). The first event,

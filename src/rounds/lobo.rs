@@ -401,6 +401,7 @@ pub fn start_round(
     };
     let config_json = serde_json::to_string(&config).expect("configs serialize");
     let new = record::NewRound {
+        pay_table_id: None,
         id: &id,
         table_id: &table.id,
         game: "lobo",

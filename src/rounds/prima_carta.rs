@@ -187,7 +187,10 @@ pub fn create_round(
     let id = new_id();
     let seed = SeedVault::draw_seed();
     let config_json = serde_json::to_string(&config).expect("configs serialize");
+    // The round keeps the pay table installed now; a later swap applies to later rounds.
+    let pay_table = crate::side_bets::for_table(conn, &table.id)?;
     let new = record::NewRound {
+        pay_table_id: Some(&pay_table.id),
         id: &id,
         table_id: &table.id,
         game: "prima_carta",
@@ -823,6 +826,8 @@ pub struct RoundView {
     pub copa_turn: Option<CopaTurnView>,
     pub result: Option<StoredResult>,
     pub bet_totals: Vec<crate::side_bets::BetTotal>,
+    /// The pay table every bet on this round uses (`GET /api/v1/pay-tables/{id}`).
+    pub pay_table_id: Option<String>,
     pub version: i64,
 }
 
@@ -898,6 +903,7 @@ pub fn round_view(conn: &mut AnyConnection, vault: &SeedVault, row: &RoundRow) -
         copa_turn,
         result,
         bet_totals,
+        pay_table_id: record::pay_table_of(conn, &row.id)?,
         version: row.version,
     })
 }

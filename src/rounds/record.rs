@@ -110,6 +110,7 @@ pub struct NewRound<'a> {
     pub seed: &'a crate::cards::shuffle::ServerSeed,
     pub client_seed: Option<&'a str>,
     pub created_by: &'a str,
+    pub pay_table_id: Option<&'a str>,
 }
 
 /// Inserts a round numbered after the table's last one. A unique violation
@@ -138,7 +139,20 @@ pub fn insert(conn: &mut AnyConnection, vault: &super::SeedVault, new: &NewRound
             r::updated_at_us.eq(now),
         ))
         .execute(conn)?;
+    if let Some(pay_table_id) = new.pay_table_id {
+        use crate::store::schema::round_pay_tables as rpt;
+        diesel::insert_into(rpt::table)
+            .values((rpt::round_id.eq(new.id), rpt::pay_table_id.eq(pay_table_id)))
+            .execute(conn)?;
+    }
     Ok(())
+}
+
+/// The pay table a Prima Carta round was created under (none for rounds
+/// from before rounds kept one).
+pub fn pay_table_of(conn: &mut AnyConnection, round_id: &str) -> QueryResult<Option<String>> {
+    use crate::store::schema::round_pay_tables as rpt;
+    rpt::table.find(round_id).select(rpt::pay_table_id).first(conn).optional()
 }
 
 /// A table's rounds, newest first.

@@ -133,6 +133,13 @@ diesel::table! {
 }
 
 diesel::table! {
+    round_pay_tables (round_id) {
+        round_id -> Text,
+        pay_table_id -> Text,
+    }
+}
+
+diesel::table! {
     seats (round_id, suit) {
         round_id -> Text,
         suit -> Text,

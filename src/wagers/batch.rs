@@ -18,7 +18,7 @@ use crate::ledger::{sql_text, AccountId, Appender, LedgerError, Refs, TransferKi
 use crate::rounds::record::{RoundRow, RoundStatus};
 use crate::side_bets::{self, BetRow, BetView};
 use crate::store::schema::{
-    idempotency_keys as ik, pay_tables as pt, round_exposures as ex, rounds as r, table_pay_tables as tpt, users,
+    idempotency_keys as ik, pay_tables as pt, round_exposures as ex, round_pay_tables as rpt, rounds as r, table_pay_tables as tpt, users,
 };
 use crate::store::{lock_for_update, new_id, on_backend, AnyConnection, Database};
 use crate::tables::config::PrimaCartaConfig;
@@ -61,6 +61,7 @@ impl From<LedgerError> for WagerError {
 /// this instance keeps them once read.
 struct CachedPayTable {
     id: String,
+    fingerprint: String,
     table: PayTable,
 }
 
@@ -309,7 +310,17 @@ fn load(
             loaded.configs.insert(row.id.clone(), config);
             loaded.rounds.insert(row.id.clone(), row);
         }
-        let table_ids: BTreeSet<&str> = loaded.rounds.values().map(|r| r.table_id.as_str()).collect();
+        // A round's own pay table; rounds from before rounds kept one use their table's.
+        let pinned: Vec<(String, String)> = rpt::table
+            .filter(rpt::round_id.eq_any(round_ids.iter().copied().collect::<Vec<_>>()))
+            .select((rpt::round_id, rpt::pay_table_id))
+            .load(conn)?;
+        let table_ids: BTreeSet<&str> = loaded
+            .rounds
+            .values()
+            .filter(|r| !pinned.iter().any(|(id, _)| *id == r.id))
+            .map(|r| r.table_id.as_str())
+            .collect();
         let installed: HashMap<String, String> = tpt::table
             .filter(tpt::table_id.eq_any(table_ids.iter().copied().collect::<Vec<_>>()))
             .select((tpt::table_id, tpt::pay_table_id))
@@ -330,6 +341,10 @@ fn load(
             };
             let cached = cached_pay_table(conn, &mut pay_tables.by_id, &pay_table_id)?;
             loaded.pay_table_of.insert(table_id.to_string(), cached);
+        }
+        for (round_id, pay_table_id) in pinned {
+            let cached = cached_pay_table(conn, &mut pay_tables.by_id, &pay_table_id)?;
+            loaded.pay_table_of.insert(round_id, cached);
         }
 
         // What each betting player has staked on each round so far.
@@ -384,6 +399,7 @@ fn cached_pay_table(
     let table = PayTable::from_json(&spec).map_err(|e| WagerError::Internal(format!("stored pay table: {}", e.0)))?;
     let entry = Arc::new(CachedPayTable {
         id: id.to_string(),
+        fingerprint: table.fingerprint(),
         table,
     });
     cache.insert(id.to_string(), entry.clone());
@@ -411,7 +427,19 @@ fn place_bet(
             max: config.max_bet,
         });
     }
-    let pay_table = &loaded.pay_table_of[&row.table_id];
+    let pay_table = loaded
+        .pay_table_of
+        .get(&row.id)
+        .or_else(|| loaded.pay_table_of.get(&row.table_id))
+        .ok_or_else(|| WagerError::Internal(format!("no pay table loaded for round {}", row.id)))?;
+    if let Some(shown) = bet.pay_table.as_deref() {
+        if shown != pay_table.id && shown != pay_table.fingerprint {
+            return Err(WagerError::PayTableMismatch {
+                id: pay_table.id.clone(),
+                fingerprint: pay_table.fingerprint.clone(),
+            });
+        }
+    }
     let selection = bet
         .kind
         .parse_selection(bet.suit.as_deref(), bet.number, &pay_table.table)

@@ -41,6 +41,8 @@ pub struct BetWager {
     pub number: Option<i64>,
     pub amount: Amount,
     pub client_seed: Option<String>,
+    /// The pay table (id or fingerprint) the player was shown, if the app sent it.
+    pub pay_table: Option<String>,
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -113,6 +115,8 @@ pub enum WagerError {
     AmountOutOfLimits { min: Amount, max: Amount },
     #[error("{0}")]
     BadSelection(String),
+    #[error("the round's pay table is {id} (fingerprint {fingerprint}), not the one the bet names; read it and bet again")]
+    PayTableMismatch { id: String, fingerprint: String },
     #[error("your bets on this round would total {total}, over the limit of {limit}")]
     ExposureLimit { total: String, limit: String },
     #[error("insufficient funds in {account}: balance {balance}, needs {needed}")]

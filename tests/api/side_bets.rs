@@ -696,3 +696,66 @@ both_backends!(
             .assert_error(403, "forbidden");
     }
 );
+
+both_backends!(
+    async fn players_read_the_pay_tables_and_a_swap_waits_for_the_next_round(app: TestApp) {
+        let c = casino(&app, TableOptions { players: 2, ..Default::default() }).await;
+        let player = &c.players[0];
+        let round = create_round(&app, &c).await;
+        let id = s(&round["id"]).to_string();
+        let old_id = s(&round["pay_table_id"]).to_string();
+        // A player reads every pay table, and the round's by id and by fingerprint, with its certificate.
+        let list = app.get("/api/v1/pay-tables", Some(&player.token)).await.expect(200);
+        assert!(list.as_array().unwrap().iter().any(|p| p["id"] == old_id.as_str()));
+        let old = app.get(&format!("/api/v1/pay-tables/{old_id}"), Some(&player.token)).await.expect(200);
+        assert!(old["certificate"].is_object(), "{old}");
+        let old_fingerprint = s(&old["fingerprint"]).to_string();
+        let by_fingerprint = app
+            .get(&format!("/api/v1/pay-tables/{old_fingerprint}"), Some(&player.token))
+            .await
+            .expect(200);
+        assert_eq!(by_fingerprint["id"], old_id.as_str());
+        app.get("/api/v1/pay-tables/no-such-table", Some(&player.token))
+            .await
+            .assert_error(404, "not_found");
+
+        // The pit boss swaps the table's pay table while betting is open.
+        let mut spec = serde_json::to_value(djego::bets::PayTable::house_table().spec()).unwrap();
+        spec["name"] = json!("swapped mid-round");
+        let new = app
+            .put(&format!("/api/v1/tables/{}/pay-table", c.table), Some(&c.pitboss.token), &spec, None)
+            .await
+            .expect(200);
+        let new_id = s(&new["id"]).to_string();
+        assert_ne!(new_id, old_id);
+
+        // Bets on the open round keep its pay table; one naming the new table is refused and moves nothing.
+        let before = app.balance(&player.id).await;
+        place(&app, player, &id, &json!({ "kind": "conto_alto", "amount": "1.00", "pay_table": new_id }), None)
+            .await
+            .assert_error(409, "pay_table_mismatch");
+        assert_eq!(app.balance(&player.id).await, before);
+        for shown in [&old_id, &old_fingerprint] {
+            let bet = place(&app, player, &id, &json!({ "kind": "conto_alto", "amount": "1.00", "pay_table": shown }), None)
+                .await
+                .expect(201);
+            assert_eq!(bet["pay_table_id"], old_id.as_str());
+        }
+        let unnamed = place(&app, player, &id, &json!({ "kind": "conto_bajo", "amount": "1.00" }), None).await.expect(201);
+        assert_eq!(unnamed["pay_table_id"], old_id.as_str(), "a bet after the swap still gets the round's pays");
+        app.post(
+            &format!("/api/v1/rounds/{id}/void"),
+            Some(&c.pitboss.token),
+            &json!({ "reason": "end of the test" }),
+            None,
+        )
+        .await
+        .expect(200);
+        // The next round uses the new pay table.
+        let next = create_round(&app, &c).await;
+        assert_eq!(next["pay_table_id"], new_id.as_str());
+        let next_id = s(&next["id"]).to_string();
+        let bet = place(&app, player, &next_id, &json!({ "kind": "conto_alto", "amount": "1.00" }), None).await.expect(201);
+        assert_eq!(bet["pay_table_id"], new_id.as_str());
+    }
+);

@@ -1,0 +1,1 @@
+DROP TABLE round_pay_tables;
