@@ -1,23 +1,30 @@
 #!/usr/bin/env python3
-"""Independent verifier for djego shuffle-v1 round transcripts.
+"""Independent verifier for djego round transcripts (docs/transcript.md).
 
-Pure Python 3 standard library (hashlib, hmac, json); ChaCha20 is implemented
-here from its definition. Usage:
+Pure Python 3 standard library; ChaCha20 is implemented here from its
+definition, and Prima Carta (every variant and the side-bet deal-out), the
+side bets and Lobo are written from the rules in docs/, sharing no code with
+djego. A version-2 transcript is replayed whole: the shuffle, the play, the
+outcome, every bet's return and every ledger transfer; a version-1 shuffle
+transcript gets the shuffle checks only. Usage:
 
-    python3 verify_round.py transcript.json [more.json ...]
-    python3 verify_round.py --json transcripts.json      # machine-readable output
+    python3 verify_round.py round.json [more.json ...]
+    python3 verify_round.py --json rounds.jsonl          # machine-readable output
     python3 verify_round.py --self-test                  # check this script itself
 
-A file may hold one transcript (a JSON object) or a list of them. The checks,
-their names and their order are those of djego's `cards::transcript::verify`
-(see docs/shuffle.md, "How to verify"). Exit status 0 only if every transcript
-verifies.
+A file may hold a transcript, a saved recall or verification response (its
+`transcript` is read), a JSON list of them, or JSON Lines (the auditor's
+export). The checks, their names and their order are those of djego's
+`djego verify round`. Exit status 0 only if every transcript verifies.
 """
 
 import hashlib
 import hmac
 import json
+import math
 import sys
+import unicodedata
+from fractions import Fraction
 
 ALGORITHM = "shuffle-v1"
 GAMES = ("prima_carta", "lobo")
@@ -59,6 +66,13 @@ class Shuffler:
         self.key = deck_seed
         self.counter = 0
         self.buffer = []
+
+    def copy(self):
+        """An independent Shuffler at the same point of the stream."""
+        other = Shuffler(self.key)
+        other.counter = self.counter
+        other.buffer = list(self.buffer)
+        return other
 
     def next_u32(self):
         if not self.buffer:
@@ -125,8 +139,16 @@ def is_id_list(value):
 
 
 def verify(t):
-    """The checks of one transcript: a list of (name, passed, first_mismatch, detail)."""
+    """The checks of one version-1 transcript: {"passed", "checks": [{name, passed, first_mismatch, detail}]}."""
+    checks, _ = shuffle_checks(t)
+    return {"passed": all(c["passed"] for c in checks), "checks": checks}
+
+
+def shuffle_checks(t):
+    """The version-1 checks of a shuffle transcript, and the RNG stream just after the deck
+    shuffle (None unless the deck verified), for Jasper's reshuffle."""
     checks = []
+    stream = None
 
     def add(name, passed, detail, first=None):
         checks.append({"name": name, "passed": passed, "first_mismatch": first, "detail": detail})
@@ -196,6 +218,8 @@ def verify(t):
         shuffler.shuffle(expected)
         diff = first_difference(expected, deck)
         add("deck", diff is None, "%d cards" % len(expected), diff)
+        if diff is None:
+            stream = shuffler.copy()
     else:
         add("deck", False, "not checked: an input above is invalid")
 
@@ -227,7 +251,1263 @@ def verify(t):
             diff = first_difference(expected, after)
             add(name, diff is None, "%d cards" % len(expected), diff)
 
+    return checks, stream
+
+
+# --- Cards, suits, money ----------------------------------------------------------
+
+SUITS = ("crowns", "locks", "fruit", "swords", "cups")
+CARD_COUNT = 50
+
+
+def suit_of(card):
+    return card // 10
+
+
+def rank_of(card):
+    return card % 10 + 1
+
+
+def is_int(value):
+    return isinstance(value, int) and not isinstance(value, bool)
+
+
+def parse_suit(name):
+    """The suit index of a lower-case suit name, or None."""
+    return SUITS.index(name) if isinstance(name, str) and name in SUITS else None
+
+
+def parse_cents(text, positive=True):
+    """Money as a decimal string ("12.50", "7", "1.5") -> whole cents, or None."""
+    if not isinstance(text, str):
+        return None
+    whole, dot, frac = text.partition(".")
+    if not whole.isdigit() or not whole.isascii() or (dot and not (frac.isdigit() and frac.isascii())):
+        return None
+    if len(frac) > 2 or (dot and not frac):
+        return None
+    cents = int(whole) * 100 + int((frac + "00")[:2])
+    if positive and cents <= 0:
+        return None
+    return cents
+
+
+def money(cents):
+    return "%d.%02d" % (cents // 100, cents % 100)
+
+
+def same(a, b):
+    """JSON equality that does not take true for 1 nor 1.0 for 1."""
+    if isinstance(a, bool) or isinstance(b, bool):
+        return type(a) is type(b) and a == b
+    if is_int(a) and is_int(b):
+        return a == b
+    if isinstance(a, list):
+        return isinstance(b, list) and len(a) == len(b) and all(same(x, y) for x, y in zip(a, b))
+    if isinstance(a, dict):
+        return isinstance(b, dict) and a.keys() == b.keys() and all(same(a[k], b[k]) for k in a)
+    return type(a) is type(b) and a == b
+
+
+def show(value):
+    text = json.dumps(value, ensure_ascii=False, separators=(",", ":"))
+    return text if len(text) <= 200 else text[:197] + "..."
+
+
+class RuleError(Exception):
+    """A transcript breaks a rule of the game (or cannot be read): the detail of a failed check."""
+
+
+# --- Prima Carta (docs/prima-carta.md) --------------------------------------------
+
+class Layout:
+    """Five stacks, the discard pile and the deck of the current pass, with the play-up rules."""
+
+    def __init__(self, deck):
+        self.deck = list(deck)
+        self.next = 0
+        self.count = [0] * 5
+        self.top = [None] * 5
+        self.foundation = [None] * 5
+        self.discard = []              # index 0 is the card discarded first
+        self.passes = 0
+        self.promoted = 0
+        self.prima = None
+        self.foundation_order = []
+        self.completion_order = []
+        self.events = []
+
+    def playable(self, card):
+        """A card plays when its suit has no stack yet, or when its rank follows the top's
+        (1 follows 10) and the stack is not complete."""
+        s = suit_of(card)
+        if self.top[s] is None:
+            return True
+        return self.count[s] < 10 and rank_of(self.top[s]) % 10 + 1 == rank_of(card)
+
+    def promote(self, card):
+        s = suit_of(card)
+        if self.foundation[s] is None:
+            self.foundation[s] = card
+            self.foundation_order.append(s)
+        self.top[s] = card
+        self.count[s] += 1
+        self.promoted += 1
+        return self.count[s]
+
+    def start_pass(self, reshuffle=None):
+        """The first pass deals the deck; every later pass turns the discard pile over (the
+        card discarded first is dealt first), shuffled first when `reshuffle` is given."""
+        if self.passes > 0:
+            deck = self.discard
+            self.discard = []
+            if reshuffle is not None:
+                before = list(deck)
+                reshuffle(deck)
+                self.events.append({"type": "reshuffled", "before": before, "after": list(deck)})
+            self.deck = deck
+            self.next = 0
+        self.passes += 1
+        self.promoted = 0
+        self.events.append({"type": "pass_started", "pass": self.passes, "deck_count": len(self.deck)})
+
+    def completed(self, s, stop):
+        """After a promotion: records a completed suit; True when the pass must stop there."""
+        if self.count[s] == 10:
+            self.completion_order.append(s)
+            self.events.append({"type": "suit_completed", "pass": self.passes, "suit": SUITS[s]})
+            return stop(s)
+        return False
+
+    def run_pass(self, stop):
+        """Deals the rest of the pass; before each card and after the last, the top discard
+        plays up while it can. Returns the suit that stopped the pass, or None at its end."""
+        while True:
+            while self.discard and self.playable(self.discard[-1]):
+                card = self.discard.pop()
+                n = self.promote(card)
+                self.events.append({"type": "played_up", "pass": self.passes, "card": card, "stack_count": n})
+                if self.completed(suit_of(card), stop):
+                    return suit_of(card)
+            if self.next >= len(self.deck):
+                break
+            card = self.deck[self.next]
+            self.next += 1
+            first_card = self.prima is None
+            if first_card:
+                self.prima = suit_of(card)
+            if self.playable(card):
+                to = "foundation" if self.count[suit_of(card)] == 0 else "stack"
+                n = self.promote(card)
+                self.events.append({"type": "dealt", "pass": self.passes, "card": card, "to": to, "stack_count": n})
+                if first_card:
+                    self.events.append({"type": "prima", "suit": SUITS[suit_of(card)]})
+                if self.completed(suit_of(card), stop):
+                    return suit_of(card)
+            else:
+                self.discard.append(card)
+                self.events.append({"type": "dealt", "pass": self.passes, "card": card, "to": "discard",
+                                    "stack_count": self.count[suit_of(card)]})
+        self.events.append({"type": "pass_ended", "pass": self.passes, "promoted": self.promoted,
+                            "discard_count": len(self.discard)})
+        if self.promoted == 0 and len(self.completion_order) < 5:
+            raise RuleError("pass %d promoted no card" % self.passes)
+        return None
+
+    def run_repassos(self, stop, reshuffle=None):
+        """Passes after the current one until `stop` accepts a completed suit; only the first
+        of them is reshuffled (Jasper)."""
+        for _ in range(CARD_COUNT + 1):
+            self.start_pass(reshuffle)
+            reshuffle = None
+            winner = self.run_pass(stop)
+            if winner is not None:
+                return winner
+        raise RuleError("no suit completed after 50 repassos")
+
+
+def copa_order(prima, seated):
+    """From the Prima suit (or the next owned suit after it) round Crowns -> Cups."""
+    return [(prima + i) % 5 for i in range(5) if (prima + i) % 5 in seated]
+
+
+def play_prima_carta(deck, rules, seated, decisions, reshuffle):
+    """The round replayed: (outcome without facts, events, reshuffles). `seated`: suit indexes;
+    `decisions`: (suit, pay) in order; `reshuffle(cards)` shuffles in place (Jasper only)."""
+    variant, corte, cobre_rule = rules["variant"], rules["corte"], rules["cobre"]
+    layout = Layout(deck)
+    layout.start_pass()
+    early_end = variant != "cinco"
+    stopped = layout.run_pass(lambda s: early_end and s in seated)
+    prima = layout.prima
+    if corte and prima in seated:
+        layout.events.append({"type": "corte", "suit": SUITS[prima], "units": 1})
+    folded = []
+    copas = {}
+
+    def refuse_more(given):
+        if len(decisions) > given:
+            raise RuleError("decision %d (%s): no copa decision is pending"
+                            % (given, SUITS[decisions[given][0]]), given)
+
+    if stopped is not None:
+        refuse_more(0)
+        winner, how = stopped, "first_pass_completion"
+    elif variant == "cinco":
+        refuse_more(0)
+        winner = None
+        for s in layout.foundation_order:  # tallest owned stack; ties to the earlier foundation
+            if s in seated and (winner is None or layout.count[s] > layout.count[winner]):
+                winner = s
+        how = "cinco_tallest"
+    else:
+        order = copa_order(prima, seated)
+        given = 0
+        for suit in order:
+            if len([s for s in order if s not in folded]) == 1:
+                break
+            if given >= len(decisions):
+                raise RuleError("the round is not finished: %s's copa decision is missing" % SUITS[suit], given)
+            d_suit, pay = decisions[given]
+            if d_suit != suit:
+                raise RuleError("decision %d: it is %s's turn, not %s's" % (given, SUITS[suit], SUITS[d_suit]), given)
+            given += 1
+            if pay:
+                copas[suit] = layout.count[suit]
+                layout.events.append({"type": "copa_paid", "suit": SUITS[suit], "units": layout.count[suit]})
+            else:
+                folded.append(suit)
+                layout.events.append({"type": "folded", "suit": SUITS[suit]})
+        refuse_more(given)
+        live = [s for s in order if s not in folded]
+        if len(live) == 1:
+            winner, how = live[0], "last_live"
+        else:
+            winner = layout.run_repassos(lambda s: s in live, reshuffle if variant == "jasper" else None)
+            how = "repasso_completion"
+
+    pot = len(seated) + sum(copas.values())
+    triggered_by = None
+    for s in layout.completion_order:  # a folded suit completing before the winner
+        if s == winner:
+            break
+        if s in folded:
+            triggered_by = s
+            break
+    cobre = None
+    if cobre_rule != "off" and triggered_by is not None:
+        cobre = {"triggered_by": SUITS[triggered_by], "folded_suits": [SUITS[s] for s in folded],
+                 "units": len(folded), "disposition": cobre_rule}
+    layout.events.append({"type": "won", "suit": SUITS[winner], "how": how})
+    if cobre is not None:
+        layout.events.append(dict({"type": "cobre"}, **cobre))
+    outcome = {
+        "winner": SUITS[winner],
+        "how": how,
+        "prima": SUITS[prima],
+        "passes": layout.passes,
+        "folded": [SUITS[s] for s in folded],
+        "pot_units": pot,
+        "winner_takes_units": pot - (cobre["units"] if cobre else 0),
+        "corte_payer": SUITS[prima] if corte and prima in seated else None,
+        "cobre": cobre,
+    }
+    reshuffles = [{"before": e["before"], "after": e["after"]} for e in layout.events if e["type"] == "reshuffled"]
+    return outcome, layout.events, reshuffles, copas
+
+
+def deal_out(deck, variant, reshuffle):
+    """The full deal-out the side bets settle on: the whole first pass, then (when no suit
+    completed in it) passes until the first suit completes, Jasper reshuffling once.
+    Returns (facts, events)."""
+    layout = Layout(deck)
+    layout.start_pass()
+    layout.run_pass(lambda s: False)
+    if len(layout.foundation_order) != 5:
+        raise RuleError("a suit has no foundation after the first pass")
+    counts = list(layout.count)
+    facts = {
+        "first_card": deck[0],
+        "foundations": list(layout.foundation),
+        "foundation_order": [SUITS[s] for s in layout.foundation_order],
+        "first_pass_counts": {SUITS[s]: counts[s] for s in range(5)},
+        "first_pass_count": sum(counts),
+    }
+    if layout.completion_order:
+        first = layout.completion_order[0]
+    else:
+        first = layout.run_repassos(lambda s: True, reshuffle if variant == "jasper" else None)
+    facts["first_to_complete"] = SUITS[first]
+    return facts, layout.events
+
+
+# --- Side bets (docs/side-bets.md) -------------------------------------------------
+
+BET_KINDS = ("prima", "escucha", "maximo", "conto_alto", "conto_bajo", "conto_medio", "cartas", "comeco")
+SUIT_BETS = ("prima", "escucha", "maximo")
+
+
+def parse_pays(text):
+    """A pay "a" of "a:1" as a Fraction: > 0, at most 100000, at most two decimal places."""
+    if not isinstance(text, str):
+        return None
+    whole, dot, frac = text.partition(".")
+    if not (whole.isdigit() and whole.isascii()) or (dot and not (frac.isdigit() and frac.isascii())):
+        return None
+    value = Fraction(text)
+    if value <= 0 or value > 100000 or (value * 100).denominator != 1:
+        return None
+    return value
+
+
+def check_pay_table(spec):
+    """None if `spec` is a valid pay table (the checks of docs/side-bets.md), else why not."""
+    if not isinstance(spec, dict):
+        return "the spec is not an object"
+    keys = ["name", "version", "prima", "escucha", "maximo", "conto_alto", "conto_bajo", "conto_medio",
+            "cartas", "comeco"]
+    if set(spec) != set(keys):
+        return "the spec's fields are not " + ", ".join(keys)
+    name = spec["name"]
+    if not isinstance(name, str) or not 1 <= len(name) <= 64 or any(unicodedata.category(c) == "Cc" for c in name):
+        return "name must be 1 to 64 printable characters"
+    if not is_int(spec["version"]) or not 1 <= spec["version"] <= 2**32 - 1:
+        return "version must be at least 1"
+    for bet, fields in (("prima", ("pays", "ace_pays")), ("escucha", ("pays", "ace_pays")),
+                        ("maximo", ("pays", "pair_tie"))):
+        part = spec[bet]
+        if not isinstance(part, dict) or set(part) != set(fields):
+            return "%s must have %s" % (bet, " and ".join(fields))
+        if parse_pays(part[fields[0]]) is None or (fields[1] == "ace_pays" and parse_pays(part["ace_pays"]) is None):
+            return "%s: a pay is not > 0, at most 100000 with at most two decimals" % bet
+    if spec["maximo"]["pair_tie"] not in ("lose", "push"):
+        return "maximo.pair_tie must be lose or push"
+    for bet in ("conto_alto", "conto_bajo", "conto_medio"):
+        if parse_pays(spec[bet]) is None:
+            return "%s: the pay is not > 0, at most 100000 with at most two decimals" % bet
+    if not isinstance(spec["cartas"], list):
+        return "cartas is not a list"
+    numbers = set()
+    for line in spec["cartas"]:
+        if not isinstance(line, dict) or set(line) != {"number", "pays"} or not is_int(line["number"]):
+            return "a cartas line is not {number, pays}"
+        if not 10 <= line["number"] <= 20 or line["number"] in numbers:
+            return "cartas number %d is outside 10..=20 or listed twice" % line["number"]
+        numbers.add(line["number"])
+        if parse_pays(line["pays"]) is None:
+            return "cartas %d: bad pay" % line["number"]
+    if not isinstance(spec["comeco"], list) or not spec["comeco"]:
+        return "comeco needs at least one line"
+    covered = set()
+    for line in spec["comeco"]:
+        if not isinstance(line, dict) or set(line) != {"n_from", "n_to", "pays"} \
+                or not is_int(line["n_from"]) or not is_int(line["n_to"]):
+            return "a comeco line is not {n_from, n_to, pays}"
+        if line["n_from"] < 10 or line["n_to"] > 50 or line["n_from"] > line["n_to"]:
+            return "comeco line %d..=%d must lie in 10..=50" % (line["n_from"], line["n_to"])
+        span = set(range(line["n_from"], line["n_to"] + 1))
+        if span & covered:
+            return "comeco lines overlap at N = %d" % min(span & covered)
+        covered |= span
+        if parse_pays(line["pays"]) is None:
+            return "comeco %d..=%d: bad pay" % (line["n_from"], line["n_to"])
+    return None
+
+
+def fingerprint(spec):
+    """Hex SHA-256 of the spec serialised compactly, keys in the order given."""
+    text = json.dumps(spec, separators=(",", ":"), ensure_ascii=False)
+    return hashlib.sha256(text.encode("utf-8")).hexdigest()
+
+
+def settle_bet(kind, suit, number, spec, facts):
+    """("won", pays) | ("lost", None) | ("pushed", None), on the deal-out's facts."""
+    n = facts["first_pass_count"]
+    pays = Fraction(0)
+    if kind == "prima":
+        card = facts["first_card"]
+        pays = parse_pays(spec["prima"]["ace_pays" if rank_of(card) == 1 else "pays"])
+        won = suit_of(card) == suit
+    elif kind == "escucha":
+        winner = SUITS.index(facts["first_to_complete"])
+        pays = parse_pays(spec["escucha"]["ace_pays" if rank_of(facts["foundations"][winner]) == 1 else "pays"])
+        won = winner == suit
+    elif kind == "maximo":
+        ranks = [rank_of(c) for c in facts["foundations"]]
+        holders = [s for s in range(5) if ranks[s] == max(ranks)]
+        if suit not in holders:
+            return ("lost", None)
+        if len(holders) == 2:
+            return ("pushed", None) if spec["maximo"]["pair_tie"] == "push" else ("lost", None)
+        return ("won", parse_pays(spec["maximo"]["pays"]))
+    elif kind in ("conto_alto", "conto_bajo", "conto_medio"):
+        pays = parse_pays(spec[kind])
+        won = {"conto_alto": n >= 17, "conto_bajo": n in (10, 11), "conto_medio": n in (14, 15)}[kind]
+    elif kind == "cartas":
+        pays = next(parse_pays(l["pays"]) for l in spec["cartas"] if l["number"] == number)
+        won = n == number
+    else:  # comeco
+        line = next((l for l in spec["comeco"] if l["n_from"] <= n <= l["n_to"]), None)
+        if line is None:
+            return ("lost", None)
+        return ("won", parse_pays(line["pays"]))
+    return ("won", pays) if won else ("lost", None)
+
+
+def returned_cents(stake_cents, result):
+    """A win returns the stake plus stake x pays, the winnings rounded toward zero to the cent;
+    a push the stake; a loss nothing."""
+    status, pays = result
+    if status == "won":
+        return stake_cents + math.floor(stake_cents * pays)
+    return stake_cents if status == "pushed" else 0
+
+
+# --- Lobo (docs/lobo.md) ---------------------------------------------------------
+
+LOBO_MODES = {"hard": 10, "ordinary": 9, "easy": 8}
+PLAY_KINDS = ("perfect", "sum", "split", "over", "fold")
+
+
+def kind_of(player, wolf):
+    """The one kind a pair of card sets makes, or None."""
+    ps, ws = sum(rank_of(c) for c in player), sum(rank_of(c) for c in wolf)
+    if not player and not wolf:
+        return "fold"
+    if len(player) == 1 and len(wolf) == 1:
+        if ps == ws:
+            return "perfect"
+        return "over" if ps > ws else None
+    if len(player) >= 2 and len(wolf) == 1:
+        return "sum" if ps == ws else None
+    if len(player) == 1 and len(wolf) >= 2:
+        return "split" if ps == ws else None
+    return None
+
+
+def has_capture(player, wolf):
+    """True when some capture (not Fold) is legal: a Perfect or Over, a Sum, or a Split."""
+    pr = [rank_of(c) for c in player]
+    wr = [rank_of(c) for c in wolf]
+    if any(p >= w for p in pr for w in wr):
+        return True
+    sums = {0: 0}  # subset sums of the player's hand -> most cards used
+    for r in pr:
+        for total, used in list(sums.items()):
+            sums[total + r] = max(sums.get(total + r, 0), used + 1)
+    if any(sums.get(w, 0) >= 2 for w in wr):
+        return True
+    wolf_sums = {0: 0}
+    for r in wr:
+        for total, used in list(wolf_sums.items()):
+            wolf_sums[total + r] = max(wolf_sums.get(total + r, 0), used + 1)
+    return any(wolf_sums.get(p, 0) >= 2 for p in pr)
+
+
+def play_lobo(deck, plays):
+    """Replays a Lobo round. `plays`: (kind, player_cards, wolf_cards). Returns the outcome."""
+    wolf, player = sorted(deck[0:4]), sorted(deck[4:8])
+    opening = sum(rank_of(c) for c in wolf)
+    nxt = 8
+    end = None
+
+    def settle_end():
+        if not wolf:
+            return "wolf_emptied"
+        return None if has_capture(player, wolf) else "no_legal_play"
+
+    end = settle_end()
+    for i, (kind, pcards, wcards) in enumerate(plays):
+        where = "play %d" % i
+        if end is not None:
+            raise RuleError("%s: the round is already over" % where, i)
+        pcards, wcards = sorted(pcards), sorted(wcards)
+        for cards in (pcards, wcards):
+            if len(set(cards)) != len(cards):
+                raise RuleError("%s: a card is named twice" % where, i)
+        for c in pcards:
+            if c not in player:
+                raise RuleError("%s: card %d is not in the player's hand" % (where, c), i)
+        for c in wcards:
+            if c not in wolf:
+                raise RuleError("%s: card %d is not in the Wolf's hand" % (where, c), i)
+        actual = kind_of(pcards, wcards)
+        if actual is None:
+            raise RuleError("%s: no capture takes %s with %s" % (where, wcards, pcards), i)
+        if actual != kind:
+            raise RuleError("%s: stated %s, the cards make %s" % (where, kind, actual), i)
+        if kind == "fold":
+            end = "folded"
+            continue
+        player = [c for c in player if c not in pcards]
+        wolf = [c for c in wolf if c not in wcards]
+        if kind in ("perfect", "sum", "split"):
+            if nxt < len(deck):
+                (player if kind != "split" else wolf).append(deck[nxt])
+                nxt += 1
+        else:  # over: the Wolf is dealt the rank difference, cub first
+            for _ in range(rank_of(pcards[0]) - rank_of(wcards[0])):
+                if nxt < len(deck):
+                    wolf.append(deck[nxt])
+                    nxt += 1
+        player.sort()
+        wolf.sort()
+        end = settle_end()
+    if end is None:
+        raise RuleError("the round is not over after the last play", len(plays))
+    won = end == "wolf_emptied"
+    points = sum(rank_of(c) for c in (player if won else wolf))
+    return {"player_won": won, "points": points, "reason": end, "wolf_opening_points": opening}
+
+
+# --- Version 2: the whole round (docs/transcript.md) -------------------------------
+
+def parse_prima_rules(r):
+    if not isinstance(r, dict):
+        raise RuleError("rules is not an object")
+    if r.get("variant") not in ("classic", "cinco", "jasper"):
+        raise RuleError("variant %s is not classic, cinco or jasper" % show(r.get("variant")))
+    if r.get("cobre") not in ("off", "carry", "house"):
+        raise RuleError("cobre %s is not off, carry or house" % show(r.get("cobre")))
+    for flag in ("corte", "strategy_advice"):
+        if not isinstance(r.get(flag), bool):
+            raise RuleError("%s is not true or false" % flag)
+    rules = {"variant": r["variant"], "cobre": r["cobre"], "corte": r["corte"]}
+    for field in ("unit", "min_bet", "max_bet", "max_exposure_per_round"):
+        rules[field] = parse_cents(r.get(field))
+        if rules[field] is None:
+            raise RuleError("%s %s is not a positive amount" % (field, show(r.get(field))))
+    rules["seat_fee"] = None
+    if r.get("seat_fee") is not None:
+        rules["seat_fee"] = parse_cents(r["seat_fee"])
+        if rules["seat_fee"] is None:
+            raise RuleError("seat_fee %s is not a positive amount" % show(r["seat_fee"]))
+    return rules
+
+
+def parse_lobo_rules(r):
+    if not isinstance(r, dict):
+        raise RuleError("rules is not an object")
+    if r.get("mode") not in LOBO_MODES:
+        raise RuleError("mode %s is not hard, ordinary or easy" % show(r.get("mode")))
+    unit = parse_cents(r.get("unit"))
+    if unit is None:
+        raise RuleError("unit %s is not a positive amount" % show(r.get("unit")))
+    cap = r.get("loss_cap_points")
+    if not is_int(cap) or not 1 <= cap <= 1000:
+        raise RuleError("loss_cap_points %s is not in 1..=1000" % show(cap))
+    rule = r.get("house_rule")
+    if not isinstance(rule, dict):
+        raise RuleError("house_rule is not an object")
+    fee, ante = rule.get("fee_per_round_hundredths"), rule.get("ante_per_wolf_point_hundredths")
+    if not all(is_int(v) and 0 <= v < 2**32 for v in (fee, ante)):
+        raise RuleError("house_rule's fee and ante are not whole hundredths")
+    if not isinstance(r.get("hints"), bool):
+        raise RuleError("hints is not true or false")
+    return {"mode": r["mode"], "unit": unit, "cap": cap, "fee": fee, "ante": ante}
+
+
+def parse_list(t, field, absent_ok=True):
+    value = t.get(field)
+    if value is None and absent_ok:
+        return []
+    if not isinstance(value, list):
+        raise RuleError("%s is not a list" % field)
+    return value
+
+
+def parse_player(value, where):
+    if not isinstance(value, str) or not value:
+        raise RuleError("%s: the player is not a pseudonym" % where)
+    return value
+
+
+def parse_prima_seats(t, settled):
+    seats = []
+    for i, seat in enumerate(parse_list(t, "seats", absent_ok=False)):
+        if not isinstance(seat, dict):
+            raise RuleError("seat %d is not an object" % i)
+        suit = parse_suit(seat.get("suit"))
+        if suit is None:
+            raise RuleError("seat %d: unknown suit %s" % (i, show(seat.get("suit"))))
+        if seats and suit <= seats[-1][0]:
+            raise RuleError("seat %d: %s repeats a suit or breaks suit order" % (i, SUITS[suit]))
+        seats.append((suit, parse_player(seat.get("player"), "seat %d" % i)))
+    if settled and not 2 <= len(seats) <= 5:
+        raise RuleError("%d seats; a dealt round has 2 to 5" % len(seats))
+    return seats
+
+
+def parse_decisions(t):
+    decisions = []
+    for i, d in enumerate(parse_list(t, "decisions")):
+        suit = parse_suit(d.get("suit")) if isinstance(d, dict) else None
+        if suit is None or not isinstance(d.get("pay"), bool):
+            raise RuleError("decision %d is not {suit, pay}" % i)
+        decisions.append((suit, d["pay"]))
+    return decisions
+
+
+def parse_plays(t, max_rank):
+    plays = []
+    for i, p in enumerate(parse_list(t, "plays")):
+        if not isinstance(p, dict) or p.get("kind") not in PLAY_KINDS:
+            raise RuleError("play %d: not a play of kind perfect, sum, split, over or fold" % i)
+        cards = []
+        for field in ("player_cards", "wolf_cards"):
+            ids = p.get(field, [])
+            if not is_id_list(ids) or any(not (0 <= c < CARD_COUNT and rank_of(c) <= max_rank) for c in ids):
+                raise RuleError("play %d: %s are not card ids of this deck" % (i, field))
+            cards.append(ids)
+        plays.append((p["kind"], cards[0], cards[1]))
+    return plays
+
+
+def lobo_player(t):
+    seats = parse_list(t, "seats", absent_ok=False)
+    if len(seats) != 1:
+        raise RuleError("a Lobo round has one player, not %d seats" % len(seats))
+    seat = seats[0]
+    return parse_player(seat.get("player") if isinstance(seat, dict) else seat, "seat 0")
+
+
+def compare_fields(expected, claimed, fields, prefix=""):
+    """The first field whose value differs, or None."""
+    if not isinstance(claimed, dict):
+        return (prefix.rstrip(".") or "outcome") + " is not an object"
+    for field in fields:
+        if field not in claimed:
+            return "%s%s is missing" % (prefix, field)
+        if not same(expected[field], claimed[field]):
+            return "%s%s is %s, the replay gives %s" % (prefix, field, show(claimed[field]), show(expected[field]))
+    return None
+
+
+def compare_facts(expected, claimed):
+    if isinstance(claimed, dict) and isinstance(claimed.get("foundations"), dict):
+        # docs/transcript.md gives foundations as a list in suit order; an object suit -> card reads the same
+        f = claimed["foundations"]
+        claimed = dict(claimed, foundations=[f.get(s) for s in SUITS] if set(f) == set(SUITS) else f)
+    return compare_fields(expected, claimed, ["first_card", "foundations", "foundation_order", "first_pass_counts",
+                                              "first_pass_count", "first_to_complete"], "facts.")
+
+
+def compare_lists(expected, claimed, what):
+    """(detail, index of the first difference) or (None, None)."""
+    if not isinstance(claimed, list):
+        return "%s is not a list" % what, None
+    for i, (e, c) in enumerate(zip(expected, claimed)):
+        if not same(e, c):
+            return "%s[%d] is %s, the replay gives %s" % (what, i, show(c), show(e)), i
+    if len(expected) != len(claimed):
+        i = min(len(expected), len(claimed))
+        return "%d %s, the replay gives %d" % (len(claimed), what, len(expected)), i
+    return None, None
+
+
+def verify_v2(t):
+    """The checks of one version-2 round transcript."""
+    checks = []
+
+    def add(name, passed, detail, first=None):
+        checks.append({"name": name, "passed": passed, "first_mismatch": first, "detail": detail})
+
+    def attempt(name, needs, run):
+        """Runs check `name` when every input in `needs` (why -> ok) is there; `run` returns
+        its passing detail or raises RuleError."""
+        missing = [why for why, ok in needs if not ok]
+        if missing:
+            add(name, False, "not checked: " + missing[0])
+            return False
+        try:
+            add(name, True, run())
+            return True
+        except RuleError as e:
+            add(name, False, str(e.args[0]) if e.args else name, e.args[1] if len(e.args) > 1 else None)
+            return False
+        except (KeyError, TypeError, ValueError, IndexError, AttributeError) as e:  # malformed input
+            add(name, False, "cannot read the transcript: %s" % e)
+            return False
+
+    shuffle = t.get("shuffle")
+    shuffle = shuffle if isinstance(shuffle, dict) else {}
+    shuffle_list, stream = shuffle_checks(shuffle)
+    checks.extend(shuffle_list)
+    deck = shuffle.get("deck") if stream is not None else None
+    s = {}  # what the checks established
+
+    def check_round():
+        if t.get("transcript") != "djego-round":
+            raise RuleError("transcript is %s, not \"djego-round\"" % show(t.get("transcript")))
+        if not same(t.get("version"), 2):
+            raise RuleError("version is %s, not 2" % show(t.get("version")))
+        game = t.get("game")
+        if game not in GAMES:
+            raise RuleError("game %s is not prima_carta or lobo" % show(game))
+        if game != shuffle.get("game"):
+            raise RuleError("game %s differs from shuffle.game %s" % (show(game), show(shuffle.get("game"))))
+        if not isinstance(t.get("round_id"), str) or t.get("round_id") != shuffle.get("round_id"):
+            raise RuleError("round_id %s differs from shuffle.round_id %s"
+                            % (show(t.get("round_id")), show(shuffle.get("round_id"))))
+        status = t.get("status")
+        if status not in ("settled", "voided"):
+            raise RuleError("status %s is not settled or voided" % show(status))
+        if game == "lobo" and status == "voided":
+            raise RuleError("a Lobo round is never voided")
+        s["game"], s["settled"] = game, status == "settled"
+        return "%s round %s, %s" % (game, t["round_id"], status)
+
+    round_ok = attempt("round", [], check_round)
+    header = ("the round header is invalid", round_ok)
+    prima = round_ok and s["game"] == "prima_carta"
+
+    def check_rules():
+        s["rules"] = (parse_prima_rules if prima else parse_lobo_rules)(t.get("rules"))
+        return ", ".join("%s %s" % kv for kv in sorted(s["rules"].items()))
+
+    rules_ok = attempt("rules", [header], check_rules)
+
+    def check_pay_tables():
+        tables = parse_list(t, "pay_tables")
+        if not prima:
+            if tables:
+                raise RuleError("a Lobo round has no pay tables")
+            return "none"
+        s["tables"] = {}
+        for i, entry in enumerate(tables):
+            if not isinstance(entry, dict) or not isinstance(entry.get("fingerprint"), str):
+                raise RuleError("pay table %d has no fingerprint" % i, i)
+            problem = check_pay_table(entry.get("spec"))
+            if problem:
+                raise RuleError("pay table %d: %s" % (i, problem), i)
+            if fingerprint(entry["spec"]) != entry["fingerprint"]:
+                raise RuleError("pay table %d: the fingerprint is not sha256 of its spec, %s"
+                                % (i, fingerprint(entry["spec"])), i)
+            s["tables"][entry["fingerprint"]] = entry["spec"]
+        for i, bet in enumerate(parse_list(t, "bets")):
+            named = bet.get("pay_table") if isinstance(bet, dict) else None
+            if not isinstance(named, str) or named not in s["tables"]:
+                raise RuleError("bet %d names pay table %s, not in the list" % (i, show(named)), i)
+        return "%d pay tables" % len(tables)
+
+    tables_ok = attempt("pay_tables", [header], check_pay_tables)
+    deck_needs = [header, ("the deck did not verify", deck is not None), ("the rules are invalid", rules_ok)]
+
+    def check_play():
+        if shuffle.get("reshuffles") is not None and not isinstance(shuffle.get("reshuffles"), list):
+            raise RuleError("shuffle.reshuffles is not a list")
+        reshuffles = shuffle.get("reshuffles") or []
+        if not prima:
+            rules = s["rules"]
+            if len(deck) != 5 * LOBO_MODES[rules["mode"]]:
+                raise RuleError("a %d-card deck is not the %s deck" % (len(deck), rules["mode"]))
+            if reshuffles:
+                raise RuleError("a Lobo round has no reshuffle")
+            s["player"] = lobo_player(t)
+            s["result"] = play_lobo(deck, parse_plays(t, LOBO_MODES[rules["mode"]]))
+            r = s["result"]
+            return "%d plays, %s %d points (%s)" % (len(t.get("plays") or []), "won" if r["player_won"] else "lost",
+                                                     r["points"], r["reason"])
+        s["seats"] = parse_prima_seats(t, s["settled"])
+        decisions = parse_decisions(t)
+        if not s["settled"]:
+            if decisions or reshuffles:
+                raise RuleError("a voided round was never dealt, yet has decisions or reshuffles")
+            s["replay"] = None
+            return "voided before any card was dealt"
+        jasper = stream.copy()
+        s["replay"] = play_prima_carta(deck, s["rules"], [suit for suit, _ in s["seats"]], decisions,
+                                       jasper.shuffle)
+        # Jasper reshuffles at most once, the same pile with the same stream, whether the main game's repasso
+        # or the side bets' deal-out needs it (a round won at the copa still deals out for its side bets).
+        expected = s["replay"][2]
+        if not expected:
+            s["facts"], s["deal_out_events"] = deal_out(deck, s["rules"]["variant"], stream.copy().shuffle)
+            expected = [{"before": e["before"], "after": e["after"]}
+                        for e in s["deal_out_events"] if e["type"] == "reshuffled"]
+        detail, i = compare_lists(expected, reshuffles, "shuffle.reshuffles")
+        if detail:
+            raise RuleError(detail, i)
+        o = s["replay"][0]
+        return "%s wins (%s) after %d passes, %d decisions" % (o["winner"], o["how"], o["passes"], len(decisions))
+
+    play_ok = attempt("play", deck_needs, check_play)
+    play_needs = [("the play did not verify", play_ok)]
+
+    if "events" in t:
+        def check_events():
+            expected = s["replay"][1] if prima and s["replay"] else []
+            detail, i = compare_lists(expected, t["events"], "events")
+            if detail:
+                raise RuleError(detail, i)
+            return "%d events" % len(expected)
+        attempt("events", play_needs, check_events)
+
+    def compute_deal_out():
+        if prima and s["settled"] and "facts" not in s:
+            s["facts"], s["deal_out_events"] = deal_out(deck, s["rules"]["variant"], stream.copy().shuffle)
+
+    if "deal_out_events" in t:
+        def check_deal_out_events():
+            compute_deal_out()
+            expected = s.get("deal_out_events", [])
+            detail, i = compare_lists(expected, t["deal_out_events"], "deal_out_events")
+            if detail:
+                raise RuleError(detail, i)
+            return "%d events" % len(expected)
+        attempt("deal_out_events", deck_needs, check_deal_out_events)
+
+    def check_outcome():
+        claimed = t.get("outcome")
+        if not s["settled"]:
+            if claimed is not None:
+                raise RuleError("a voided round has no outcome")
+            return "null (voided)"
+        if prima:
+            compute_deal_out()
+            expected = s["replay"][0]
+            diff = compare_fields(expected, claimed, ["winner", "how", "prima", "passes", "folded", "pot_units",
+                                                      "winner_takes_units", "corte_payer", "cobre"])
+            diff = diff or (compare_facts(s["facts"], claimed.get("facts")) if "facts" in claimed
+                            else "facts is missing")
+            if diff:
+                raise RuleError(diff)
+            return "%s wins %d units" % (expected["winner"], expected["winner_takes_units"])
+        r = dict(s["result"])
+        r["paid_points"] = r["points"] if r["player_won"] else min(r["points"], s["rules"]["cap"])
+        diff = compare_fields(r, claimed, ["player_won", "points", "paid_points", "reason", "wolf_opening_points"])
+        if diff:
+            raise RuleError(diff)
+        return "%s %d points" % ("won" if r["player_won"] else "lost", r["paid_points"])
+
+    attempt("outcome", play_needs, check_outcome)
+
+    def check_bets():
+        bets = parse_list(t, "bets")
+        if not prima:
+            if bets:
+                raise RuleError("a Lobo round has no side bets")
+            return "none"
+        if s["settled"]:
+            compute_deal_out()
+        s["bets"] = []
+        for i, bet in enumerate(bets):
+            where = "bet %d" % i
+            if not isinstance(bet, dict):
+                raise RuleError(where + " is not an object", i)
+            player = parse_player(bet.get("player"), where)
+            kind = bet.get("kind")
+            if kind not in BET_KINDS:
+                raise RuleError("%s: unknown kind %s" % (where, show(kind)), i)
+            spec = s["tables"][bet["pay_table"]]
+            suit, number = bet.get("suit"), bet.get("number")
+            if kind in SUIT_BETS:
+                if parse_suit(suit) is None or number is not None:
+                    raise RuleError("%s: a %s bet takes a suit, not %s/%s" % (where, kind, show(suit), show(number)), i)
+                suit = parse_suit(suit)
+            elif kind == "cartas":
+                offered = [line["number"] for line in spec["cartas"]]
+                if suit is not None or not is_int(number) or number not in offered:
+                    raise RuleError("%s: Cartas on %s is not offered by its pay table" % (where, show(number)), i)
+            elif suit is not None or number is not None:
+                raise RuleError("%s: a %s bet takes no selection" % (where, kind), i)
+            stake = parse_cents(bet.get("amount"))
+            if stake is None:
+                raise RuleError("%s: amount %s is not a positive amount" % (where, show(bet.get("amount"))), i)
+            if s["settled"]:
+                result = settle_bet(kind, suit, number, spec, s["facts"])
+            else:
+                result = ("refunded", None)
+            status = result[0]
+            returned = stake if status == "refunded" else returned_cents(stake, result)
+            if bet.get("status") != status:
+                raise RuleError("%s: status %s, the facts give %s" % (where, show(bet.get("status")), status), i)
+            if parse_cents(bet.get("returned"), positive=False) != returned:
+                raise RuleError("%s: returned %s, the rules give %s" % (where, show(bet.get("returned")),
+                                                                        money(returned)), i)
+            s["bets"].append((player, stake, status, returned))
+        return "%d bets" % len(bets)
+
+    bets_ok = attempt("bets", [header, ("the pay tables did not verify", tables_ok),
+                               ("the deck did not verify", deck is not None or not s.get("settled", True)),
+                               ("the rules are invalid", rules_ok)], check_bets)
+
+    def check_transfers():
+        expected = expected_transfers(t, s) if prima else expected_lobo_transfers(s)
+        claimed = parse_list(t, "transfers")
+        remaining = list(expected)
+        for i, tr in enumerate(claimed):
+            key = None
+            if isinstance(tr, dict):
+                key = (tr.get("kind"), tr.get("from"), tr.get("to"), parse_cents(tr.get("amount")))
+            if key in remaining:
+                remaining.remove(key)
+            else:
+                raise RuleError("transfer %d %s is not one the round implies" % (i, show(tr)), i)
+        if remaining:
+            kind, frm, to, cents = remaining[0]
+            raise RuleError("missing transfer: %s %s -> %s %s" % (kind, frm, to, money(cents)))
+        return "%d transfers" % len(expected)
+
+    attempt("transfers", play_needs + [("the bets did not verify", bets_ok)], check_transfers)
     return {"passed": all(c["passed"] for c in checks), "checks": checks}
+
+
+def expected_transfers(t, s):
+    """Prima Carta: the (kind, from, to, cents) the round implies (docs/transcript.md)."""
+    rules, u = s["rules"], s["rules"]["unit"]
+    out = []
+    pot, escrow = "pot", "escrow"
+    for suit, player in s["seats"]:
+        wallet = "wallet:" + player
+        out.append(("spiga", wallet, pot, u))
+        if rules["seat_fee"]:
+            out.append(("seat_fee", wallet, "house:revenue", rules["seat_fee"]))
+        if rules["corte"]:
+            out.append(("corte_held", wallet, escrow, u))
+    for player, stake, _, _ in s["bets"]:
+        out.append(("bet_stake", "wallet:" + player, escrow, stake))
+    if not s["settled"]:
+        for kind, frm, to, cents in list(out):
+            out.append(("bet_refund" if kind == "bet_stake" else "refund", to, frm, cents))
+        return out
+    outcome, _, _, copas = s["replay"]
+    owner = dict(s["seats"])
+    if rules["corte"]:
+        for suit, player in s["seats"]:
+            if SUITS[suit] == outcome["corte_payer"]:
+                out.append(("corte", escrow, "house:tips", u))
+            else:
+                out.append(("refund", escrow, "wallet:" + player, u))
+    for suit, k in copas.items():
+        if k > 0:
+            out.append(("copa", "wallet:" + owner[suit], pot, k * u))
+    winner = "wallet:" + owner[SUITS.index(outcome["winner"])]
+    if outcome["winner_takes_units"] > 0:
+        out.append(("pot_payout", pot, winner, outcome["winner_takes_units"] * u))
+    carried = t.get("carried_cobre_in")
+    carried = 0 if carried is None else parse_cents(carried, positive=False)
+    if carried is None:
+        raise RuleError("carried_cobre_in %s is not an amount" % show(t.get("carried_cobre_in")))
+    if carried > 0:
+        out.append(("cobre_carried", "cobre", winner, carried))
+    cobre = outcome["cobre"]
+    if cobre is not None:
+        out.append(("cobre", pot, "house:revenue" if cobre["disposition"] == "house" else "cobre", cobre["units"] * u))
+    for player, stake, status, returned in s["bets"]:
+        wallet = "wallet:" + player
+        if status == "lost":
+            out.append(("bet_collected", escrow, "house:bankroll", stake))
+        else:
+            out.append(("bet_returned", escrow, wallet, stake))
+            if returned > stake:
+                out.append(("bet_payout", "house:bankroll", wallet, returned - stake))
+    return out
+
+
+def lobo_charge_cents(unit_cents, fee, ante, wolf_opening_points):
+    """The house rule's charge: unit x (fee + ante x W0) / 100, rounded up to the cent."""
+    return -(-unit_cents * (fee + ante * wolf_opening_points) // 100)
+
+
+def expected_lobo_transfers(s):
+    rules, r = s["rules"], s["result"]
+    u, cap, wallet = rules["unit"], rules["cap"], "wallet:" + s["player"]
+    out = [("lobo_escrow", wallet, "escrow", cap * u)]
+    charge = lobo_charge_cents(u, rules["fee"], rules["ante"], r["wolf_opening_points"])
+    if charge > 0:
+        out.append(("lobo_fee", wallet, "house:revenue", charge))
+    if r["player_won"]:
+        win, loss, release = r["points"] * u, 0, cap * u
+    else:
+        loss = min(r["points"], cap) * u
+        win, release = 0, cap * u - loss
+    for kind, frm, to, cents in (("lobo_win", "house:bankroll", wallet, win), ("lobo_loss", "escrow", "house:bankroll", loss),
+                                 ("lobo_release", "escrow", wallet, release)):
+        if cents > 0:
+            out.append((kind, frm, to, cents))
+    return out
+
+
+def verify_document(t):
+    """A version-2 round transcript, or (without `version`, or version 1) a shuffle transcript."""
+    try:
+        if isinstance(t, dict) and t.get("version") is not None and not same(t.get("version"), 1):
+            return verify_v2(t)
+        return verify(t)
+    except Exception as e:  # never crash on a malformed document: report it
+        check = {"name": "transcript", "passed": False, "first_mismatch": None,
+                 "detail": "cannot read the transcript: %s: %s" % (type(e).__name__, e)}
+        return {"passed": False, "checks": [check]}
+
+
+# --- Honest transcripts built from the rules (for the self-test) --------------------
+
+DEFAULT_PAY_TABLE = {
+    "name": "djego-default", "version": 1,
+    "prima": {"pays": "4", "ace_pays": "2"}, "escucha": {"pays": "4", "ace_pays": "2"},
+    "maximo": {"pays": "4", "pair_tie": "lose"},
+    "conto_alto": "8", "conto_bajo": "14", "conto_medio": "2",
+    "cartas": [{"number": 12, "pays": "5.40"}, {"number": 13, "pays": "4.10"}, {"number": 16, "pays": "8.50"}],
+    "comeco": [{"n_from": a, "n_to": b, "pays": p} for a, b, p in
+               ((10, 10, "6"), (11, 11, "1"), (17, 17, "1"), (18, 18, "3"), (19, 19, "5"), (20, 20, "10"),
+                (21, 21, "20"), (22, 22, "30"), (23, 50, "50"))],
+}
+
+
+def shuffle_transcript(server_seed, game, round_id, client_seeds, max_rank=10):
+    """A version-1 transcript (no reshuffle yet) and the stream just after the deck shuffle."""
+    client_seed = combined_client_seed(client_seeds) if game == "prima_carta" else \
+        (client_seeds[0] if client_seeds else "")
+    shuffler = Shuffler(deck_seed(server_seed, game, round_id, client_seed))
+    deck = ordered_deck(max_rank)
+    shuffler.shuffle(deck)
+    return {"algorithm": ALGORITHM, "game": game, "round_id": round_id, "server_seed": server_seed.hex(),
+            "commitment": sha256_hex(server_seed), "client_seeds": list(client_seeds), "client_seed": client_seed,
+            "deck": deck, "reshuffles": []}, shuffler
+
+
+def honest_prima_carta(server_seed, round_id, rules, seated, pay, bets, voided=False, carried_cents=0):
+    """A settled (or voided) Prima Carta round. `seated`: suit indexes; `pay(suit, stack)` the copa
+    decision; `bets`: (player, kind, suit index or None, number or None, stake cents)."""
+    shuffle, stream = shuffle_transcript(server_seed, "prima_carta", round_id, ["table"])
+    deck = shuffle["deck"]
+    seats = [(suit, "P%d" % (i + 1)) for i, suit in enumerate(sorted(seated))]
+    names = [p for _, p in seats] + [b[0] for b in bets]
+    parsed = parse_prima_rules(rules)
+    decisions = []
+    if not voided:
+        layout = Layout(deck)
+        layout.start_pass()
+        if layout.run_pass(lambda s: parsed["variant"] != "cinco" and s in seated) is None \
+                and parsed["variant"] != "cinco":
+            live = list(copa_order(layout.prima, seated))
+            for suit in copa_order(layout.prima, seated):
+                if len(live) == 1:
+                    break
+                decisions.append((suit, pay(suit, layout.count[suit])))
+                if not decisions[-1][1]:
+                    live.remove(suit)
+    t = {"transcript": "djego-round", "version": 2, "game": "prima_carta", "round_id": round_id,
+         "table_id": "table-1", "number": 1, "status": "voided" if voided else "settled",
+         "shuffle": shuffle, "rules": rules,
+         "pay_tables": [{"fingerprint": fingerprint(DEFAULT_PAY_TABLE), "id": "pt-1", "spec": DEFAULT_PAY_TABLE}],
+         "players": [{"pseudonym": p, "you": False} for p in dict.fromkeys(names)],
+         "seats": [{"suit": SUITS[s], "player": p} for s, p in seats],
+         "decisions": [{"suit": SUITS[s], "pay": p} for s, p in decisions],
+         "carried_cobre_in": money(carried_cents), "outcome": None, "events": [], "deal_out_events": []}
+    s = {"settled": not voided, "rules": parsed, "seats": seats, "replay": None, "bets": []}
+    if not voided:
+        s["replay"] = play_prima_carta(deck, parsed, list(seated), decisions, stream.copy().shuffle)
+        facts, t["deal_out_events"] = deal_out(deck, parsed["variant"], stream.copy().shuffle)
+        t["outcome"] = dict(s["replay"][0], facts=facts)
+        t["events"] = s["replay"][1]
+        # The main game's reshuffle, else the deal-out's (a Jasper round won at the copa).
+        shuffle["reshuffles"] = s["replay"][2] or [{"before": e["before"], "after": e["after"]}
+                                                   for e in t["deal_out_events"] if e["type"] == "reshuffled"]
+    t["bets"] = []
+    for player, kind, suit, number, stake in bets:
+        result = settle_bet(kind, suit, number, DEFAULT_PAY_TABLE, facts) if not voided else ("refunded", None)
+        returned = stake if voided else returned_cents(stake, result)
+        s["bets"].append((player, stake, result[0], returned))
+        t["bets"].append({"player": player, "kind": kind, "suit": None if suit is None else SUITS[suit],
+                          "number": number, "amount": money(stake), "pay_table": fingerprint(DEFAULT_PAY_TABLE),
+                          "status": result[0], "returned": money(returned)})
+    transfers = expected_transfers(t, s)
+    t["transfers"] = [{"seq": i + 1, "kind": k, "from": a, "to": b, "amount": money(c), "hash": "0" * 64}
+                      for i, (k, a, b, c) in enumerate(transfers)]
+    return t
+
+
+def honest_lobo(server_seed, round_id, rules, choose):
+    """A settled Lobo round; `choose(player, wolf)` picks the play (kind, player_cards, wolf_cards)."""
+    parsed = parse_lobo_rules(rules)
+    shuffle, _ = shuffle_transcript(server_seed, "lobo", round_id, [], LOBO_MODES[parsed["mode"]])
+    deck = shuffle["deck"]
+    plays = []
+    while True:
+        try:
+            result = play_lobo(deck, plays)
+            break
+        except RuleError:  # not over yet: the next play
+            state = lobo_hands(deck, plays)
+            plays.append(choose(*state))
+    s = {"rules": parsed, "result": result, "player": "P1"}
+    outcome = dict(result, paid_points=result["points"] if result["player_won"] else min(result["points"], parsed["cap"]))
+    transfers = expected_lobo_transfers(s)
+    return {"transcript": "djego-round", "version": 2, "game": "lobo", "round_id": round_id, "table_id": "t",
+            "number": 1, "status": "settled", "shuffle": shuffle, "rules": rules, "pay_tables": [],
+            "players": [{"pseudonym": "P1", "you": True}], "seats": [{"player": "P1"}],
+            "plays": [{"kind": k, "player_cards": sorted(p), "wolf_cards": sorted(w)} for k, p, w in plays],
+            "bets": [], "outcome": outcome,
+            "transfers": [{"seq": i + 1, "kind": k, "from": a, "to": b, "amount": money(c), "hash": "0" * 64}
+                          for i, (k, a, b, c) in enumerate(transfers)]}
+
+
+def lobo_hands(deck, plays):
+    """The player's and the Wolf's hands after `plays` (a round still in play)."""
+    wolf, player, nxt = sorted(deck[0:4]), sorted(deck[4:8]), 8
+    for kind, pcards, wcards in plays:
+        player = [c for c in player if c not in pcards]
+        wolf = [c for c in wolf if c not in wcards]
+        dealt = 1 if kind != "over" else rank_of(pcards[0]) - rank_of(wcards[0])
+        for _ in range(dealt):
+            if nxt < len(deck):
+                (player if kind in ("perfect", "sum") else wolf).append(deck[nxt])
+                nxt += 1
+    return sorted(player), sorted(wolf)
+
+
+def simple_lobo_choice(player, wolf):
+    """Perfect, else the smallest Over, else a two-card Sum, else a Split, else fold."""
+    for p in player:
+        for w in wolf:
+            if rank_of(p) == rank_of(w):
+                return ("perfect", [p], [w])
+    overs = sorted((rank_of(p) - rank_of(w), p, w) for p in player for w in wolf if rank_of(p) > rank_of(w))
+    if overs and overs[0][0] <= 2:
+        return ("over", [overs[0][1]], [overs[0][2]])
+    for i, a in enumerate(player):
+        for b in player[i + 1:]:
+            for w in wolf:
+                if rank_of(a) + rank_of(b) == rank_of(w):
+                    return ("sum", [a, b], [w])
+    for p in player:
+        for i, a in enumerate(wolf):
+            for b in wolf[i + 1:]:
+                if rank_of(a) + rank_of(b) == rank_of(p):
+                    return ("split", [p], [a, b])
+    return ("fold", [], [])
+
+
+def _rule_tests():
+    """Small hand-made cases of the rules."""
+    # An ordered deck: every card follows the one before, so Crowns completes first, at card 10.
+    deck = ordered_deck(10)
+    rules = {"variant": "classic", "corte": True, "cobre": "off"}
+    outcome, events, reshuffles, copas = play_prima_carta(deck, rules, [0, 3], [], None)
+    assert outcome["winner"] == "crowns" and outcome["how"] == "first_pass_completion" and outcome["passes"] == 1
+    assert outcome["corte_payer"] == "crowns" and outcome["pot_units"] == 2 and not copas
+    assert [e["type"] for e in events[-3:]] == ["suit_completed", "corte", "won"]
+    assert events[1] == {"type": "dealt", "pass": 1, "card": 0, "to": "foundation", "stack_count": 1}
+    assert events[2] == {"type": "prima", "suit": "crowns"}
+    try:
+        play_prima_carta(deck, rules, [0, 3], [(0, True)], None)
+        raise AssertionError("a copa after an early end is refused")
+    except RuleError as e:
+        assert "no copa decision is pending" in str(e)
+    facts, _ = deal_out(deck, "classic", None)
+    assert facts["first_pass_count"] == 50 and facts["first_to_complete"] == "crowns"
+    assert facts["foundations"] == [0, 10, 20, 30, 40] and facts["first_card"] == 0
+    # The Ace follows the 10; the play-up before each card and after the last.
+    deck = [9, 0, 2, 1] + [c for c in ordered_deck(10) if c not in (9, 0, 2, 1)]
+    layout = Layout(deck)
+    layout.start_pass()
+    layout.run_pass(lambda s: False)
+    assert layout.foundation[0] == 9 and layout.count[0] == 10
+    assert {"type": "played_up", "pass": 1, "card": 2, "stack_count": 4} in layout.events
+    # Copa order from an unowned Prima (Fruit): Swords, Cups, Locks.
+    assert copa_order(2, [1, 3, 4]) == [3, 4, 1]
+    # Side bets: the rounding of winnings toward zero to the cent.
+    assert returned_cents(125, ("won", Fraction("5.40"))) == 800
+    assert returned_cents(5, ("won", Fraction("0.5"))) == 7
+    assert returned_cents(333, ("won", Fraction(4))) == 1665
+    assert returned_cents(1000, ("pushed", None)) == 1000 and returned_cents(1000, ("lost", None)) == 0
+    ordered_facts = {"first_card": 0, "foundations": [0, 10, 20, 30, 40], "first_pass_count": 50,
+                     "first_to_complete": "crowns"}
+    spec = DEFAULT_PAY_TABLE
+    assert settle_bet("prima", 0, None, spec, ordered_facts) == ("won", 2)  # an Ace first: ace_pays
+    assert settle_bet("maximo", 1, None, spec, ordered_facts) == ("won", 4)  # five-way tie wins
+    assert settle_bet("comeco", None, None, spec, ordered_facts) == ("won", 50)
+    assert settle_bet("cartas", None, 12, spec, ordered_facts) == ("lost", None)
+    pair = dict(ordered_facts, foundations=[9, 19, 20, 30, 40])
+    assert settle_bet("maximo", 0, None, spec, pair) == ("lost", None)
+    assert settle_bet("maximo", 0, None, dict(spec, maximo={"pays": "4", "pair_tie": "push"}), pair) == ("pushed", None)
+    assert fingerprint({"b": 1, "a": "ñ"}) == sha256_hex('{"b":1,"a":"ñ"}'.encode("utf-8"))
+    assert check_pay_table(spec) is None and check_pay_table(dict(spec, conto_alto="8.001")) is not None
+    # Lobo: Wolf 3,5,7,8 (Crowns); player 3,2,1,4 (Locks); cub Fruit 6.
+    wolf, player = [2, 4, 6, 7], [12, 11, 10, 13]
+    lobo_deck = wolf + player + [25] + [c for c in ordered_deck(8) if c not in wolf + player + [25]]
+    assert lobo_hands(lobo_deck, [("perfect", [12], [2])]) == ([10, 11, 13, 25], [4, 6, 7])
+    try:
+        play_lobo(lobo_deck, [("over", [12], [2])])
+        raise AssertionError("a Perfect stated as an Over is refused")
+    except RuleError as e:
+        assert "stated over, the cards make perfect" in str(e)
+    result = play_lobo(lobo_deck, [("perfect", [12], [2]), ("fold", [], [])])
+    assert result == {"player_won": False, "points": 5 + 7 + 8, "reason": "folded", "wolf_opening_points": 23}
+    try:
+        play_lobo(lobo_deck, [("fold", [], []), ("fold", [], [])])
+        raise AssertionError("a play after the end is refused")
+    except RuleError as e:
+        assert "already over" in str(e)
+    assert has_capture([10, 11], [2]) and not has_capture([10], [5, 6]) and has_capture([14], [0, 2])
+    # The house rule's charge rounds up to the cent.
+    assert lobo_charge_cents(100, 904, 0, 18) == 904 and lobo_charge_cents(33, 904, 0, 18) == 299
+    assert lobo_charge_cents(100, 0, 0, 18) == 0 and lobo_charge_cents(1, 0, 1, 3) == 1
+
+
+def _round_tests():
+    """Honest rounds verify; doctored ones fail at the right check."""
+    import random
+    rng = random.Random(7)
+    prima_rules = {"variant": "classic", "unit": "1.00", "seat_fee": "0.25", "corte": True, "cobre": "carry",
+                   "min_bet": "1.00", "max_bet": "100.00", "max_exposure_per_round": "500.00",
+                   "strategy_advice": True}
+    variants = ["classic", "cinco", "jasper"]
+    reports = []
+    for n in range(24):
+        rules = dict(prima_rules, variant=variants[n % 3], cobre=["off", "carry", "house"][n % 2 + n % 3 // 2],
+                     seat_fee=None if n % 4 else "0.25", corte=n % 5 != 0)
+        seated = sorted(rng.sample(range(5), rng.randint(2, 5)))
+        bets = [("P9", kind, rng.randrange(5) if kind in SUIT_BETS else None,
+                 rng.choice([12, 13, 16]) if kind == "cartas" else None, rng.choice([5, 100, 125, 333]))
+                for kind in BET_KINDS]
+        t = honest_prima_carta(bytes([n]) * 32, "r-%d" % n, rules, seated, lambda s, k: rng.random() < 0.6,
+                               bets, voided=n == 23, carried_cents=150 if n % 6 == 1 else 0)
+        reports.append((t, verify_document(t)))
+    for n, mode in enumerate(("easy", "ordinary", "hard")):
+        rules = {"mode": mode, "unit": "0.33", "loss_cap_points": 20,
+                 "house_rule": {"fee_per_round_hundredths": 904, "ante_per_wolf_point_hundredths": 5}, "hints": True}
+        t = honest_lobo(bytes([100 + n]) * 32, "lobo-%d" % n, rules, simple_lobo_choice)
+        reports.append((t, verify_document(t)))
+    for t, report in reports:
+        assert report["passed"], [c for c in report["checks"] if not c["passed"]]
+    assert any(t["shuffle"]["reshuffles"] for t, _ in reports), "some Jasper round reshuffles"
+
+    def failed(t):
+        return [c["name"] for c in verify_document(t)["checks"] if not c["passed"]]
+    prima = next(t for t, _ in reports if t["game"] == "prima_carta" and t["decisions"] and t["bets"])
+    doctored = json.loads(json.dumps(prima))
+    doctored["decisions"][0]["pay"] = not doctored["decisions"][0]["pay"]
+    assert failed(doctored)
+    doctored["decisions"][0]["suit"] = next(s for s in SUITS if s != doctored["decisions"][0]["suit"])
+    assert failed(doctored)[0] == "play"
+    doctored = json.loads(json.dumps(prima))
+    doctored["bets"][0]["returned"] = money(parse_cents(doctored["bets"][0]["returned"], False) + 1)
+    assert failed(doctored) == ["bets", "transfers"]
+    doctored = json.loads(json.dumps(prima))
+    doctored["transfers"][0]["amount"] = "0.99"
+    assert failed(doctored) == ["transfers"]
+    doctored = json.loads(json.dumps(prima))
+    doctored["outcome"]["facts"]["first_pass_count"] += 1
+    assert failed(doctored) == ["outcome"]
+    doctored = json.loads(json.dumps(prima))
+    doctored["events"][3]["card"] = 99
+    assert failed(doctored) == ["events"]
+    doctored = json.loads(json.dumps(prima))
+    doctored["pay_tables"][0]["spec"]["conto_alto"] = "9"
+    assert failed(doctored) == ["pay_tables", "bets", "transfers"]
+    doctored = json.loads(json.dumps(prima))
+    doctored["seats"][0]["suit"] = "hearts"
+    assert failed(doctored) == ["play", "events", "outcome", "transfers"]
+    lobo = reports[-1][0]
+    doctored = json.loads(json.dumps(lobo))
+    doctored["plays"] = doctored["plays"][:-1]
+    assert failed(doctored) == ["play", "outcome", "transfers"]
+    for junk in (None, [], "x", {"version": 2}, {"version": 2, "shuffle": prima["shuffle"], "seats": 5},
+                 dict(prima, decisions=[{"suit": "cups"}] * 3), dict(prima, bets=[1]), dict(lobo, plays=[{"kind": 3}])):
+        assert not verify_document(junk)["passed"]
 
 
 class _Words(Shuffler):
@@ -241,7 +1521,8 @@ class _Words(Shuffler):
 
 
 def self_test():
-    """Published ChaCha20 vectors, the rejection rule, and djego's fixed vectors."""
+    """Published ChaCha20 vectors, the rejection rule, djego's fixed vectors, hand-made cases of
+    the rules, and honest and doctored round transcripts."""
     def stream_hex(key, counter):
         return b"".join(w.to_bytes(4, "little") for w in chacha20_block(key, counter)).hex()
     # RFC 7539 / 8439 A.1 test vectors #1 and #2 (zero key and nonce, counters 0 and 1).
@@ -263,14 +1544,28 @@ def self_test():
     for t in load(vectors):
         report = verify(t)
         assert report["passed"], report
+    _rule_tests()
+    _round_tests()
     print("self-test passed")
     return 0
 
 
 def load(path):
+    """Every transcript in a file: one JSON document (a transcript, a list of them, or a response
+    whose `transcript` field holds one) or JSON Lines (one such document per line)."""
     with open(path, encoding="utf-8") as f:
-        data = json.load(f)
-    return data if isinstance(data, list) else [data]
+        text = f.read()
+    try:
+        documents = [json.loads(text)]
+    except ValueError:
+        documents = [json.loads(line) for line in text.splitlines() if line.strip()]
+    transcripts = []
+    for document in documents:
+        for item in document if isinstance(document, list) else [document]:
+            if isinstance(item, dict) and isinstance(item.get("transcript"), dict):
+                item = item["transcript"]
+            transcripts.append(item)
+    return transcripts
 
 
 def main(argv):
@@ -285,11 +1580,11 @@ def main(argv):
     for path in paths:
         try:
             transcripts = load(path)
-        except (OSError, ValueError) as e:
+        except (OSError, ValueError, RecursionError) as e:
             print("%s: cannot read a JSON transcript: %s" % (path, e), file=sys.stderr)
             return 2
         for t in transcripts:
-            reports.append(verify(t))
+            reports.append(verify_document(t))
     if as_json:
         print(json.dumps(reports))
     else:

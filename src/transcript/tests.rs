@@ -165,3 +165,65 @@ fn malformed_documents_fail_without_panicking() {
     let report = verify_document(&t);
     assert_eq!(first_failure(&report), Some("rules"));
 }
+
+/// The independent Python verifier (docs/verify/verify_round.py) replays the
+/// same random rounds, honest and doctored, to the same verdict and the same
+/// first failed check as this one.
+#[test]
+fn the_python_verifier_agrees_on_whole_rounds() {
+    const PYTHON_ROUNDS: u64 = 2000;
+    let mut docs = Vec::new();
+    for seed in 0..PYTHON_ROUNDS {
+        let honest = sample_round(1_000_000 + seed);
+        if seed % 4 == 0 {
+            // A quarter of them doctored, each way in turn where it applies.
+            let doctorings = doctorings();
+            for k in 0..doctorings.len() {
+                let (_, _, doctor) = doctorings[(seed as usize / 4 + k) % doctorings.len()];
+                let mut t = honest.clone();
+                if doctor(&mut t) {
+                    docs.push(t);
+                    break;
+                }
+            }
+        }
+        docs.push(honest);
+    }
+    let path = std::env::temp_dir().join(format!("djego-rounds-{}.json", std::process::id()));
+    std::fs::write(&path, serde_json::to_string(&docs).unwrap()).unwrap();
+    let script = concat!(env!("CARGO_MANIFEST_DIR"), "/docs/verify/verify_round.py");
+    let output = std::process::Command::new("python3")
+        .arg(script)
+        .arg("--json")
+        .arg(&path)
+        .output()
+        .expect("python3 runs");
+    let _ = std::fs::remove_file(&path);
+    let python: serde_json::Value = serde_json::from_slice(&output.stdout)
+        .unwrap_or_else(|e| panic!("{e}: {}", String::from_utf8_lossy(&output.stderr)));
+    let python = python.as_array().expect("a list of reports");
+    assert_eq!(python.len(), docs.len());
+    let (mut passed, mut failed) = (0, 0);
+    for (t, p) in docs.iter().zip(python) {
+        let rust = verify(t);
+        let p_first = p["checks"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|c| c["passed"] == false)
+            .map(|c| c["name"].as_str().unwrap_or("?"));
+        assert_eq!(
+            (p["passed"].as_bool(), p_first),
+            (Some(rust.passed), first_failure(&rust)),
+            "round {}: python {p}\nrust:\n{}",
+            t.round_id,
+            rust.to_text()
+        );
+        if rust.passed {
+            passed += 1;
+        } else {
+            failed += 1;
+        }
+    }
+    assert!(passed > 1000 && failed > 400, "{passed} honest, {failed} doctored");
+}

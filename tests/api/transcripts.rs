@@ -242,6 +242,16 @@ both_backends!(
             assert!(report.passed, "{}", report.to_text());
         }
         assert_eq!(lines[3]["status"], "voided");
+        // The independent verifier replays the same file.
+        let file = tempfile::NamedTempFile::new().unwrap();
+        std::fs::write(file.path(), &export.text).unwrap();
+        let script = concat!(env!("CARGO_MANIFEST_DIR"), "/docs/verify/verify_round.py");
+        let out = std::process::Command::new("python3").arg(script).arg("--json").arg(file.path()).output().unwrap();
+        let python: Value = serde_json::from_slice(&out.stdout)
+            .unwrap_or_else(|e| panic!("{e}: {}", String::from_utf8_lossy(&out.stderr)));
+        let python = python.as_array().unwrap();
+        assert_eq!(python.len(), 4);
+        assert!(python.iter().all(|r| r["passed"] == true), "{python:?}");
         // Paged, and refused to players.
         let page = app
             .get(&format!("/api/v1/audit/transcripts?from_us={from_us}&to_us={to_us}&limit=2&offset=2"), Some(&auditor))
