@@ -113,6 +113,15 @@ pub fn read_documents(path: &Path) -> Result<Vec<serde_json::Value>, String> {
     if docs.is_empty() {
         return Err(format!("{shown} holds no transcript to verify"));
     }
+    // A transcript of either version names its version or its algorithm; anything
+    // else is the wrong file, not a round that fails to verify.
+    let looks_like_one = |d: &serde_json::Value| {
+        let t = d.get("transcript").filter(|t| t.is_object()).unwrap_or(d);
+        t.get("version").is_some() || t.get("algorithm").is_some()
+    };
+    if let Some(i) = docs.iter().position(|d| !looks_like_one(d)) {
+        return Err(format!("{shown}: document {} is not a round transcript (docs/transcript.md)", i + 1));
+    }
     Ok(docs)
 }
 
