@@ -14,6 +14,12 @@ use std::process::ExitCode;
 use djego::config::{CheckpointKeyArgs, DatabaseArgs, ServeArgs};
 use djego::domain::Role;
 
+/// mimalloc: the bulk replay (`djego verify rounds`) makes many small
+/// short-lived allocations, which it serves markedly faster than the system
+/// allocator (docs/performance.md, "Replaying rounds in bulk").
+#[global_allocator]
+static GLOBAL: mimalloc::MiMalloc = mimalloc::MiMalloc;
+
 #[derive(Parser)]
 #[command(name = "djego", version, about = "Casino table-management and wagering backend")]
 struct Cli {

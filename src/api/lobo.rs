@@ -84,7 +84,7 @@ pub struct LoboRecall {
     /// The round's transcript (docs/transcript.md): the deck, the rules, the
     /// plays, the outcome and every transfer.
     #[schema(value_type = Object)]
-    pub transcript: RoundTranscript,
+    pub transcript: RoundTranscript<'static>,
     /// The transcript replayed by the server (anyone can redo it: `djego verify round`).
     #[schema(value_type = Object)]
     pub verification: VerificationReport,

@@ -672,7 +672,7 @@ pub struct Verification {
     /// every player pseudonymous, in the format `djego verify round` and
     /// docs/verify/verify_round.py read.
     #[schema(value_type = Option<Object>)]
-    pub transcript: Option<crate::transcript::RoundTranscript>,
+    pub transcript: Option<crate::transcript::RoundTranscript<'static>>,
 }
 
 /// What a client needs to check the shuffle (any role): the commitment

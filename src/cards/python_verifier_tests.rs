@@ -141,7 +141,7 @@ fn the_python_verifier_agrees_with_the_rust_one() {
         );
         for (r, pc) in rust.checks.iter().zip(p_checks) {
             let ctx = format!("{}\nrust {r:?}\npython {pc}", serde_json::to_string(t).unwrap());
-            assert_eq!(pc["name"].as_str(), Some(r.name.as_str()), "{ctx}");
+            assert_eq!(pc["name"].as_str(), Some(r.name.as_ref()), "{ctx}");
             assert_eq!(pc["passed"].as_bool(), Some(r.passed), "{ctx}");
             assert_eq!(
                 pc["first_mismatch"].as_u64().map(|i| i as usize),

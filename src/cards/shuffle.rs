@@ -110,7 +110,15 @@ impl fmt::Debug for ServerSeed {
 
 /// `hex(SHA-256(server_seed))`, lowercase: the commitment published when the round is created.
 pub fn commitment(seed: &ServerSeed) -> String {
-    hex::encode(Sha256::digest(seed.0))
+    digest_hex(&Sha256::digest(seed.0).into())
+}
+
+/// A SHA-256 digest in lowercase hex, written in one go (`hex::encode` goes
+/// character by character, which shows in the bulk replay).
+fn digest_hex(digest: &[u8; 32]) -> String {
+    let mut out = [0u8; 64];
+    hex::encode_to_slice(digest, &mut out).expect("64 bytes hold 32 in hex");
+    String::from_utf8(out.to_vec()).expect("hex is ASCII")
 }
 
 /// A player's client seed: 1 to 64 printable ASCII characters (0x20..=0x7E).
@@ -176,7 +184,7 @@ impl fmt::Display for ClientSeed {
 pub fn combined_client_seed(seeds: &[ClientSeed]) -> String {
     let mut sorted: Vec<&str> = seeds.iter().map(ClientSeed::as_str).collect();
     sorted.sort_unstable_by(|a, b| a.as_bytes().cmp(b.as_bytes()));
-    hex::encode(Sha256::digest(sorted.join("\n").as_bytes()))
+    digest_hex(&Sha256::digest(sorted.join("\n").as_bytes()).into())
 }
 
 /// The client seed string that enters the HMAC message for `game`:

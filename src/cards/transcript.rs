@@ -6,7 +6,7 @@
 //! names every check, in a fixed order mirrored by docs/verify/verify_round.py.
 
 use serde::{Deserialize, Serialize};
-use std::collections::HashSet;
+use std::borrow::Cow;
 use std::fmt::Write as _;
 
 use crate::cards::shuffle::{
@@ -87,12 +87,12 @@ impl ShuffleTranscript {
 pub struct Check {
     /// "algorithm", "game", "server_seed", "commitment", "client_seeds",
     /// "client_seed", "deck", then "reshuffle[0]", "reshuffle[1]", ...
-    pub name: String,
+    pub name: Cow<'static, str>,
     pub passed: bool,
     /// The first index that differs (deck, reshuffle: a position in the dealt
     /// order; client_seeds: the index of the first bad seed), when one applies.
     pub first_mismatch: Option<usize>,
-    pub detail: String,
+    pub detail: Cow<'static, str>,
 }
 
 /// Every check of one transcript; `passed` only if all passed.
@@ -126,18 +126,22 @@ fn ids(cards: &[Card]) -> Vec<u8> {
     cards.iter().map(|c| c.id()).collect()
 }
 
-pub(crate) fn pass(name: &str, detail: impl Into<String>) -> Check {
+pub(crate) fn pass(name: impl Into<Cow<'static, str>>, detail: impl Into<Cow<'static, str>>) -> Check {
     Check {
-        name: name.to_owned(),
+        name: name.into(),
         passed: true,
         first_mismatch: None,
         detail: detail.into(),
     }
 }
 
-pub(crate) fn fail(name: &str, first_mismatch: Option<usize>, detail: impl Into<String>) -> Check {
+pub(crate) fn fail(
+    name: impl Into<Cow<'static, str>>,
+    first_mismatch: Option<usize>,
+    detail: impl Into<Cow<'static, str>>,
+) -> Check {
     Check {
-        name: name.to_owned(),
+        name: name.into(),
         passed: false,
         first_mismatch,
         detail: detail.into(),
@@ -179,7 +183,8 @@ pub struct Recomputed {
 /// [`verify`], also returning the deck as recomputed when the inputs were
 /// valid and the transcript's deck matched it.
 pub fn verify_dealing(t: &ShuffleTranscript) -> (VerificationReport, Option<Recomputed>) {
-    let mut checks = Vec::new();
+    // Room for a whole round's checks: a round's replay appends its own.
+    let mut checks = Vec::with_capacity(16);
     let mut recomputed = None;
 
     checks.push(if t.algorithm == ALGORITHM {
@@ -206,7 +211,7 @@ pub fn verify_dealing(t: &ShuffleTranscript) -> (VerificationReport, Option<Reco
         None => fail("commitment", None, "not checked: the server seed is invalid"),
         Some(seed) => {
             let expected = commitment(seed);
-            if t.commitment.to_ascii_lowercase() == expected {
+            if t.commitment.eq_ignore_ascii_case(&expected) {
                 pass("commitment", format!("sha256(server_seed) = {expected}"))
             } else {
                 fail(
@@ -301,30 +306,30 @@ pub fn verify_dealing(t: &ShuffleTranscript) -> (VerificationReport, Option<Reco
     for (k, r) in t.reshuffles.iter().enumerate() {
         let name = format!("reshuffle[{k}]");
         let Some((s, max_rank)) = shuffler.as_mut() else {
-            checks.push(fail(&name, None, "not checked: the deck could not be recomputed"));
+            checks.push(fail(name.clone(), None, "not checked: the deck could not be recomputed"));
             continue;
         };
         // The stream advances by the pile's length whatever the ids, so later
         // reshuffles stay checkable after a bad one.
         let mut expected = r.before.clone();
         s.shuffle_slice(&mut expected);
-        let mut seen = HashSet::new();
+        let mut seen = [false; Card::DECK_SIZE];
         let bad_before = r.before.iter().position(|&id| {
             let in_mode = Card::from_id(id).is_some_and(|c| c.rank().value() <= *max_rank);
-            !in_mode || !seen.insert(id)
+            !in_mode || std::mem::replace(&mut seen[usize::from(id)], true)
         });
         checks.push(match (bad_before, first_difference(&expected, &r.after)) {
             (Some(i), _) => fail(
-                &name,
+                name.clone(),
                 None,
                 format!(
                     "before[{i}] = {} is not a card of this deck or is repeated",
                     r.before[i]
                 ),
             ),
-            (None, None) => pass(&name, format!("{} cards in the recomputed order", expected.len())),
+            (None, None) => pass(name.clone(), format!("{} cards in the recomputed order", expected.len())),
             (None, Some(i)) => fail(
-                &name,
+                name.clone(),
                 Some(i),
                 format!(
                     "position {i}: recomputed {}, transcript {}",
@@ -342,7 +347,7 @@ pub fn verify_dealing(t: &ShuffleTranscript) -> (VerificationReport, Option<Reco
     (report, recomputed)
 }
 
-fn fail_push(checks: &mut Vec<Check>, name: &str, detail: String) {
+fn fail_push(checks: &mut Vec<Check>, name: &'static str, detail: String) {
     checks.push(fail(name, None, detail));
 }
 

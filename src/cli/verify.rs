@@ -170,19 +170,35 @@ pub fn round(args: VerifyRoundArgs) -> Result<ExitCode, String> {
 }
 
 /// Verifies a JSON Lines export (`GET /api/v1/audit/transcripts`) line by
-/// line: prints each failure with its first failed check, then the count and
-/// the rate.
+/// line, streaming (an export of any size in constant memory): prints each
+/// failure with its first failed check, then the count and the rate.
 pub fn rounds(args: VerifyRoundsArgs) -> Result<ExitCode, String> {
-    let text = read_text(&args.file)?;
+    let shown = args.file.display();
+    let mut input: Box<dyn std::io::BufRead> = if args.file.as_os_str() == "-" {
+        Box::new(std::io::stdin().lock())
+    } else {
+        let file = std::fs::File::open(&args.file).map_err(|e| format!("cannot read {shown}: {e}"))?;
+        Box::new(std::io::BufReader::with_capacity(1 << 20, file))
+    };
     let started = std::time::Instant::now();
     let (mut total, mut failed) = (0usize, 0usize);
-    for (i, line) in text.lines().enumerate().filter(|(_, l)| !l.trim().is_empty()) {
+    let mut line = String::new();
+    for i in 0.. {
+        line.clear();
+        match input.read_line(&mut line) {
+            Ok(0) => break,
+            Ok(_) => {}
+            Err(e) => return Err(format!("cannot read {shown} at line {}: {e}", i + 1)),
+        }
+        if line.trim().is_empty() {
+            continue;
+        }
         total += 1;
-        let report = verify_text(line);
+        let report = verify_text(&line);
         if !report.passed {
             failed += 1;
             let c = report.checks.iter().find(|c| !c.passed).expect("a failed report has a failed check");
-            let (game, round_id) = serde_json::from_str::<serde_json::Value>(line)
+            let (game, round_id) = serde_json::from_str::<serde_json::Value>(&line)
                 .map(|d| label(&d))
                 .unwrap_or_else(|_| ("?".into(), "?".into()));
             println!("line {}: {game} round {round_id}: FAIL {}: {}", i + 1, c.name, c.detail);
@@ -190,7 +206,7 @@ pub fn rounds(args: VerifyRoundsArgs) -> Result<ExitCode, String> {
     }
     let seconds = started.elapsed().as_secs_f64();
     if total == 0 {
-        return Err(format!("{} holds no transcript to verify", args.file.display()));
+        return Err(format!("{shown} holds no transcript to verify"));
     }
     println!(
         "{} of {total} rounds verified, {failed} failed; {seconds:.3} s, {:.0} rounds/s on one core",

@@ -22,6 +22,10 @@ pub enum AmountError {
     TooLarge,
 }
 
+/// Integer digits [`Amount::parse`] reads straight into minor units; longer
+/// inputs (too large in any case) go through `Decimal` for its verdict.
+const FAST_PARSE_MAX_INT_DIGITS: usize = 15;
+
 /// A strictly positive amount of money with at most two decimals.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
 pub struct Amount(i64);
@@ -68,6 +72,16 @@ impl Amount {
         // "1.500" is refused too: a third decimal place is more than the currency has.
         if frac.map_or(0, str::len) > MINOR_DIGITS as usize {
             return Err(AmountError::TooManyDecimals);
+        }
+        if int.len() <= FAST_PARSE_MAX_INT_DIGITS {
+            // Exact in i64 minor units; the same verdicts as the Decimal path below.
+            let frac = frac.unwrap_or("").as_bytes();
+            let digits = int.bytes().chain((0..MINOR_DIGITS as usize).map(|i| frac.get(i).copied().unwrap_or(b'0')));
+            let minor = digits.fold(0i64, |m, d| m * 10 + i64::from(d - b'0'));
+            if unsigned.len() != text.len() {
+                return Err(AmountError::NotPositive);
+            }
+            return Amount::from_minor(minor);
         }
         let value = Decimal::from_str_exact(text).map_err(|_| AmountError::TooLarge)?;
         Amount::from_decimal(value)
@@ -156,5 +170,26 @@ mod tests {
         assert_eq!(Amount::parse("-0.01"), Err(AmountError::NotPositive));
         assert_eq!(Amount::parse("1000000000.01"), Err(AmountError::TooLarge));
         assert_eq!(Amount::parse("99999999999999999999999"), Err(AmountError::TooLarge));
+    }
+
+    /// The `Decimal` path alone, as `parse` was before its integer fast path.
+    fn parse_by_decimal(text: &str) -> Result<Amount, AmountError> {
+        let unsigned = text.strip_prefix('-').unwrap_or(text);
+        let (int, frac) = unsigned.split_once('.').map_or((unsigned, None), |(i, f)| (i, Some(f)));
+        let digits = |s: &str| !s.is_empty() && s.bytes().all(|b| b.is_ascii_digit());
+        if !digits(int) || !frac.map_or(true, digits) {
+            return Err(AmountError::NotADecimal);
+        }
+        if frac.map_or(0, str::len) > MINOR_DIGITS as usize {
+            return Err(AmountError::TooManyDecimals);
+        }
+        Amount::from_decimal(Decimal::from_str_exact(text).map_err(|_| AmountError::TooLarge)?)
+    }
+
+    proptest::proptest! {
+        #[test]
+        fn the_fast_path_gives_the_decimal_verdict(text in "-?[0-9]{0,20}(\\.[0-9]{0,3})?") {
+            proptest::prop_assert_eq!(Amount::parse(&text), parse_by_decimal(&text), "{:?}", text);
+        }
     }
 }

@@ -677,7 +677,7 @@ pub fn transcript(
     conn: &mut AnyConnection,
     row: &RoundRow,
     viewer: &crate::transcript::Viewer,
-) -> Result<crate::transcript::RoundTranscript, ApiError> {
+) -> Result<crate::transcript::RoundTranscript<'static>, ApiError> {
     use crate::transcript::{Pseudonyms, RoundTranscript, SeatEntry, FORMAT, VERSION};
     if !row.status().is_over() {
         return Err(ApiError::conflict(
@@ -697,11 +697,11 @@ pub fn transcript(
                 points: r.points,
                 reason,
             };
-            Some(crate::transcript::lobo_outcome_value(
+            Some(crate::transcript::raw(&crate::transcript::LoboOutcome::new(
                 &outcome,
                 config.table.loss_cap_points,
                 config.wolf_opening_points,
-            ))
+            )))
         }
         None => None,
     };
@@ -710,24 +710,24 @@ pub fn transcript(
     let transfers = super::prima_carta::round_transfers(conn, &row.id)?;
     let transfers = crate::transcript::transfer_entries(&transfers, &mut names, &row.id, &row.table_id);
     Ok(RoundTranscript {
-        transcript: FORMAT.to_owned(),
+        transcript: FORMAT.to_owned().into(),
         version: VERSION,
-        game: "lobo".to_owned(),
-        round_id: row.id.clone(),
-        table_id: row.table_id.clone(),
+        game: "lobo".to_owned().into(),
+        round_id: row.id.clone().into(),
+        table_id: row.table_id.clone().into(),
         number: row.number,
-        status: row.status.clone(),
+        status: row.status.clone().into(),
         shuffle,
-        rules: serde_json::json!({
+        rules: crate::transcript::raw(&serde_json::json!({
             "mode": config.table.mode,
             "unit": config.unit,
             "loss_cap_points": config.table.loss_cap_points,
             "house_rule": config.table.house_rule,
             "hints": config.table.hints,
-        }),
+        })),
         pay_tables: Vec::new(),
         players: names.parties(viewer),
-        seats: vec![SeatEntry { suit: None, player }],
+        seats: vec![SeatEntry { suit: None, player: player.into() }],
         decisions: Vec::new(),
         plays: plays(row)?,
         bets: Vec::new(),

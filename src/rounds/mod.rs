@@ -16,7 +16,7 @@ pub fn transcript(
     row: &RoundRow,
     viewer: &crate::transcript::Viewer,
     with_events: bool,
-) -> Result<crate::transcript::RoundTranscript, crate::api::error::ApiError> {
+) -> Result<crate::transcript::RoundTranscript<'static>, crate::api::error::ApiError> {
     match row.game.as_str() {
         "lobo" => lobo::transcript(conn, row, viewer),
         _ => prima_carta::transcript(conn, vault, row, viewer, with_events),

@@ -651,7 +651,7 @@ pub fn transcript(
     row: &RoundRow,
     viewer: &Viewer,
     with_events: bool,
-) -> Result<RoundTranscript, ApiError> {
+) -> Result<RoundTranscript<'static>, ApiError> {
     if !row.status().is_over() {
         return Err(ApiError::conflict(
             "round_not_over",
@@ -670,7 +670,7 @@ pub fn transcript(
         .iter()
         .map(|s| SeatEntry {
             suit: Some(s.suit().name().to_owned()),
-            player: names.of(&s.player_id),
+            player: names.of(&s.player_id).into(),
         })
         .collect();
     let bet_rows = crate::side_bets::round_bets(conn, &row.id)?;
@@ -682,12 +682,8 @@ pub fn transcript(
             None => {
                 let stored = crate::side_bets::find_pay_table(conn, &b.pay_table_id)?;
                 let table = stored.pay_table()?;
-                pay_tables.push(PayTableEntry {
-                    fingerprint: table.fingerprint(),
-                    id: stored.id.clone(),
-                    spec: table.spec().clone(),
-                });
-                table.fingerprint()
+                pay_tables.push(PayTableEntry::new(&stored.id, &table));
+                table.fingerprint().into()
             }
         };
         let selection: crate::bets::Selection =
@@ -698,14 +694,14 @@ pub fn transcript(
             crate::bets::Selection::None => (None, None),
         };
         bets.push(BetEntry {
-            player: names.of(&b.player_id),
-            kind: b.kind.clone(),
+            player: names.of(&b.player_id).into(),
+            kind: b.kind.clone().into(),
             suit,
             number,
-            amount: format_minor(b.amount_minor),
+            amount: format_minor(b.amount_minor).into(),
             pay_table: fingerprint,
-            status: b.status.clone(),
-            returned: format_minor(b.returned_minor),
+            status: b.status.clone().into(),
+            returned: format_minor(b.returned_minor).into(),
         });
     }
     let stored: Option<StoredResult> = match &row.result {
@@ -716,22 +712,22 @@ pub fn transcript(
     let transfers = crate::transcript::transfer_entries(&transfers, &mut names, &row.id, &row.table_id);
     let events = |list: &[Event]| list.iter().map(|e| serde_json::to_value(e).unwrap_or_default()).collect();
     Ok(RoundTranscript {
-        transcript: crate::transcript::FORMAT.to_owned(),
+        transcript: crate::transcript::FORMAT.to_owned().into(),
         version: crate::transcript::VERSION,
-        game: "prima_carta".to_owned(),
-        round_id: row.id.clone(),
-        table_id: row.table_id.clone(),
+        game: "prima_carta".to_owned().into(),
+        round_id: row.id.clone().into(),
+        table_id: row.table_id.clone().into(),
         number: row.number,
-        status: row.status.clone(),
+        status: row.status.clone().into(),
         shuffle,
-        rules: serde_json::to_value(&config).map_err(|e| ApiError::internal(e.to_string()))?,
+        rules: crate::transcript::raw(&config),
         pay_tables,
         players: names.parties(viewer),
         seats,
         decisions: decisions(row)
             .iter()
             .map(|d| DecisionEntry {
-                suit: d.suit.name().to_owned(),
+                suit: d.suit.name().to_owned().into(),
                 pay: d.pay,
             })
             .collect(),
@@ -740,7 +736,7 @@ pub fn transcript(
         carried_cobre_in: stored.as_ref().map(|s| s.carried_cobre_in.clone()),
         outcome: stored
             .as_ref()
-            .map(|s| crate::transcript::prima_outcome_value(&s.result, &s.facts)),
+            .map(|s| crate::transcript::raw(&crate::transcript::PrimaOutcome::new(&s.result, &s.facts))),
         events: played.as_ref().filter(|_| with_events).map(|p| events(&p.game.events)),
         deal_out_events: played.as_ref().filter(|_| with_events).map(|p| events(&p.deal_out.events)),
         transfers,
@@ -916,7 +912,7 @@ pub struct RoundRecall {
     pub round: RoundView,
     /// docs/transcript.md; `djego verify round` and docs/verify/verify_round.py read it.
     #[schema(value_type = Object)]
-    pub transcript: RoundTranscript,
+    pub transcript: RoundTranscript<'static>,
     /// Staff only: the copa decisions as recorded (who recorded each, when).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub decisions: Option<Vec<RecordedDecision>>,

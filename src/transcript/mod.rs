@@ -12,6 +12,8 @@ mod replay;
 pub mod sample;
 
 use serde::{Deserialize, Serialize};
+use serde_json::value::RawValue;
+use std::borrow::Cow;
 use std::collections::HashMap;
 
 use crate::cards::transcript::ShuffleTranscript;
@@ -22,52 +24,67 @@ pub use replay::{verify, verify_document, verify_text};
 pub const FORMAT: &str = "djego-round";
 pub const VERSION: u32 = 2;
 
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
-pub struct RoundTranscript {
+/// Read from JSON, a transcript borrows its strings from the text (copying
+/// only one written with escapes), and keeps `rules`, `outcome` and each pay
+/// table's `spec` as the JSON text they arrived as: the replay reads them
+/// straight into their types (a pay table once per bulk run), with no untyped
+/// tree in between. The service builds owned ones (`RoundTranscript<'static>`).
+#[derive(Clone, Debug, Serialize, Deserialize)]
+pub struct RoundTranscript<'a> {
     /// Always [`FORMAT`].
-    pub transcript: String,
+    #[serde(borrow)]
+    pub transcript: Cow<'a, str>,
     pub version: u32,
     /// "prima_carta" or "lobo".
-    pub game: String,
-    pub round_id: String,
-    pub table_id: String,
+    #[serde(borrow)]
+    pub game: Cow<'a, str>,
+    #[serde(borrow)]
+    pub round_id: Cow<'a, str>,
+    #[serde(borrow)]
+    pub table_id: Cow<'a, str>,
     pub number: i64,
     /// "settled" or "voided".
-    pub status: String,
+    #[serde(borrow)]
+    pub status: Cow<'a, str>,
     pub shuffle: ShuffleTranscript,
     /// The table options the round was created under (per game, docs/transcript.md).
-    pub rules: serde_json::Value,
-    #[serde(default)]
-    pub pay_tables: Vec<PayTableEntry>,
-    pub players: Vec<Party>,
-    #[serde(default)]
-    pub seats: Vec<SeatEntry>,
+    #[serde(borrow, deserialize_with = "borrow_json")]
+    pub rules: Json<'a>,
+    #[serde(default, borrow)]
+    pub pay_tables: Vec<PayTableEntry<'a>>,
+    #[serde(borrow)]
+    pub players: Vec<Party<'a>>,
+    #[serde(default, borrow)]
+    pub seats: Vec<SeatEntry<'a>>,
     /// Prima Carta: the copa decisions in order.
-    #[serde(default)]
-    pub decisions: Vec<DecisionEntry>,
+    #[serde(default, borrow)]
+    pub decisions: Vec<DecisionEntry<'a>>,
     /// Lobo: the plays in order.
     #[serde(default)]
     pub plays: Vec<crate::games::lobo::Play>,
-    #[serde(default)]
-    pub bets: Vec<BetEntry>,
+    #[serde(default, borrow)]
+    pub bets: Vec<BetEntry<'a>>,
     /// Prima Carta: the cobre carried in from earlier rounds and paid to this round's winner.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub carried_cobre_in: Option<String>,
-    /// Null for a voided round.
-    pub outcome: Option<serde_json::Value>,
+    /// A [`PrimaOutcome`] or a [`LoboOutcome`]; null for a voided round.
+    #[serde(default, borrow, deserialize_with = "borrow_optional_json")]
+    pub outcome: Option<Json<'a>>,
     /// The main game's events (in the recall; left out of bulk exports).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub events: Option<Vec<serde_json::Value>>,
     /// Prima Carta: the events of the full deal-out the side bets settle on.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub deal_out_events: Option<Vec<serde_json::Value>>,
-    pub transfers: Vec<TransferEntry>,
+    #[serde(borrow)]
+    pub transfers: Vec<TransferEntry<'a>>,
 }
 
 /// A person in the round, by pseudonym.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
-pub struct Party {
-    pub pseudonym: String,
+pub struct Party<'a> {
+    #[serde(borrow)]
+    pub pseudonym: Cow<'a, str>,
     /// True on the entry of the caller who fetched the transcript.
     #[serde(default)]
     pub you: bool,
@@ -76,53 +93,97 @@ pub struct Party {
     pub player_id: Option<String>,
 }
 
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
-pub struct PayTableEntry {
+#[derive(Clone, Debug, Serialize, Deserialize)]
+pub struct PayTableEntry<'a> {
     /// Hex SHA-256 of `spec` serialised compactly.
-    pub fingerprint: String,
-    pub id: String,
-    pub spec: crate::bets::PayTableSpec,
+    #[serde(borrow)]
+    pub fingerprint: Cow<'a, str>,
+    #[serde(borrow)]
+    pub id: Cow<'a, str>,
+    /// A [`crate::bets::PayTableSpec`].
+    #[serde(borrow, deserialize_with = "borrow_json")]
+    pub spec: Json<'a>,
+}
+
+impl PayTableEntry<'static> {
+    pub fn new(id: &str, table: &crate::bets::PayTable) -> PayTableEntry<'static> {
+        PayTableEntry {
+            fingerprint: table.fingerprint().into(),
+            id: id.to_owned().into(),
+            spec: raw(table.spec()),
+        }
+    }
+}
+
+/// A JSON value kept as its text: borrowed from the document being read, or
+/// owned by a transcript the service built.
+pub type Json<'a> = Cow<'a, RawValue>;
+
+/// A value as the JSON text a transcript carries.
+pub fn raw<T: Serialize + ?Sized>(value: &T) -> Json<'static> {
+    Cow::Owned(serde_json::value::to_raw_value(value).expect("transcript values serialise"))
+}
+
+fn borrow_json<'de: 'a, 'a, D: serde::Deserializer<'de>>(d: D) -> Result<Json<'a>, D::Error> {
+    <&'de RawValue>::deserialize(d).map(Cow::Borrowed)
+}
+
+fn borrow_optional_json<'de: 'a, 'a, D: serde::Deserializer<'de>>(d: D) -> Result<Option<Json<'a>>, D::Error> {
+    Option::<&'de RawValue>::deserialize(d).map(|v| v.map(Cow::Borrowed))
 }
 
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
-pub struct SeatEntry {
+pub struct SeatEntry<'a> {
     /// Prima Carta: the suit held; Lobo: absent.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub suit: Option<String>,
-    pub player: String,
+    #[serde(borrow)]
+    pub player: Cow<'a, str>,
 }
 
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
-pub struct DecisionEntry {
-    pub suit: String,
+pub struct DecisionEntry<'a> {
+    #[serde(borrow)]
+    pub suit: Cow<'a, str>,
     /// True: paid the copa; false: folded.
     pub pay: bool,
 }
 
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
-pub struct BetEntry {
-    pub player: String,
-    pub kind: String,
+pub struct BetEntry<'a> {
+    #[serde(borrow)]
+    pub player: Cow<'a, str>,
+    #[serde(borrow)]
+    pub kind: Cow<'a, str>,
     pub suit: Option<String>,
     pub number: Option<i64>,
-    pub amount: String,
+    #[serde(borrow)]
+    pub amount: Cow<'a, str>,
     /// The fingerprint of the pay table the bet was placed under.
-    pub pay_table: String,
+    #[serde(borrow)]
+    pub pay_table: Cow<'a, str>,
     /// won, lost, pushed or refunded.
-    pub status: String,
+    #[serde(borrow)]
+    pub status: Cow<'a, str>,
     /// What the wallet got back, stake included.
-    pub returned: String,
+    #[serde(borrow)]
+    pub returned: Cow<'a, str>,
 }
 
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
-pub struct TransferEntry {
+pub struct TransferEntry<'a> {
     pub seq: i64,
-    pub kind: String,
-    pub from: String,
-    pub to: String,
-    pub amount: String,
+    #[serde(borrow)]
+    pub kind: Cow<'a, str>,
+    #[serde(borrow)]
+    pub from: Cow<'a, str>,
+    #[serde(borrow)]
+    pub to: Cow<'a, str>,
+    #[serde(borrow)]
+    pub amount: Cow<'a, str>,
     /// The transfer's hash in the ledger chain (checked by ledger verification).
-    pub hash: String,
+    #[serde(borrow)]
+    pub hash: Cow<'a, str>,
 }
 
 /// Gives players their pseudonyms in order of first appearance and names
@@ -130,7 +191,7 @@ pub struct TransferEntry {
 #[derive(Default)]
 pub struct Pseudonyms {
     by_player: HashMap<String, String>,
-    parties: Vec<Party>,
+    parties: Vec<Party<'static>>,
 }
 
 impl Pseudonyms {
@@ -142,7 +203,7 @@ impl Pseudonyms {
         let pseudonym = format!("P{}", self.parties.len() + 1);
         self.by_player.insert(player_id.to_owned(), pseudonym.clone());
         self.parties.push(Party {
-            pseudonym: pseudonym.clone(),
+            pseudonym: pseudonym.clone().into(),
             you: false,
             player_id: Some(player_id.to_owned()),
         });
@@ -163,7 +224,7 @@ impl Pseudonyms {
 
     /// The parties as shown to `viewer`: staff see every player id, a player
     /// only their own.
-    pub fn parties(self, viewer: &Viewer) -> Vec<Party> {
+    pub fn parties(self, viewer: &Viewer) -> Vec<Party<'static>> {
         self.parties
             .into_iter()
             .map(|mut p| {
@@ -209,21 +270,21 @@ pub fn transfer_entries(
     names: &mut Pseudonyms,
     round_id: &str,
     table_id: &str,
-) -> Vec<TransferEntry> {
+) -> Vec<TransferEntry<'static>> {
     transfers
         .iter()
         .map(|t| TransferEntry {
             seq: t.seq,
-            kind: t.kind.clone(),
-            from: names.account(&t.debit_account, round_id, table_id),
-            to: names.account(&t.credit_account, round_id, table_id),
-            amount: crate::domain::format_minor(t.amount_minor),
-            hash: t.hash.clone(),
+            kind: t.kind.clone().into(),
+            from: names.account(&t.debit_account, round_id, table_id).into(),
+            to: names.account(&t.credit_account, round_id, table_id).into(),
+            amount: crate::domain::format_minor(t.amount_minor).into(),
+            hash: t.hash.clone().into(),
         })
         .collect()
 }
 
-pub(crate) use replay::{lobo_outcome_value, prima_outcome_value};
+pub use replay::{LoboOutcome, PrimaOutcome};
 
 
 #[cfg(test)]

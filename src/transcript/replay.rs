@@ -5,19 +5,26 @@
 //! malformed or doctored transcript.
 
 use rust_decimal::Decimal;
-use serde::Deserialize;
+use serde::de::DeserializeOwned;
+use serde::{Deserialize, Serialize};
+use serde_json::value::RawValue;
 use serde_json::Value;
+use std::borrow::Cow;
 use std::collections::HashMap;
+use std::fmt;
+use std::rc::Rc;
 
 use super::{RoundTranscript, FORMAT, VERSION};
-use crate::bets::{self, BetKind, BetResult, PayTable, Selection};
+use crate::bets::{self, BetKind, BetResult, PayTable, PayTableSpec, Selection};
 use crate::cards::shuffle::Game;
 use crate::cards::transcript::{self as v1, fail, first_difference, pass, Check, Recomputed, ShuffleTranscript};
 use crate::cards::transcript::{Reshuffle, VerificationReport};
 use crate::cards::{Card, Suit};
 use crate::domain::{format_minor, Amount};
-use crate::games::lobo::{self, Mode, Outcome};
-use crate::games::prima_carta::{self as engine, CobreRule, CopaDecision, DealOut, Event, Phase, RoundProgress};
+use crate::games::lobo::{self, EndReason, Mode, Outcome};
+use crate::games::prima_carta::{
+    self as engine, CobreOutcome, CobreRule, CopaDecision, DealFacts, DealOut, Event, Phase, RoundProgress, WinKind,
+};
 use crate::tables::config::{LoboMode, PrimaCartaConfig};
 
 /// Verifies any document a verifier may be given: a version-2 transcript, a
@@ -33,7 +40,8 @@ pub fn verify_document(doc: &Value) -> VerificationReport {
             Err(e) => unreadable(e.to_string()),
         };
     }
-    match RoundTranscript::deserialize(doc) {
+    // Read from text: `rules`, `outcome` and pay tables stay JSON text.
+    match serde_json::from_str::<RoundTranscript>(&doc.to_string()) {
         Ok(t) => verify(&t),
         Err(e) => unreadable(e.to_string()),
     }
@@ -103,7 +111,7 @@ fn verify_prima(t: &RoundTranscript, dealt: Option<Recomputed>, run: &mut Run<'_
         if let (Some(given), Some(out)) = (&t.deal_out_events, &played.deal_out) {
             run.check("deal_out_events", same_events(given, &out.events));
         }
-        run.check("outcome", check_outcome(t.outcome.as_ref(), prima_outcome(&played).as_ref()));
+        run.check("outcome", check_outcome(t.outcome.as_deref(), prima_outcome(&played).as_ref()));
         let returns = match (&pay_tables, &played.deal_out) {
             (Some(tables), deal_out) => {
                 run.check_value("bets", bet_returns(t, tables, deal_out.as_ref().map(|d| &d.facts), voided))
@@ -121,47 +129,65 @@ fn verify_prima(t: &RoundTranscript, dealt: Option<Recomputed>, run: &mut Run<'_
         }
     }
 
+/// Pay tables already checked, by fingerprint, with the exact JSON text of
+/// their spec: a bulk run over many rounds under the same few tables reads,
+/// validates and hashes each table once.
+type CheckedPayTables = HashMap<String, (Box<str>, Rc<PayTable>)>;
+
+/// Most pay tables [`CHECKED_PAY_TABLES`] keeps before it starts over.
+const CHECKED_PAY_TABLES_MAX: usize = 1_000;
+
 thread_local! {
-    /// Pay tables already checked, by fingerprint: a bulk run over many rounds
-    /// under the same few tables validates and hashes each table once.
-    static CHECKED_PAY_TABLES: std::cell::RefCell<HashMap<String, PayTable>> = Default::default();
+    static CHECKED_PAY_TABLES: std::cell::RefCell<CheckedPayTables> = Default::default();
 }
 
-/// Checks each pay table's fingerprint and that every bet names one.
-fn pay_tables_of(t: &RoundTranscript) -> Result<HashMap<String, PayTable>, String> {
-    let mut tables = HashMap::new();
+/// A round's pay tables by fingerprint (a round has one or two: a list).
+struct RoundPayTables<'t>(Vec<(&'t str, Rc<PayTable>)>);
+
+impl RoundPayTables<'_> {
+    fn get(&self, fingerprint: &str) -> Option<&PayTable> {
+        self.0.iter().find(|(f, _)| *f == fingerprint).map(|(_, table)| table.as_ref())
+    }
+}
+
+/// The round's pay tables by fingerprint, each checked against its
+/// fingerprint; every bet must name one of them.
+fn pay_tables_of<'t>(t: &'t RoundTranscript) -> Result<RoundPayTables<'t>, String> {
+    let mut tables = RoundPayTables(Vec::with_capacity(t.pay_tables.len()));
     for (i, entry) in t.pay_tables.iter().enumerate() {
+        let spec = entry.spec.get();
         let known = CHECKED_PAY_TABLES.with(|c| {
             c.borrow()
-                .get(&entry.fingerprint)
-                .filter(|table| *table.spec() == entry.spec)
-                .cloned()
+                .get(entry.fingerprint.as_ref())
+                .filter(|(text, _)| **text == *spec)
+                .map(|(_, table)| Rc::clone(table))
         });
         let table = match known {
             Some(table) => table,
             None => {
-                let table =
-                    PayTable::new(entry.spec.clone()).map_err(|e| format!("pay table {i} ({}): {}", entry.id, e.0))?;
+                let at = |why: String| format!("pay table {i} ({}): {why}", entry.id);
+                let parsed: PayTableSpec = serde_json::from_str(spec).map_err(|e| at(e.to_string()))?;
+                let table = Rc::new(PayTable::new(parsed).map_err(|e| at(e.0))?);
                 let fingerprint = table.fingerprint();
                 if fingerprint != entry.fingerprint {
-                    return Err(format!(
-                        "pay table {i} ({}): its spec hashes to {fingerprint}, the transcript says {}",
-                        entry.id, entry.fingerprint
-                    ));
+                    return Err(at(format!(
+                        "its spec hashes to {fingerprint}, the transcript says {}",
+                        entry.fingerprint
+                    )));
                 }
                 CHECKED_PAY_TABLES.with(|c| {
                     let mut c = c.borrow_mut();
-                    if c.len() > 1000 {
+                    if c.len() >= CHECKED_PAY_TABLES_MAX {
                         c.clear();
                     }
-                    c.insert(fingerprint, table.clone());
+                    c.insert(fingerprint, (spec.into(), Rc::clone(&table)));
                 });
                 table
             }
         };
-        tables.insert(entry.fingerprint.clone(), table);
+        tables.0.push((entry.fingerprint.as_ref(), table));
     }
-    if let Some((i, bet)) = t.bets.iter().enumerate().find(|(_, b)| !tables.contains_key(&b.pay_table)) {
+    if let Some((i, bet)) = t.bets.iter().enumerate().find(|(_, b)| tables.get(&b.pay_table).is_none()) {
         return Err(format!("bet {i} names pay table {}, which is not listed", bet.pay_table));
     }
     Ok(tables)
@@ -181,7 +207,7 @@ struct Run<'a> {
 }
 
 impl Run<'_> {
-    fn check(&mut self, name: &str, result: Result<String, Mismatch>) -> bool {
+    fn check(&mut self, name: &'static str, result: Result<Cow<'static, str>, Mismatch>) -> bool {
         let ok = result.is_ok();
         self.checks.push(match result {
             Ok(detail) => pass(name, detail),
@@ -190,7 +216,7 @@ impl Run<'_> {
         ok
     }
 
-    fn check_value<T>(&mut self, name: &str, result: Result<T, String>) -> Option<T> {
+    fn check_value<T>(&mut self, name: &'static str, result: Result<T, String>) -> Option<T> {
         match result {
             Ok(v) => {
                 self.checks.push(pass(name, "as replayed"));
@@ -203,7 +229,7 @@ impl Run<'_> {
         }
     }
 
-    fn not_checked(&mut self, name: &str, why: &str) {
+    fn not_checked(&mut self, name: &'static str, why: &str) {
         self.checks.push(fail(name, None, format!("not checked: {why}")));
     }
 }
@@ -220,7 +246,7 @@ impl From<String> for Mismatch {
     }
 }
 
-fn check_round(t: &RoundTranscript) -> Result<String, Mismatch> {
+fn check_round(t: &RoundTranscript) -> Result<Cow<'static, str>, Mismatch> {
     if t.transcript != FORMAT || t.version != VERSION {
         return Err(format!("not a {FORMAT} transcript of version {VERSION}").into());
     }
@@ -234,7 +260,7 @@ fn check_round(t: &RoundTranscript) -> Result<String, Mismatch> {
     if t.status != "settled" && t.status != "voided" {
         return Err(format!("status {:?} is neither settled nor voided", t.status).into());
     }
-    Ok(format!("{} round {} ({})", t.game, t.round_id, t.status))
+    Ok(format!("{} round {} ({})", t.game, t.round_id, t.status).into())
 }
 
 /// A money string as minor units ("0.00" allowed).
@@ -249,25 +275,30 @@ fn suit(name: &str) -> Result<Suit, String> {
     Suit::parse(name).ok_or_else(|| format!("unknown suit {name:?}"))
 }
 
-fn prima_rules(rules: &Value) -> Result<PrimaCartaConfig, String> {
-    PrimaCartaConfig::deserialize(rules).map_err(|e| format!("the Prima Carta options do not parse: {e}"))
+fn prima_rules(rules: &RawValue) -> Result<PrimaCartaConfig, String> {
+    serde_json::from_str(rules.get()).map_err(|e| format!("the Prima Carta options do not parse: {e}"))
 }
 
 /// The replayed Prima Carta round: `None` parts for a voided round.
-struct PrimaPlay {
-    seats: Vec<(Suit, String)>,
+struct PrimaPlay<'t> {
+    seats: Vec<(Suit, &'t str)>,
     game: Option<RoundProgress>,
     deal_out: Option<DealOut>,
 }
 
-fn play_prima(t: &RoundTranscript, config: &PrimaCartaConfig, dealt: &Recomputed, voided: bool) -> Result<PrimaPlay, String> {
+fn play_prima<'t>(
+    t: &'t RoundTranscript,
+    config: &PrimaCartaConfig,
+    dealt: &Recomputed,
+    voided: bool,
+) -> Result<PrimaPlay<'t>, String> {
     let seats = t
         .seats
         .iter()
         .map(|s| {
             let suit = suit(s.suit.as_deref().unwrap_or("(none)"))?;
             known_player(t, &s.player)?;
-            Ok((suit, s.player.clone()))
+            Ok((suit, s.player.as_ref()))
         })
         .collect::<Result<Vec<_>, String>>()?;
     if voided {
@@ -337,13 +368,13 @@ fn known_player(t: &RoundTranscript, pseudonym: &str) -> Result<(), String> {
     }
 }
 
-fn same_events(given: &[Value], replayed: &[Event]) -> Result<String, Mismatch> {
+fn same_events(given: &[Value], replayed: &[Event]) -> Result<Cow<'static, str>, Mismatch> {
     let replayed: Vec<Value> = replayed
         .iter()
         .map(|e| serde_json::to_value(e).unwrap_or(Value::Null))
         .collect();
     match first_difference(given, &replayed) {
-        None => Ok(format!("{} events as replayed", replayed.len())),
+        None => Ok(format!("{} events as replayed", replayed.len()).into()),
         Some(i) => Err(Mismatch {
             at: Some(i),
             detail: format!(
@@ -355,41 +386,94 @@ fn same_events(given: &[Value], replayed: &[Event]) -> Result<String, Mismatch> 
     }
 }
 
-/// The outcome object as docs/transcript.md lists it.
-pub(crate) fn prima_outcome_value(result: &engine::RoundResult, facts: &engine::DealFacts) -> Value {
-    serde_json::json!({
-        "winner": result.winner,
-        "how": result.how,
-        "prima": result.prima,
-        "passes": result.passes,
-        "folded": result.folded,
-        "pot_units": result.pot_units,
-        "winner_takes_units": result.winner_takes_units,
-        "corte_payer": result.corte_payer,
-        "cobre": result.cobre,
-        "facts": facts,
-    })
+/// A settled Prima Carta round's outcome as a transcript shows it
+/// (docs/transcript.md): the engine's result and the deal-out's facts.
+#[derive(Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct PrimaOutcome {
+    pub winner: Suit,
+    pub how: WinKind,
+    pub prima: Suit,
+    pub passes: u8,
+    pub folded: Vec<Suit>,
+    pub pot_units: u32,
+    pub winner_takes_units: u32,
+    pub corte_payer: Option<Suit>,
+    pub cobre: Option<CobreOutcome>,
+    pub facts: DealFacts,
 }
 
-fn prima_outcome(played: &PrimaPlay) -> Option<Value> {
+impl PrimaOutcome {
+    pub fn new(result: &engine::RoundResult, facts: &DealFacts) -> PrimaOutcome {
+        PrimaOutcome {
+            winner: result.winner,
+            how: result.how,
+            prima: result.prima,
+            passes: result.passes,
+            folded: result.folded.clone(),
+            pot_units: result.pot_units,
+            winner_takes_units: result.winner_takes_units,
+            corte_payer: result.corte_payer,
+            cobre: result.cobre.clone(),
+            facts: facts.clone(),
+        }
+    }
+}
+
+/// A Lobo round's outcome as a transcript shows it (docs/transcript.md).
+#[derive(Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct LoboOutcome {
+    pub player_won: bool,
+    pub points: u32,
+    /// The points paid: a loss capped at the table's cap.
+    pub paid_points: u32,
+    pub reason: EndReason,
+    pub wolf_opening_points: u32,
+}
+
+impl LoboOutcome {
+    pub fn new(outcome: &Outcome, loss_cap_points: u32, wolf_opening_points: u32) -> LoboOutcome {
+        LoboOutcome {
+            player_won: outcome.player_won,
+            points: outcome.points,
+            paid_points: outcome.capped_points(Some(loss_cap_points)),
+            reason: outcome.reason,
+            wolf_opening_points,
+        }
+    }
+}
+
+fn prima_outcome(played: &PrimaPlay) -> Option<PrimaOutcome> {
     let result = played.game.as_ref()?.result()?;
-    Some(prima_outcome_value(result, &played.deal_out.as_ref()?.facts))
+    Some(PrimaOutcome::new(result, &played.deal_out.as_ref()?.facts))
 }
 
-fn check_outcome(given: Option<&Value>, replayed: Option<&Value>) -> Result<String, Mismatch> {
+/// Compares the transcript's outcome with the replayed one: read into its
+/// type when it can be; otherwise field by field, to name the first difference.
+fn check_outcome<T>(given: Option<&RawValue>, replayed: Option<&T>) -> Result<Cow<'static, str>, Mismatch>
+where
+    T: Serialize + DeserializeOwned + PartialEq,
+{
     match (given, replayed) {
-        (None | Some(Value::Null), None) => Ok("none: the round was voided".into()),
-        (Some(g), Some(r)) if g == r => Ok("as replayed".into()),
-        (Some(g), Some(r)) => match first_field_difference(g, r, "") {
-            None => Ok("as replayed".into()),
-            Some(path) => Err(format!(
-                "{path}: replayed {}, transcript {}",
-                pointer(r, &path),
-                pointer(g, &path)
-            )
-            .into()),
-        },
-        (_, None) => Err("a voided round has no outcome".to_owned().into()),
+        (None, None) => Ok("none: the round was voided".into()),
+        (Some(g), Some(r)) => {
+            if serde_json::from_str::<T>(g.get()).is_ok_and(|g| g == *r) {
+                return Ok("as replayed".into());
+            }
+            let g: Value = serde_json::from_str(g.get()).unwrap_or(Value::Null);
+            let r = serde_json::to_value(r).unwrap_or(Value::Null);
+            match first_field_difference(&g, &r, "") {
+                None => Ok("as replayed".into()),
+                Some(path) => Err(format!(
+                    "{path}: replayed {}, transcript {}",
+                    pointer(&r, &path),
+                    pointer(&g, &path)
+                )
+                .into()),
+            }
+        }
+        (Some(_), None) => Err("a voided round has no outcome".to_owned().into()),
         (None, Some(_)) => Err("the outcome is missing".to_owned().into()),
     }
 }
@@ -427,19 +511,19 @@ fn pointer(v: &Value, path: &str) -> String {
 }
 
 /// Each bet's stake and return in minor units, checked against the facts.
-struct BetMoney {
-    player: String,
+struct BetMoney<'a> {
+    player: &'a str,
     stake: i64,
     returned: i64,
     result: Option<BetResult>,
 }
 
-fn bet_returns(
-    t: &RoundTranscript,
-    tables: &HashMap<String, PayTable>,
+fn bet_returns<'a>(
+    t: &'a RoundTranscript,
+    tables: &RoundPayTables,
     facts: Option<&engine::DealFacts>,
     voided: bool,
-) -> Result<Vec<BetMoney>, String> {
+) -> Result<Vec<BetMoney<'a>>, String> {
     let mut out = Vec::with_capacity(t.bets.len());
     for (i, bet) in t.bets.iter().enumerate() {
         let at = |why: String| format!("bet {i} ({} {}): {why}", bet.player, bet.kind);
@@ -460,7 +544,7 @@ fn bet_returns(
                 )));
             }
             out.push(BetMoney {
-                player: bet.player.clone(),
+                player: &bet.player,
                 stake,
                 returned,
                 result: None,
@@ -468,7 +552,9 @@ fn bet_returns(
             continue;
         };
         let kind = BetKind::parse(&bet.kind).ok_or_else(|| at("unknown bet kind".into()))?;
-        let table = tables.get(&bet.pay_table).ok_or_else(|| at("its pay table is not listed".into()))?;
+        let table = tables
+            .get(&bet.pay_table)
+            .ok_or_else(|| at("its pay table is not listed".into()))?;
         let selection = kind
             .parse_selection(bet.suit.as_deref(), bet.number, table)
             .map_err(|e| at(e.describe()))?;
@@ -490,7 +576,7 @@ fn bet_returns(
             )));
         }
         out.push(BetMoney {
-            player: bet.player.clone(),
+            player: &bet.player,
             stake,
             returned,
             result: Some(settlement.result),
@@ -507,20 +593,63 @@ fn describe_selection(s: &Selection) -> String {
     }
 }
 
-/// One transfer as compared: kind, from, to, amount in minor units.
-type Leg = (String, String, String, i64);
-
-fn leg(kind: &str, from: &str, to: &str, amount: i64) -> Leg {
-    (kind.to_owned(), from.to_owned(), to.to_owned(), amount)
+/// An account as a transcript names it: a player's wallet by pseudonym, or
+/// a house or round account by name ("pot", "house:revenue", ...).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
+enum Account<'a> {
+    Wallet(&'a str),
+    Named(&'a str),
 }
 
-fn wallet(pseudonym: &str) -> String {
-    format!("wallet:{pseudonym}")
+impl<'a> Account<'a> {
+    fn parse(name: &'a str) -> Account<'a> {
+        match name.strip_prefix("wallet:") {
+            Some(pseudonym) => Account::Wallet(pseudonym),
+            None => Account::Named(name),
+        }
+    }
 }
 
-const HOUSE_REVENUE: &str = "house:revenue";
-const HOUSE_BANKROLL: &str = "house:bankroll";
-const DEALER_TIPS: &str = "house:tips";
+impl fmt::Display for Account<'_> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Account::Wallet(p) => write!(f, "wallet:{p}"),
+            Account::Named(name) => f.write_str(name),
+        }
+    }
+}
+
+const POT: Account = Account::Named("pot");
+const ESCROW: Account = Account::Named("escrow");
+const COBRE: Account = Account::Named("cobre");
+const HOUSE_REVENUE: Account = Account::Named("house:revenue");
+const HOUSE_BANKROLL: Account = Account::Named("house:bankroll");
+const DEALER_TIPS: Account = Account::Named("house:tips");
+
+/// One transfer as compared, borrowed from the transcript or the replay;
+/// ordered by amount first, which settles most comparisons without a string.
+#[derive(Debug, PartialEq, Eq, PartialOrd, Ord)]
+struct Leg<'a> {
+    amount_minor: i64,
+    kind: &'a str,
+    from: Account<'a>,
+    to: Account<'a>,
+}
+
+fn leg<'a>(kind: &'a str, from: Account<'a>, to: Account<'a>, amount_minor: i64) -> Leg<'a> {
+    Leg {
+        kind,
+        from,
+        to,
+        amount_minor,
+    }
+}
+
+impl fmt::Display for Leg<'_> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{} {} → {} {}", self.kind, self.from, self.to, format_minor(self.amount_minor))
+    }
+}
 
 fn prima_transfers(
     t: &RoundTranscript,
@@ -528,82 +657,83 @@ fn prima_transfers(
     played: &PrimaPlay,
     bets: &[BetMoney],
     voided: bool,
-) -> Result<String, Mismatch> {
+) -> Result<Cow<'static, str>, Mismatch> {
     let unit = config.unit.minor();
-    let mut expected: Vec<Leg> = Vec::new();
+    let mut expected: Vec<Leg> = Vec::with_capacity(t.transfers.len());
     // Each seat, and a void's reversal of it.
     for (_, player) in &played.seats {
-        let w = wallet(player);
-        let mut seat = vec![leg("spiga", &w, "pot", unit)];
-        if let Some(fee) = config.seat_fee {
-            seat.push(leg("seat_fee", &w, HOUSE_REVENUE, fee.minor()));
+        let w = Account::Wallet(player);
+        let seat = [
+            Some(("spiga", POT, unit)),
+            config.seat_fee.map(|fee| ("seat_fee", HOUSE_REVENUE, fee.minor())),
+            config.corte.then_some(("corte_held", ESCROW, unit)),
+        ];
+        for (kind, to, amount) in seat.into_iter().flatten() {
+            expected.push(leg(kind, w, to, amount));
+            if voided {
+                expected.push(leg("refund", to, w, amount));
+            }
         }
-        if config.corte {
-            seat.push(leg("corte_held", &w, "escrow", unit));
-        }
-        if voided {
-            let back: Vec<Leg> = seat.iter().map(|(_, f, to, a)| leg("refund", to, f, *a)).collect();
-            expected.extend(back);
-        }
-        expected.extend(seat);
     }
     for bet in bets {
-        let w = wallet(&bet.player);
-        expected.push(leg("bet_stake", &w, "escrow", bet.stake));
+        let w = Account::Wallet(bet.player);
+        expected.push(leg("bet_stake", w, ESCROW, bet.stake));
         match bet.result {
-            None => expected.push(leg("bet_refund", "escrow", &w, bet.stake)),
-            Some(BetResult::Lost) => expected.push(leg("bet_collected", "escrow", HOUSE_BANKROLL, bet.stake)),
-            Some(BetResult::Pushed) => expected.push(leg("bet_returned", "escrow", &w, bet.stake)),
+            None => expected.push(leg("bet_refund", ESCROW, w, bet.stake)),
+            Some(BetResult::Lost) => expected.push(leg("bet_collected", ESCROW, HOUSE_BANKROLL, bet.stake)),
+            Some(BetResult::Pushed) => expected.push(leg("bet_returned", ESCROW, w, bet.stake)),
             Some(BetResult::Won { .. }) => {
-                expected.push(leg("bet_returned", "escrow", &w, bet.stake));
+                expected.push(leg("bet_returned", ESCROW, w, bet.stake));
                 if bet.returned > bet.stake {
-                    expected.push(leg("bet_payout", HOUSE_BANKROLL, &w, bet.returned - bet.stake));
+                    expected.push(leg("bet_payout", HOUSE_BANKROLL, w, bet.returned - bet.stake));
                 }
             }
         }
     }
     if let Some(result) = played.game.as_ref().and_then(RoundProgress::result) {
-        let owner = |s: Suit| played.seats.iter().find(|(x, _)| *x == s).map(|(_, p)| wallet(p));
+        let owner = |s: Suit| {
+            let seat = played.seats.iter().find(|(x, _)| *x == s);
+            seat.map_or(Account::Named(""), |(_, p)| Account::Wallet(p))
+        };
         if config.corte {
             for (s, p) in &played.seats {
                 if Some(*s) == result.corte_payer {
-                    expected.push(leg("corte", "escrow", DEALER_TIPS, unit));
+                    expected.push(leg("corte", ESCROW, DEALER_TIPS, unit));
                 } else {
-                    expected.push(leg("refund", "escrow", &wallet(p), unit));
+                    expected.push(leg("refund", ESCROW, Account::Wallet(p), unit));
                 }
             }
         }
         for c in &result.contributions {
             if c.copa_units > 0 {
-                let w = owner(c.suit).unwrap_or_default();
-                expected.push(leg("copa", &w, "pot", unit * c.copa_units as i64));
+                expected.push(leg("copa", owner(c.suit), POT, unit * c.copa_units as i64));
             }
         }
-        let winner = owner(result.winner).unwrap_or_default();
+        let winner = owner(result.winner);
         if result.winner_takes_units > 0 {
-            expected.push(leg("pot_payout", "pot", &winner, unit * result.winner_takes_units as i64));
+            expected.push(leg("pot_payout", POT, winner, unit * result.winner_takes_units as i64));
         }
         let carried = minor(t.carried_cobre_in.as_deref().unwrap_or("0.00"))?;
         if carried > 0 {
-            expected.push(leg("cobre_carried", "cobre", &winner, carried));
+            expected.push(leg("cobre_carried", COBRE, winner, carried));
         }
         if let Some(cobre) = &result.cobre {
-            let to = if cobre.disposition == CobreRule::House { HOUSE_REVENUE } else { "cobre" };
-            expected.push(leg("cobre", "pot", to, unit * cobre.units as i64));
+            let to = if cobre.disposition == CobreRule::House { HOUSE_REVENUE } else { COBRE };
+            expected.push(leg("cobre", POT, to, unit * cobre.units as i64));
         }
     }
     same_transfers(t, expected)
 }
 
 /// Compares the implied transfers with the transcript's as multisets.
-fn same_transfers(t: &RoundTranscript, mut expected: Vec<Leg>) -> Result<String, Mismatch> {
+fn same_transfers<'a>(t: &'a RoundTranscript, mut expected: Vec<Leg<'a>>) -> Result<Cow<'static, str>, Mismatch> {
     let mut given = Vec::with_capacity(t.transfers.len());
     for (i, tr) in t.transfers.iter().enumerate() {
         let amount = minor(&tr.amount).map_err(|e| format!("transfer {i}: {e}"))?;
-        given.push(leg(&tr.kind, &tr.from, &tr.to, amount));
+        given.push(leg(&tr.kind, Account::parse(&tr.from), Account::parse(&tr.to), amount));
     }
-    expected.sort();
-    given.sort();
+    expected.sort_unstable();
+    given.sort_unstable();
     let (mut e, mut g) = (0, 0);
     while e < expected.len() || g < given.len() {
         match (expected.get(e), given.get(g)) {
@@ -612,18 +742,14 @@ fn same_transfers(t: &RoundTranscript, mut expected: Vec<Leg>) -> Result<String,
                 g += 1;
             }
             (Some(x), y) if y.map_or(true, |y| x < y) => {
-                return Err(format!("missing: {}", show_leg(x)).into());
+                return Err(format!("missing: {x}").into());
             }
-            (_, Some(y)) => return Err(format!("unexpected: {}", show_leg(y)).into()),
+            (_, Some(y)) => return Err(format!("unexpected: {y}").into()),
             (None, None) => break,
-            (Some(x), None) => return Err(format!("missing: {}", show_leg(x)).into()),
+            (Some(x), None) => return Err(format!("missing: {x}").into()),
         }
     }
-    Ok(format!("{} transfers as the rules imply", given.len()))
-}
-
-fn show_leg((kind, from, to, amount): &Leg) -> String {
-    format!("{kind} {from} → {to} {}", format_minor(*amount))
+    Ok(format!("{} transfers as the rules imply", given.len()).into())
 }
 
 // ---------------------------------------------------------------------------
@@ -644,20 +770,11 @@ struct LoboRules {
     hints: bool,
 }
 
-pub(crate) fn lobo_outcome_value(outcome: &Outcome, loss_cap_points: u32, wolf_opening_points: u32) -> Value {
-    serde_json::json!({
-        "player_won": outcome.player_won,
-        "points": outcome.points,
-        "paid_points": if outcome.player_won { outcome.points } else { outcome.capped_points(Some(loss_cap_points)) },
-        "reason": outcome.reason,
-        "wolf_opening_points": wolf_opening_points,
-    })
-}
 
 fn verify_lobo(t: &RoundTranscript, dealt: Option<Recomputed>, run: &mut Run<'_>) {
     let rules = run.check_value(
         "rules",
-        LoboRules::deserialize(&t.rules).map_err(|e| format!("the Lobo options do not parse: {e}")),
+        serde_json::from_str::<LoboRules>(t.rules.get()).map_err(|e| format!("the Lobo options do not parse: {e}")),
     );
     run.check(
         "pay_tables",
@@ -695,19 +812,19 @@ fn verify_lobo(t: &RoundTranscript, dealt: Option<Recomputed>, run: &mut Run<'_>
         return;
     };
     let wolf_points: u32 = dealt.deck[..lobo::HAND_SIZE].iter().map(|c| c.rank().value() as u32).sum();
-    let replayed = lobo_outcome_value(&outcome, rules.loss_cap_points, wolf_points);
-    run.check("outcome", check_outcome(t.outcome.as_ref(), Some(&replayed)));
+    let replayed = LoboOutcome::new(&outcome, rules.loss_cap_points, wolf_points);
+    run.check("outcome", check_outcome(t.outcome.as_deref(), Some(&replayed)));
     run.check("bets", Ok("Lobo has no side bets".into()));
-    let player = t.seats.first().map_or("P1", |s| s.player.as_str());
-    let w = wallet(player);
+    let player = t.seats.first().map_or("P1", |s| s.player.as_ref());
+    let w = Account::Wallet(player);
     let start = lobo::start_money(rules.unit, rules.loss_cap_points, &rules.house_rule, wolf_points);
     let settle = lobo::settle_money(rules.unit, rules.loss_cap_points, start.escrow_minor, &outcome);
-    let mut expected = vec![leg("lobo_escrow", &w, "escrow", start.escrow_minor)];
+    let mut expected = vec![leg("lobo_escrow", w, ESCROW, start.escrow_minor)];
     for (kind, from, to, amount) in [
-        ("lobo_fee", w.as_str(), HOUSE_REVENUE, start.charge_minor),
-        ("lobo_win", HOUSE_BANKROLL, w.as_str(), settle.win_minor),
-        ("lobo_loss", "escrow", HOUSE_BANKROLL, settle.loss_minor),
-        ("lobo_release", "escrow", w.as_str(), settle.release_minor),
+        ("lobo_fee", w, HOUSE_REVENUE, start.charge_minor),
+        ("lobo_win", HOUSE_BANKROLL, w, settle.win_minor),
+        ("lobo_loss", ESCROW, HOUSE_BANKROLL, settle.loss_minor),
+        ("lobo_release", ESCROW, w, settle.release_minor),
     ] {
         if amount > 0 {
             expected.push(leg(kind, from, to, amount));

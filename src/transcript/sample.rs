@@ -24,7 +24,7 @@ use crate::games::prima_carta::{self as engine, CobreRule, CopaDecision, Event, 
 use crate::tables::config::{CobreOption, LoboMode, PrimaCartaConfig, PrimaVariant};
 
 /// One random settled (or, one time in ten, voided) round; `seed` fixes everything.
-pub fn sample_round(seed: u64) -> RoundTranscript {
+pub fn sample_round(seed: u64) -> RoundTranscript<'static> {
     let mut rng = ChaCha8Rng::seed_from_u64(seed);
     if rng.gen_bool(0.2) {
         lobo_round(&mut rng)
@@ -34,7 +34,7 @@ pub fn sample_round(seed: u64) -> RoundTranscript {
 }
 
 struct Ledger {
-    transfers: Vec<TransferEntry>,
+    transfers: Vec<TransferEntry<'static>>,
 }
 
 impl Ledger {
@@ -42,11 +42,11 @@ impl Ledger {
         let seq = self.transfers.len() as i64 + 1;
         self.transfers.push(TransferEntry {
             seq,
-            kind: kind.to_owned(),
-            from: from.to_owned(),
-            to: to.to_owned(),
-            amount: format_minor(minor),
-            hash: format!("{seq:064x}"),
+            kind: kind.to_owned().into(),
+            from: from.to_owned().into(),
+            to: to.to_owned().into(),
+            amount: format_minor(minor).into(),
+            hash: format!("{seq:064x}").into(),
         });
     }
 }
@@ -71,17 +71,17 @@ fn shuffle_of(rng: &mut ChaCha8Rng, game: Game, max_rank: u8) -> (ShuffleTranscr
     (shuffle, crate::cards::transcript::Recomputed { deck, stream })
 }
 
-fn skeleton(game: &str, shuffle: ShuffleTranscript, rules: serde_json::Value, status: &str) -> RoundTranscript {
+fn skeleton(game: &str, shuffle: ShuffleTranscript, rules: serde_json::Value, status: &str) -> RoundTranscript<'static> {
     RoundTranscript {
-        transcript: FORMAT.to_owned(),
+        transcript: FORMAT.to_owned().into(),
         version: VERSION,
-        game: game.to_owned(),
-        round_id: shuffle.round_id.clone(),
-        table_id: "sample-table".to_owned(),
+        game: game.to_owned().into(),
+        round_id: shuffle.round_id.clone().into(),
+        table_id: "sample-table".to_owned().into(),
         number: 1,
-        status: status.to_owned(),
+        status: status.to_owned().into(),
         shuffle,
-        rules,
+        rules: super::raw(&rules),
         pay_tables: Vec::new(),
         players: Vec::new(),
         seats: Vec::new(),
@@ -96,7 +96,7 @@ fn skeleton(game: &str, shuffle: ShuffleTranscript, rules: serde_json::Value, st
     }
 }
 
-fn prima_round(rng: &mut ChaCha8Rng) -> RoundTranscript {
+fn prima_round(rng: &mut ChaCha8Rng) -> RoundTranscript<'static> {
     let variant = *[PrimaVariant::Classic, PrimaVariant::Cinco, PrimaVariant::Jasper].choose(rng).unwrap();
     let cobre = *[CobreOption::Off, CobreOption::Carry, CobreOption::House].choose(rng).unwrap();
     let amount = |minor: i64| Amount::from_minor(minor).expect("positive");
@@ -137,7 +137,7 @@ fn prima_round(rng: &mut ChaCha8Rng) -> RoundTranscript {
         let p = format!("P{}", i + 1);
         t.seats.push(SeatEntry {
             suit: Some(suit.name().to_owned()),
-            player: p.clone(),
+            player: p.clone().into(),
         });
         let w = wallet(&p);
         ledger.post("spiga", &w, "pot", unit);
@@ -175,17 +175,13 @@ fn prima_round(rng: &mut ChaCha8Rng) -> RoundTranscript {
     t.players = players
         .iter()
         .map(|p| Party {
-            pseudonym: p.clone(),
+            pseudonym: p.clone().into(),
             you: false,
             player_id: None,
         })
         .collect();
     if !bets.is_empty() {
-        t.pay_tables.push(PayTableEntry {
-            fingerprint: fingerprint.clone(),
-            id: "sample-pay-table".to_owned(),
-            spec: pay_table.spec().clone(),
-        });
+        t.pay_tables.push(PayTableEntry::new("sample-pay-table", &pay_table));
     }
     let bet_entry = |(player, kind, selection, stake): &(String, BetKind, Selection, i64), status: &str, returned: i64| {
         let (suit, number) = match selection {
@@ -194,14 +190,14 @@ fn prima_round(rng: &mut ChaCha8Rng) -> RoundTranscript {
             Selection::None => (None, None),
         };
         BetEntry {
-            player: player.clone(),
-            kind: kind.name().to_owned(),
+            player: player.clone().into(),
+            kind: kind.name().to_owned().into(),
             suit,
             number,
-            amount: format_minor(*stake),
-            pay_table: fingerprint.clone(),
-            status: status.to_owned(),
-            returned: format_minor(returned),
+            amount: format_minor(*stake).into(),
+            pay_table: fingerprint.clone().into(),
+            status: status.to_owned().into(),
+            returned: format_minor(returned).into(),
         }
     };
 
@@ -304,19 +300,19 @@ fn prima_round(rng: &mut ChaCha8Rng) -> RoundTranscript {
     t.decisions = decisions
         .iter()
         .map(|d| DecisionEntry {
-            suit: d.suit.name().to_owned(),
+            suit: d.suit.name().to_owned().into(),
             pay: d.pay,
         })
         .collect();
     t.carried_cobre_in = Some(format_minor(carried));
-    t.outcome = Some(super::prima_outcome_value(&result, &deal_out.facts));
+    t.outcome = Some(super::raw(&super::PrimaOutcome::new(&result, &deal_out.facts)));
     t.events = Some(events(&progress.events));
     t.deal_out_events = Some(events(&deal_out.events));
     t.transfers = ledger.transfers;
     t
 }
 
-fn lobo_round(rng: &mut ChaCha8Rng) -> RoundTranscript {
+fn lobo_round(rng: &mut ChaCha8Rng) -> RoundTranscript<'static> {
     let table_mode = *[LoboMode::Hard, LoboMode::Ordinary, LoboMode::Easy].choose(rng).unwrap();
     let mode: Mode = table_mode.engine();
     let unit = Amount::from_minor(*[100, 101, 250].choose(rng).unwrap()).expect("positive");
@@ -357,16 +353,16 @@ fn lobo_round(rng: &mut ChaCha8Rng) -> RoundTranscript {
         }
     }
     t.players = vec![Party {
-        pseudonym: "P1".to_owned(),
+        pseudonym: "P1".to_owned().into(),
         you: false,
         player_id: None,
     }];
     t.seats = vec![SeatEntry {
         suit: None,
-        player: "P1".to_owned(),
+        player: "P1".to_owned().into(),
     }];
     t.plays = plays;
-    t.outcome = Some(super::lobo_outcome_value(&outcome, cap, wolf_points));
+    t.outcome = Some(super::raw(&super::LoboOutcome::new(&outcome, cap, wolf_points)));
     t.transfers = ledger.transfers;
     t
 }

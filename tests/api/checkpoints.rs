@@ -18,7 +18,7 @@ use std::process::Output;
 use crate::helpers::{Backend, TestApp, TestUser};
 
 /// Runs the built `djego` binary with nothing inherited that could change it.
-async fn djego(args: &[&str]) -> Output {
+pub async fn djego(args: &[&str]) -> Output {
     let args: Vec<String> = args.iter().map(|a| a.to_string()).collect();
     tokio::task::spawn_blocking(move || {
         std::process::Command::new(env!("CARGO_BIN_EXE_djego"))

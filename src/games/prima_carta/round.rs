@@ -137,7 +137,8 @@ pub fn play(
     let deck = parse_deck(deck)?;
     let seats = Seats::new(seated)?;
     let mut layout = Layout::new(&deck);
-    let mut events = Vec::new();
+    // As the deal-out reserves: a pass's events, twice over, before growing.
+    let mut events = Vec::with_capacity(2 * Card::DECK_SIZE);
     let mut round = Round {
         seats,
         rules: *rules,
