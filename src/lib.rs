@@ -13,6 +13,7 @@ pub mod cards;
 pub mod checkpoints;
 pub mod config;
 pub mod domain;
+pub mod floor;
 pub mod games;
 pub mod ledger;
 pub mod live;

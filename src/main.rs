@@ -65,6 +65,11 @@ enum Command {
         #[command(subcommand)]
         command: SolveCommand,
     },
+    /// Floor reports from the database (docs/floor.md).
+    Report {
+        #[command(subcommand)]
+        command: ReportCommand,
+    },
     /// Benchmark the service against a measured anchor (docs/performance.md).
     Bench {
         #[command(subcommand)]
@@ -72,6 +77,25 @@ enum Command {
     },
     /// Print the OpenAPI document generated from the code.
     Openapi,
+}
+
+#[derive(Subcommand)]
+enum ReportCommand {
+    /// Table performance over a gaming day: rounds, drop, house win, hold, theoretical win
+    /// with its 99% band, per table and shift (as `GET /api/v1/floor/tables`).
+    Tables(ReportTablesArgs),
+}
+
+#[derive(Args)]
+pub struct ReportTablesArgs {
+    #[command(flatten)]
+    pub database: DatabaseArgs,
+    /// The gaming day, YYYY-MM-DD (default: the present one under the floor calendar).
+    #[arg(long, value_name = "DATE")]
+    pub gaming_day: Option<chrono::NaiveDate>,
+    /// Print CSV instead of JSON.
+    #[arg(long)]
+    pub csv: bool,
 }
 
 #[derive(Subcommand)]
@@ -451,6 +475,9 @@ fn run(cli: Cli) -> Result<ExitCode, String> {
         Command::Bench {
             command: BenchCommand::Verify(args),
         } => cli::bench::verify(args),
+        Command::Report {
+            command: ReportCommand::Tables(args),
+        } => cli::report::tables(args),
         Command::Openapi => cli::serve::openapi(),
     }
 }

@@ -7,6 +7,7 @@ pub mod cage;
 pub mod contract;
 pub mod error;
 pub mod fallback;
+pub mod floor;
 pub mod health;
 pub mod idempotency;
 pub mod input_gate;
@@ -45,6 +46,7 @@ use utoipa::{Modify, OpenApi};
         prima_carta::void, prima_carta::recall, prima_carta::verification, prima_carta::place_bet,
         prima_carta::round_bets, prima_carta::my_bets, prima_carta::observed_rtp,
         lobo::start_round, lobo::get_round, lobo::make_play, lobo::fold, lobo::hint, lobo::recall,
+        floor::get_calendar, floor::set_calendar, floor::table_performance,
     ),
     modifiers(&BearerAuth, &Conformance),
     tags(
@@ -58,9 +60,19 @@ use utoipa::{Modify, OpenApi};
         (name = "prima carta", description = "Prima Carta rounds at the house table"),
         (name = "side bets", description = "House side bets and pay tables"),
         (name = "lobo", description = "Lobo against the house: rounds, plays, hints, recall"),
+        (name = "floor", description = "Running the floor: gaming days and shifts, table performance"),
     )
 )]
 pub struct ApiDoc;
+
+/// The formats a report is served in: JSON, or CSV for a spreadsheet.
+#[derive(utoipa::ToSchema)]
+#[schema(rename_all = "snake_case")]
+#[allow(dead_code)] // documents the values a report's `format` accepts
+pub enum ReportFormat {
+    Json,
+    Csv,
+}
 
 struct BearerAuth;
 
@@ -147,5 +159,8 @@ pub fn routes(cfg: &mut web::ServiceConfig) {
         .service(lobo::make_play)
         .service(lobo::fold)
         .service(lobo::hint)
-        .service(lobo::recall);
+        .service(lobo::recall)
+        .service(floor::get_calendar)
+        .service(floor::set_calendar)
+        .service(floor::table_performance);
 }

@@ -859,17 +859,8 @@ pub struct RtpParams {
     pub from_us: Option<i64>,
     pub to_us: Option<i64>,
     /// `json` (default) or `csv`.
-    #[param(inline, value_type = Option<RtpFormat>)]
+    #[param(inline, value_type = Option<super::ReportFormat>)]
     pub format: Option<String>,
-}
-
-/// The formats of the RTP report.
-#[derive(ToSchema)]
-#[schema(rename_all = "snake_case")]
-#[allow(dead_code)] // documents the values `format` accepts
-pub enum RtpFormat {
-    Json,
-    Csv,
 }
 
 /// Observed against certified RTP by bet, table and period, with the 99% band

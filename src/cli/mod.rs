@@ -6,6 +6,7 @@ pub mod bench;
 pub mod certify;
 pub mod checkpoint;
 pub mod progress;
+pub mod report;
 pub mod serve;
 pub mod simulate;
 pub mod solve;

@@ -13,6 +13,7 @@ mod bootstrap;
 mod checkpoints;
 mod conformance;
 mod database_roles;
+mod floor;
 mod idempotency;
 mod ledger;
 mod lobo;

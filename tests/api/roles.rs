@@ -64,6 +64,26 @@ fn cases() -> Vec<Case> {
     let none = |_: &Fixture| None;
     let mut list = vec![
         case("me", Method::GET, |_| "/api/v1/me".into(), none, ALL, 200),
+        case("floor calendar", Method::GET, |_| "/api/v1/floor/calendar".into(), none, ALL, 200),
+        case(
+            "table performance",
+            Method::GET,
+            |_| "/api/v1/floor/tables".into(),
+            none,
+            &[Pitboss, Auditor],
+            200,
+        ),
+        case(
+            "set floor calendar",
+            Method::PUT,
+            |_| "/api/v1/floor/calendar".into(),
+            |_| {
+                Some(json!({ "timezone": "Europe/Lisbon", "day_starts_at": "06:00",
+                    "shifts": [{ "name": "day", "starts_at": "06:00" }, { "name": "night", "starts_at": "18:00" }] }))
+            },
+            &[Pitboss],
+            200,
+        ),
         case(
             "create user (player)",
             Method::POST,

@@ -1,0 +1,2 @@
+DROP INDEX bets_by_settlement;
+DROP INDEX rounds_by_update;

@@ -1,0 +1,180 @@
+//! The floor's calendar over HTTP: gaming days and shifts (docs/floor.md).
+
+use actix_web::http::StatusCode;
+use actix_web::{get, put, web, HttpRequest, HttpResponse};
+use chrono::{DateTime, NaiveDate, Utc};
+use serde::{Deserialize, Serialize};
+use utoipa::{IntoParams, ToSchema};
+
+use super::error::{ApiError, ApiResult};
+use super::idempotency::{self, IdempotentRequest};
+use super::state::AppState;
+use crate::auth::Caller;
+use crate::domain::Role;
+use crate::floor::{self, CalendarSpec, DayReport, FloorCalendar, FloorError, ShiftSpec};
+
+impl From<FloorError> for ApiError {
+    fn from(e: FloorError) -> ApiError {
+        match e {
+            FloorError::Calendar(e) => ApiError::unprocessable("invalid_calendar", e.to_string()),
+            e @ (FloorError::StoredCalendar(_) | FloorError::StoredCertificate(..)) => ApiError::internal(e.to_string()),
+            FloorError::Database(e) => e.into(),
+            FloorError::Store(e) => e.into(),
+        }
+    }
+}
+
+/// The calendar in force, and where the present instant falls in it.
+#[derive(Serialize, ToSchema)]
+pub struct CalendarView {
+    /// The casino's time zone (IANA).
+    pub timezone: String,
+    /// The local time each gaming day starts, "HH:MM:SS".
+    pub day_starts_at: String,
+    pub shifts: Vec<ShiftSpec>,
+    pub now: CalendarNow,
+}
+
+/// The present gaming day and shift, with their bounds.
+#[derive(Serialize, ToSchema)]
+pub struct CalendarNow {
+    /// Microseconds since the Unix epoch.
+    pub at_us: i64,
+    /// The gaming day, named by the local date it starts on ("YYYY-MM-DD").
+    pub gaming_day: String,
+    pub shift: String,
+    pub day_starts_at_us: i64,
+    /// The next gaming day's first instant.
+    pub day_ends_at_us: i64,
+    pub shift_starts_at_us: i64,
+    pub shift_ends_at_us: i64,
+}
+
+impl CalendarView {
+    fn new(calendar: &FloorCalendar, at: DateTime<Utc>) -> CalendarView {
+        let spec = calendar.spec();
+        let here = calendar.place(at);
+        let (day_start, day_end) = calendar.day_bounds(here.gaming_day);
+        let (shift_start, shift_end) = calendar.shift_bounds(here.gaming_day, here.shift);
+        CalendarView {
+            now: CalendarNow {
+                at_us: at.timestamp_micros(),
+                gaming_day: here.gaming_day.to_string(),
+                shift: spec.shifts[here.shift].name.clone(),
+                day_starts_at_us: day_start.timestamp_micros(),
+                day_ends_at_us: day_end.timestamp_micros(),
+                shift_starts_at_us: shift_start.timestamp_micros(),
+                shift_ends_at_us: shift_end.timestamp_micros(),
+            },
+            timezone: spec.timezone,
+            day_starts_at: spec.day_starts_at,
+            shifts: spec.shifts,
+        }
+    }
+}
+
+/// The floor calendar: time zone, gaming-day cut-off and shifts (any role).
+/// Until a pit boss sets one: UTC, days from 06:00, shifts day 06:00, swing
+/// 14:00, graveyard 22:00.
+#[utoipa::path(tag = "floor", security(("bearer" = [])), responses(
+    (status = 200, body = CalendarView),
+))]
+#[get("/api/v1/floor/calendar")]
+pub async fn get_calendar(state: web::Data<AppState>, _caller: Caller) -> ApiResult<web::Json<CalendarView>> {
+    let calendar = state
+        .blocking(|s| s.db.read(|conn| floor::calendar(conn).map_err(ApiError::from)))
+        .await?;
+    Ok(web::Json(CalendarView::new(&calendar, Utc::now())))
+}
+
+/// Replaces the floor calendar (pit boss); a significant event with the old
+/// and the new calendar.
+#[utoipa::path(tag = "floor", security(("bearer" = [])), request_body = CalendarSpec,
+    params(super::contract::IdempotencyKeyHeader),
+    responses(
+    (status = 200, body = CalendarView),
+    (status = 403, body = super::error::ErrorBody),
+    (status = 422, body = super::error::ErrorBody, description = "An unknown time zone, a malformed time, or shifts out of order."),
+))]
+#[put("/api/v1/floor/calendar")]
+pub async fn set_calendar(
+    state: web::Data<AppState>,
+    caller: Caller,
+    http: HttpRequest,
+    body: web::Json<CalendarSpec>,
+) -> ApiResult<HttpResponse> {
+    caller.require(&[Role::Pitboss])?;
+    let idem = IdempotentRequest::from_request(&http, &*body)?;
+    let spec = body.into_inner();
+    FloorCalendar::new(&spec).map_err(FloorError::from)?;
+    let caller_id = caller.user_id.clone();
+    idempotency::run(&state, &caller_id, idem, StatusCode::OK, move |conn, _key| {
+        let calendar = floor::set_calendar(conn, &caller.user_id, &spec)?;
+        Ok(CalendarView::new(&calendar, Utc::now()))
+    })
+    .await
+}
+
+#[derive(Deserialize, IntoParams)]
+#[serde(deny_unknown_fields)]
+pub struct TablesParams {
+    /// The gaming day, "YYYY-MM-DD" (default: the present one).
+    #[param(value_type = Option<String>, format = Date)]
+    pub gaming_day: Option<String>,
+    /// `json` (default) or `csv`.
+    #[param(inline, value_type = Option<super::ReportFormat>)]
+    pub format: Option<String>,
+}
+
+/// Table performance over a gaming day (pit boss, auditor): per table and
+/// shift, rounds, drop, house win, hold, and the theoretical win of the side
+/// bets and fees with its 99% band (docs/floor.md). `format=csv` for a
+/// spreadsheet.
+#[utoipa::path(tag = "floor", security(("bearer" = [])), params(TablesParams), responses(
+    (status = 200, description = "The day's lines", content(
+        (DayReport = "application/json"),
+        (String = "text/csv"),
+    )),
+    (status = 400, body = super::error::ErrorBody),
+    (status = 403, body = super::error::ErrorBody),
+))]
+#[get("/api/v1/floor/tables")]
+pub async fn table_performance(
+    state: web::Data<AppState>,
+    caller: Caller,
+    query: web::Query<TablesParams>,
+) -> ApiResult<HttpResponse> {
+    caller.require(&[Role::Pitboss, Role::Auditor])?;
+    let q = query.into_inner();
+    let csv = match q.format.as_deref() {
+        None | Some("json") => false,
+        Some("csv") => true,
+        Some(_) => return Err(ApiError::bad_request("invalid_format", "format must be json or csv")),
+    };
+    let day = match q.gaming_day.as_deref() {
+        None => None,
+        Some(text) => Some(
+            NaiveDate::parse_from_str(text, "%Y-%m-%d")
+                .ok()
+                .filter(|d| d.to_string() == text)
+                .ok_or_else(|| ApiError::bad_request("invalid_gaming_day", "gaming_day must be a date \"YYYY-MM-DD\""))?,
+        ),
+    };
+    let report = state
+        .blocking(move |s| {
+            s.db.read(|conn| {
+                let day = match day {
+                    Some(d) => d,
+                    None => floor::calendar(conn)?.place(Utc::now()).gaming_day,
+                };
+                floor::day_report(conn, day).map_err(ApiError::from)
+            })
+        })
+        .await?;
+    if csv {
+        let body = floor::performance::to_csv(&report.gaming_day, &report.lines);
+        Ok(HttpResponse::Ok().content_type("text/csv").body(body))
+    } else {
+        Ok(HttpResponse::Ok().json(report))
+    }
+}

@@ -1,0 +1,274 @@
+//! Table performance over a gaming day (docs/floor.md, "Table performance"):
+//! rounds, drop, house win, hold and theoretical win with its 99% band, per
+//! table and shift. Pure: facts read from the ledger, the rounds and the bets
+//! in; lines out.
+
+use rust_decimal::prelude::{FromPrimitive, ToPrimitive};
+use rust_decimal::{Decimal, RoundingStrategy};
+use serde::Serialize;
+use std::collections::BTreeMap;
+use utoipa::ToSchema;
+
+use crate::domain::{format_minor, MINOR_DIGITS};
+use crate::math::observed_rtp::{observed_rtp, SettledBet, Z_99};
+
+/// A ledger transfer of a table, as the report reads it.
+pub struct TransferFact<'a> {
+    pub table_id: &'a str,
+    pub kind: &'a str,
+    pub debit_account: &'a str,
+    pub credit_account: &'a str,
+    pub amount_minor: i64,
+    pub at_us: i64,
+}
+
+/// A round that ended (settled or voided), by when it ended.
+pub struct RoundFact<'a> {
+    pub table_id: &'a str,
+    pub voided: bool,
+    pub at_us: i64,
+}
+
+/// A settled side bet, with what its certificate says of its kind.
+pub struct BetFact<'a> {
+    pub table_id: &'a str,
+    pub round_id: &'a str,
+    /// The certified bet it is ("prima", "cartas 12", …) under its pay table.
+    pub certified_as: (&'a str, &'a str),
+    pub stake_minor: i64,
+    pub returned_minor: i64,
+    pub settled_at_us: i64,
+    /// 1 − the certified RTP.
+    pub house_edge: Decimal,
+    /// The certified standard deviation of the return per unit staked.
+    pub sd_per_unit: f64,
+}
+
+/// One table (or the whole floor) over one shift (or the whole day).
+#[derive(Clone, Debug, PartialEq, Serialize, ToSchema)]
+pub struct PerformanceLine {
+    /// Null on the floor's total line.
+    pub table_id: Option<String>,
+    pub table_name: Option<String>,
+    pub game: Option<String>,
+    /// Null on a whole-day line.
+    pub shift: Option<String>,
+    pub rounds: i64,
+    pub voided_rounds: i64,
+    /// What players put at risk: every transfer of the table from a wallet, less the refunds back to one.
+    #[schema(value_type = String, example = "1250.00")]
+    pub drop: String,
+    /// What the house's accounts (bankroll, revenue) gained from the table; negative when they lost.
+    #[schema(value_type = String, example = "87.50")]
+    pub house_win: String,
+    /// house_win / drop × 100, rounded to 2 places; null with no drop.
+    #[schema(value_type = Option<String>, example = "7.00")]
+    pub hold_percent: Option<String>,
+    /// The part of house_win the theoretical win covers: side bets and fees.
+    #[schema(value_type = String)]
+    pub covered_win: String,
+    /// Σ stake × house edge of the settled side bets, plus the fees.
+    #[schema(value_type = String)]
+    pub theo_win: String,
+    /// The standard deviation of the side bets' win around theo_win.
+    #[schema(value_type = String)]
+    pub theo_sd: String,
+    /// covered_win − theo_win.
+    #[schema(value_type = String)]
+    pub actual_minus_theo: String,
+    /// 2.5758 × theo_sd: the difference stays within ± this 99 days in 100.
+    #[schema(value_type = String)]
+    pub band_99: String,
+    /// The difference is outside the 99% band: look at this table.
+    pub outside_band: bool,
+}
+
+/// A table the report names.
+pub struct TableInfo<'a> {
+    pub id: &'a str,
+    pub name: &'a str,
+    pub game: &'a str,
+}
+
+#[derive(Default)]
+struct Tally<'a> {
+    rounds: i64,
+    voided_rounds: i64,
+    drop_minor: i64,
+    win_minor: i64,
+    fees_minor: i64,
+    bets: Vec<&'a BetFact<'a>>,
+}
+
+const FEE_KINDS: [&str; 2] = ["seat_fee", "lobo_fee"];
+const REFUND_KINDS: [&str; 2] = ["refund", "bet_refund"];
+const HOUSE_ACCOUNTS: [&str; 2] = ["house:bankroll", "house:revenue"];
+
+/// The lines of a gaming day: for each table with activity, one per shift
+/// with activity and one for the day; then the floor's per shift and for the
+/// day. `shifts` are the day's shifts with their bounds, in order.
+pub fn day_lines<'a>(
+    shifts: &[(&str, i64, i64)],
+    tables: &[TableInfo<'_>],
+    transfers: &[TransferFact<'a>],
+    rounds: &[RoundFact<'a>],
+    bets: &'a [BetFact<'a>],
+) -> Vec<PerformanceLine> {
+    let shift_of = |at_us: i64| shifts.iter().position(|(_, from, to)| *from <= at_us && at_us < *to);
+    // Keyed by (table or None for the floor, shift or None for the day).
+    let mut tallies: BTreeMap<(Option<&str>, Option<usize>), Tally<'a>> = BTreeMap::new();
+    let mut each = |table: &'a str, at_us: i64, f: &mut dyn FnMut(&mut Tally<'a>)| {
+        let Some(shift) = shift_of(at_us) else { return };
+        for key in [(Some(table), Some(shift)), (Some(table), None), (None, Some(shift)), (None, None)] {
+            f(tallies.entry(key).or_default());
+        }
+    };
+    for t in transfers {
+        let from_wallet = t.debit_account.starts_with("wallet:");
+        let to_wallet = t.credit_account.starts_with("wallet:");
+        let drop = if from_wallet && !to_wallet {
+            t.amount_minor
+        } else if to_wallet && REFUND_KINDS.contains(&t.kind) {
+            -t.amount_minor
+        } else {
+            0
+        };
+        let win = i64::from(HOUSE_ACCOUNTS.contains(&t.credit_account)) * t.amount_minor
+            - i64::from(HOUSE_ACCOUNTS.contains(&t.debit_account)) * t.amount_minor;
+        let fee = if FEE_KINDS.contains(&t.kind) { t.amount_minor } else { 0 };
+        each(t.table_id, t.at_us, &mut |tally| {
+            tally.drop_minor += drop;
+            tally.win_minor += win;
+            tally.fees_minor += fee;
+        });
+    }
+    for r in rounds {
+        each(r.table_id, r.at_us, &mut |tally| {
+            tally.rounds += i64::from(!r.voided);
+            tally.voided_rounds += i64::from(r.voided);
+        });
+    }
+    for b in bets {
+        each(b.table_id, b.settled_at_us, &mut |tally| tally.bets.push(b));
+    }
+    let mut lines: Vec<PerformanceLine> = tallies
+        .iter()
+        .map(|((table, shift), tally)| {
+            let info = table.and_then(|id| tables.iter().find(|t| t.id == id));
+            line(tally, *table, info, shift.map(|k| shifts[k].0))
+        })
+        .collect();
+    // Tables by name, the floor last; within each, shifts in order, the day last.
+    let shift_rank = |s: &Option<String>| s.as_deref().map_or(usize::MAX, |s| shifts.iter().position(|x| x.0 == s).unwrap_or(0));
+    lines.sort_by(|a, b| {
+        (a.table_id.is_none(), &a.table_name, &a.table_id, shift_rank(&a.shift)).cmp(&(
+            b.table_id.is_none(),
+            &b.table_name,
+            &b.table_id,
+            shift_rank(&b.shift),
+        ))
+    });
+    lines
+}
+
+fn line(tally: &Tally<'_>, table_id: Option<&str>, info: Option<&TableInfo<'_>>, shift: Option<&str>) -> PerformanceLine {
+    // The side bets' theoretical win and its spread, per certified bet.
+    let mut by_bet: BTreeMap<(&str, &str), Vec<&BetFact>> = BTreeMap::new();
+    for b in &tally.bets {
+        by_bet.entry(b.certified_as).or_default().push(b);
+    }
+    let mut theo_minor = Decimal::ZERO;
+    let mut variance_minor2 = 0f64;
+    let mut bets_win_minor = 0i64;
+    for bets in by_bet.values() {
+        let settled: Vec<SettledBet> = bets
+            .iter()
+            .map(|b| SettledBet {
+                round_id: b.round_id,
+                staked_minor: b.stake_minor,
+                returned_minor: b.returned_minor,
+            })
+            .collect();
+        for b in bets {
+            theo_minor += Decimal::from(b.stake_minor) * b.house_edge;
+            bets_win_minor += b.stake_minor - b.returned_minor;
+        }
+        // The RTP's standard error (the larger of the independent and the
+        // per-round estimates) times the stake is the win's.
+        if let Some(o) = observed_rtp(&settled, bets[0].sd_per_unit) {
+            variance_minor2 += (o.standard_error() * o.staked_minor as f64).powi(2);
+        }
+    }
+    let sd_minor = Decimal::from_f64(variance_minor2.sqrt()).unwrap_or_default();
+    let band_minor = sd_minor * Decimal::from_f64(Z_99).unwrap_or_default();
+    let difference_minor = Decimal::from(bets_win_minor) - theo_minor;
+    let covered_minor = bets_win_minor + tally.fees_minor;
+    PerformanceLine {
+        table_id: table_id.map(str::to_owned),
+        table_name: info.map(|t| t.name.to_owned()),
+        game: info.map(|t| t.game.to_owned()),
+        shift: shift.map(str::to_owned),
+        rounds: tally.rounds,
+        voided_rounds: tally.voided_rounds,
+        drop: format_minor(tally.drop_minor),
+        house_win: format_minor(tally.win_minor),
+        hold_percent: (tally.drop_minor != 0).then(|| {
+            let hold = Decimal::from(tally.win_minor) * Decimal::from(100) / Decimal::from(tally.drop_minor);
+            format!("{:.2}", hold.round_dp_with_strategy(2, RoundingStrategy::MidpointNearestEven))
+        }),
+        covered_win: format_minor(covered_minor),
+        theo_win: money(theo_minor + Decimal::from(tally.fees_minor)),
+        theo_sd: money(sd_minor),
+        actual_minus_theo: money(difference_minor),
+        band_99: money(band_minor),
+        outside_band: difference_minor.abs() > band_minor,
+    }
+}
+
+/// Minor units (any precision) as money, rounded half to even to the cent.
+fn money(minor: Decimal) -> String {
+    let units = minor / Decimal::from(10i64.pow(MINOR_DIGITS));
+    let cents = units.round_dp_with_strategy(MINOR_DIGITS, RoundingStrategy::MidpointNearestEven);
+    format_minor((cents * Decimal::from(10i64.pow(MINOR_DIGITS))).to_i64().unwrap_or(i64::MAX))
+}
+
+/// The lines as CSV, a header first.
+pub fn to_csv(gaming_day: &str, lines: &[PerformanceLine]) -> String {
+    let mut out = String::from(
+        "gaming_day,table_id,table_name,game,shift,rounds,voided_rounds,drop,house_win,hold_percent,covered_win,theo_win,theo_sd,actual_minus_theo,band_99,outside_band\n",
+    );
+    for l in lines {
+        let text = |v: &Option<String>| csv_field(v.as_deref().unwrap_or(""));
+        out.push_str(&format!(
+            "{gaming_day},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{}\n",
+            text(&l.table_id),
+            text(&l.table_name),
+            text(&l.game),
+            text(&l.shift),
+            l.rounds,
+            l.voided_rounds,
+            l.drop,
+            l.house_win,
+            l.hold_percent.as_deref().unwrap_or(""),
+            l.covered_win,
+            l.theo_win,
+            l.theo_sd,
+            l.actual_minus_theo,
+            l.band_99,
+            l.outside_band
+        ));
+    }
+    out
+}
+
+/// A CSV field, quoted when it holds a comma, a quote or a line break.
+fn csv_field(s: &str) -> String {
+    if s.contains([',', '"', '\n', '\r']) {
+        format!("\"{}\"", s.replace('"', "\"\""))
+    } else {
+        s.to_owned()
+    }
+}
+
+#[cfg(test)]
+mod tests;

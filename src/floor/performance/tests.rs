@@ -1,0 +1,116 @@
+use super::*;
+
+fn transfer<'a>(kind: &'a str, from: &'a str, to: &'a str, amount_minor: i64, at_us: i64) -> TransferFact<'a> {
+    TransferFact {
+        table_id: "t1",
+        kind,
+        debit_account: from,
+        credit_account: to,
+        amount_minor,
+        at_us,
+    }
+}
+
+fn bet(stake_minor: i64, returned_minor: i64) -> BetFact<'static> {
+    BetFact {
+        table_id: "t1",
+        round_id: "r1",
+        certified_as: ("pt", "prima"),
+        stake_minor,
+        returned_minor,
+        settled_at_us: 150,
+        house_edge: Decimal::new(5, 2),
+        sd_per_unit: 1.0,
+    }
+}
+
+/// A day of two shifts, worked by hand: stakes, a fee and a spiga in the
+/// first; the settlement (a lost bet of 10.00, a won bet of 2.00 paying
+/// 4.00, the spiga refunded) in the second.
+#[test]
+fn a_day_by_hand() {
+    let shifts = [("a", 0, 100), ("b", 100, 200)];
+    let tables = [TableInfo {
+        id: "t1",
+        name: "Mesa, 1",
+        game: "prima_carta",
+    }];
+    let transfers = [
+        transfer("bet_stake", "wallet:p", "escrow:r1", 1000, 10),
+        transfer("bet_stake", "wallet:q", "escrow:r1", 200, 10),
+        transfer("seat_fee", "wallet:p", "house:revenue", 50, 10),
+        transfer("spiga", "wallet:p", "pot:r1", 250, 20),
+        transfer("bet_collected", "escrow:r1", "house:bankroll", 1000, 150),
+        transfer("bet_returned", "escrow:r1", "wallet:q", 200, 150),
+        transfer("bet_payout", "house:bankroll", "wallet:q", 400, 150),
+        transfer("refund", "pot:r1", "wallet:p", 250, 150),
+        // After the day: not counted.
+        transfer("seat_fee", "wallet:p", "house:revenue", 50, 200),
+    ];
+    let rounds = [
+        RoundFact { table_id: "t1", voided: true, at_us: 50 },
+        RoundFact { table_id: "t1", voided: false, at_us: 150 },
+    ];
+    let bets = [bet(1000, 0), bet(200, 600)];
+    let lines = day_lines(&shifts, &tables, &transfers, &rounds, &bets);
+    let shown: Vec<(Option<&str>, Option<&str>)> =
+        lines.iter().map(|l| (l.table_id.as_deref(), l.shift.as_deref())).collect();
+    assert_eq!(
+        shown,
+        [
+            (Some("t1"), Some("a")),
+            (Some("t1"), Some("b")),
+            (Some("t1"), None),
+            (None, Some("a")),
+            (None, Some("b")),
+            (None, None)
+        ]
+    );
+    let figures = |l: &PerformanceLine| {
+        (
+            l.rounds,
+            l.voided_rounds,
+            l.drop.clone(),
+            l.house_win.clone(),
+            l.hold_percent.clone(),
+            l.covered_win.clone(),
+            l.theo_win.clone(),
+            l.actual_minus_theo.clone(),
+        )
+    };
+    let s = |x: &str| x.to_owned();
+    assert_eq!(figures(&lines[0]), (0, 1, s("15.00"), s("0.50"), Some(s("3.33")), s("0.50"), s("0.50"), s("0.00")));
+    assert_eq!(figures(&lines[1]), (1, 0, s("-2.50"), s("6.00"), Some(s("-240.00")), s("6.00"), s("0.60"), s("5.40")));
+    // The day: drop 15.00 − 2.50; win 0.50 + 10.00 − 4.00; theo 5% of 12.00 plus the fee.
+    assert_eq!(figures(&lines[2]), (1, 1, s("12.50"), s("6.50"), Some(s("52.00")), s("6.50"), s("1.10"), s("5.40")));
+    assert_eq!(figures(&lines[5]), figures(&lines[2]));
+    // σ √(10² + 2²) with σ = 1 per unit: 10.20; the band 2.5758 × that.
+    assert_eq!((lines[2].theo_sd.as_str(), lines[2].band_99.as_str()), ("10.20", "26.27"));
+    assert!(!lines[2].outside_band);
+    let csv = to_csv("2026-11-24", &lines);
+    let mut rows = csv.lines();
+    assert!(rows.next().unwrap().starts_with("gaming_day,table_id,table_name,"));
+    assert_eq!(
+        rows.nth(2).unwrap(),
+        "2026-11-24,t1,\"Mesa, 1\",prima_carta,,1,1,12.50,6.50,52.00,6.50,1.10,10.20,5.40,26.27,false"
+    );
+    assert_eq!(csv.lines().count(), 7);
+}
+
+#[test]
+fn a_table_far_from_its_theoretical_win_is_flagged() {
+    let shifts = [("all", 0, 1000)];
+    // 100 lost bets of 1.00 on 100 rounds, where 5% is expected: the house won 100.00 against 5.00.
+    let round_ids: Vec<String> = (0..100).map(|i| format!("r{i}")).collect();
+    let bets: Vec<BetFact> = round_ids
+        .iter()
+        .map(|r| BetFact {
+            round_id: r,
+            ..bet(100, 0)
+        })
+        .collect();
+    let lines = day_lines(&shifts, &[], &[], &[], &bets);
+    let day = lines.iter().find(|l| l.table_id.is_some() && l.shift.is_none()).unwrap();
+    assert_eq!((day.theo_win.as_str(), day.actual_minus_theo.as_str()), ("5.00", "95.00"));
+    assert!(day.outside_band, "{day:?}");
+}

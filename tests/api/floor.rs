@@ -1,0 +1,290 @@
+//! The floor calendar: gaming days and shifts (docs/floor.md).
+
+use djego::domain::Role;
+use rust_decimal::Decimal;
+use serde_json::{json, Value};
+use std::str::FromStr;
+
+use crate::helpers::{TestApp, TestUser};
+use crate::prima_carta::{
+    account_net, casino, create_round, dealer_action, minor, money, play_copa, recall, s, seat, Casino, TableOptions,
+    SUITS,
+};
+
+const PATH: &str = "/api/v1/floor/calendar";
+
+fn lisbon() -> Value {
+    json!({
+        "timezone": "Europe/Lisbon",
+        "day_starts_at": "06:00",
+        "shifts": [
+            { "name": "day", "starts_at": "06:00" },
+            { "name": "swing", "starts_at": "14:00" },
+            { "name": "graveyard", "starts_at": "22:00" },
+        ],
+    })
+}
+
+/// The present instant lies in the gaming day and the shift the view names.
+fn assert_now_consistent(view: &Value) {
+    let now = &view["now"];
+    let at = now["at_us"].as_i64().unwrap();
+    let bounds = |from: &str, to: &str| (now[from].as_i64().unwrap(), now[to].as_i64().unwrap());
+    let (day_start, day_end) = bounds("day_starts_at_us", "day_ends_at_us");
+    let (shift_start, shift_end) = bounds("shift_starts_at_us", "shift_ends_at_us");
+    assert!(day_start <= at && at < day_end, "{now}");
+    assert!(day_start <= shift_start && shift_start <= at && at < shift_end && shift_end <= day_end, "{now}");
+    let hours = (day_end - day_start) as f64 / 3.6e9;
+    assert!((23.0..=25.0).contains(&hours), "{hours} hours");
+    let shifts: Vec<&str> = view["shifts"].as_array().unwrap().iter().map(|s| s["name"].as_str().unwrap()).collect();
+    assert!(shifts.contains(&now["shift"].as_str().unwrap()), "{view}");
+}
+
+both_backends! {
+    async fn the_default_calendar_is_utc_from_six_in_three_shifts(app: TestApp) {
+        let dealer = app.create_user(Role::Dealer).await;
+        let view = app.get(PATH, Some(&dealer.token)).await.expect(200);
+        assert_eq!(view["timezone"], "UTC");
+        assert_eq!(view["day_starts_at"], "06:00:00");
+        assert_eq!(view["shifts"], json!([
+            { "name": "day", "starts_at": "06:00:00" },
+            { "name": "swing", "starts_at": "14:00:00" },
+            { "name": "graveyard", "starts_at": "22:00:00" },
+        ]));
+        assert_now_consistent(&view);
+        let at = chrono::DateTime::from_timestamp_micros(view["now"]["at_us"].as_i64().unwrap()).unwrap();
+        let expected_day = (at - chrono::Duration::hours(6)).date_naive().to_string();
+        assert_eq!(view["now"]["gaming_day"], expected_day.as_str());
+    }
+}
+
+both_backends! {
+    async fn a_pit_boss_sets_the_calendar_and_it_is_recorded(app: TestApp) {
+        let pitboss = app.create_user(Role::Pitboss).await;
+        let set = app.put(PATH, Some(&pitboss.token), &lisbon(), Some("calendar-1")).await.expect(200);
+        assert_eq!(set["timezone"], "Europe/Lisbon");
+        assert_now_consistent(&set);
+        // The same key and body replay the response; the calendar is read back by anyone.
+        let again = app.put(PATH, Some(&pitboss.token), &lisbon(), Some("calendar-1")).await.expect(200);
+        assert_eq!(again["timezone"], set["timezone"]);
+        let player = app.create_user(Role::Player).await;
+        let read = app.get(PATH, Some(&player.token)).await.expect(200);
+        assert_eq!((read["timezone"].clone(), read["shifts"].clone()), (set["timezone"].clone(), set["shifts"].clone()));
+        let events = app.events("floor_calendar_changed").await;
+        assert_eq!(events.len(), 1, "{events:?}");
+        assert_eq!(events[0]["actor_id"], pitboss.id.as_str());
+        let details: Value = serde_json::from_str(events[0]["details"].as_str().unwrap()).unwrap();
+        assert_eq!((details["old"]["timezone"].as_str(), details["new"]["timezone"].as_str()), (Some("UTC"), Some("Europe/Lisbon")));
+    }
+}
+
+both_backends! {
+    async fn a_bad_calendar_is_refused_and_changes_nothing(app: TestApp) {
+        let pitboss = app.create_user(Role::Pitboss).await;
+        let with = |field: &str, value: Value| {
+            let mut body = lisbon();
+            body[field] = value;
+            body
+        };
+        for body in [
+            with("timezone", json!("Mars/Olympus")),
+            with("day_starts_at", json!("6:00")),
+            with("day_starts_at", json!("24:00")),
+            with("shifts", json!([])),
+            with("shifts", json!([{ "name": "day", "starts_at": "07:00" }])),
+            with("shifts", json!([{ "name": "a", "starts_at": "06:00" }, { "name": "b", "starts_at": "05:00" }, { "name": "c", "starts_at": "12:00" }])),
+            with("shifts", json!([{ "name": "a", "starts_at": "06:00" }, { "name": "a", "starts_at": "12:00" }])),
+        ] {
+            app.put(PATH, Some(&pitboss.token), &body, None).await.assert_error(422, "invalid_calendar");
+        }
+        for body in [with("timezone", json!(5)), with("extra", json!(true)), json!({ "timezone": "UTC" })] {
+            let status = app.put(PATH, Some(&pitboss.token), &body, None).await.status;
+            assert!(status == 400 || status == 422, "{body}: {status}");
+        }
+        let view = app.get(PATH, Some(&pitboss.token)).await.expect(200);
+        assert_eq!(view["timezone"], "UTC");
+        assert!(app.events("floor_calendar_changed").await.is_empty());
+    }
+}
+
+// ---------------------------------------------------------------------------
+// Table performance
+// ---------------------------------------------------------------------------
+
+
+/// A calendar of one shift whose cut-off is `seconds_ahead` from now (UTC).
+async fn calendar_with_cut_off_in(app: &TestApp, pitboss: &TestUser, seconds_ahead: i64) -> Value {
+    let at = chrono::Utc::now() + chrono::Duration::seconds(seconds_ahead);
+    let starts = at.format("%H:%M:%S").to_string();
+    let body = json!({ "timezone": "UTC", "day_starts_at": starts, "shifts": [{ "name": "all", "starts_at": starts }] });
+    app.put(PATH, Some(&pitboss.token), &body, None).await.expect(200)
+}
+
+/// A settled round with two seats and side bets; returns the bets placed as (kind, number, amount in minor units).
+async fn round_with_bets(app: &TestApp, c: &Casino, salt: u64) -> (String, Vec<(String, Option<i64>, i64)>) {
+    let round = create_round(app, c).await;
+    let id = s(&round["id"]).to_string();
+    for (i, p) in c.players.iter().enumerate() {
+        seat(app, p, &id, SUITS[(i + salt as usize) % 5], None).await.expect(201);
+    }
+    let bets = [
+        json!({ "kind": "prima", "suit": "crowns", "amount": "2.00" }),
+        json!({ "kind": "conto_alto", "amount": "3.50" }),
+        json!({ "kind": "maximo", "suit": "cups", "amount": "1.25" }),
+    ];
+    let mut placed = Vec::new();
+    for (k, body) in bets.iter().enumerate() {
+        let p = &c.players[k % c.players.len()];
+        app.post(&format!("/api/v1/rounds/{id}/bets"), Some(&p.token), body, None).await.expect(201);
+        placed.push((s(&body["kind"]).to_owned(), body["number"].as_i64(), minor(s(&body["amount"]))));
+    }
+    dealer_action(app, c, &id, "close").await.expect(200);
+    let dealt = dealer_action(app, c, &id, "deal").await.expect(200);
+    play_copa(app, c, &id, dealt, salt).await;
+    dealer_action(app, c, &id, "settle").await.expect(200);
+    (id, placed)
+}
+
+/// Σ stake × (1 − RTP) from the table's certificate, in minor units, exact.
+async fn side_bet_theo_minor(app: &TestApp, c: &Casino, bets: &[(String, Option<i64>, i64)]) -> Decimal {
+    let view = app
+        .get(&format!("/api/v1/tables/{}/pay-table", c.table), Some(&c.pitboss.token))
+        .await
+        .expect(200);
+    let certified = view["certificate"]["bets"].as_array().unwrap();
+    bets.iter()
+        .map(|(kind, number, stake)| {
+            let cert = certified
+                .iter()
+                .find(|b| b["kind"] == kind.as_str() && b["number"].as_i64() == *number)
+                .unwrap_or_else(|| panic!("{kind} certified"));
+            // Exact where the certificate is; an estimate (from the simulated distribution of N) otherwise.
+            let rtp = match cert["rtp"]["kind"].as_str() {
+                Some("exact") => Decimal::from_str(s(&cert["rtp"]["decimal"])).unwrap(),
+                _ => rust_decimal::prelude::FromPrimitive::from_f64(cert["rtp"]["value"].as_f64().unwrap()).unwrap(),
+            };
+            Decimal::from(*stake) * (Decimal::ONE - rtp)
+        })
+        .sum()
+}
+
+/// Minor units rounded half to even to the cent, as money.
+fn cents(minor: Decimal) -> String {
+    let whole = minor.round_dp_with_strategy(0, rust_decimal::RoundingStrategy::MidpointNearestEven);
+    money(whole.try_into().unwrap())
+}
+
+/// Players' money into the rounds, from their recalls: every transfer from a
+/// wallet, less the refunds back to one.
+async fn drop_of(app: &TestApp, rounds: &[String]) -> i64 {
+    let mut drop = 0;
+    for id in rounds {
+        for t in recall(app, id).await["transfers"].as_array().unwrap() {
+            let amount = minor(s(&t["amount"]));
+            let (from, to) = (s(&t["debit_account"]), s(&t["credit_account"]));
+            if from.starts_with("wallet:") && !to.starts_with("wallet:") {
+                drop += amount;
+            } else if to.starts_with("wallet:") && ["refund", "bet_refund"].contains(&s(&t["kind"])) {
+                drop -= amount;
+            }
+        }
+    }
+    drop
+}
+
+fn house_net(accounts: (i64, i64)) -> i64 {
+    accounts.0 + accounts.1
+}
+
+async fn house_accounts(app: &TestApp) -> (i64, i64) {
+    (account_net(app, "house:revenue").await, account_net(app, "house:bankroll").await)
+}
+
+fn day_line<'a>(report: &'a Value, table: Option<&str>) -> &'a Value {
+    report["lines"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|l| l["table_id"].as_str() == table && l["shift"].is_null())
+        .unwrap_or_else(|| panic!("no day line for {table:?} in {report}"))
+}
+
+both_backends! {
+    async fn a_days_table_performance_reconciles_to_the_ledger(app: TestApp) {
+        let c = casino(&app, TableOptions { seat_fee: Some("0.25"), ..Default::default() }).await;
+        calendar_with_cut_off_in(&app, &c.pitboss, 12 * 3600).await;
+        let house_before = house_accounts(&app).await;
+        let (mut rounds, mut bets) = (Vec::new(), Vec::new());
+        for salt in 0..3 {
+            let (id, placed) = round_with_bets(&app, &c, salt).await;
+            rounds.push(id);
+            bets.extend(placed);
+        }
+        let house_win = house_net(house_accounts(&app).await) - house_net(house_before);
+        let report = app.get("/api/v1/floor/tables", Some(&c.pitboss.token)).await.expect(200);
+        let line = day_line(&report, Some(&c.table));
+        assert_eq!((line["rounds"].as_i64(), line["voided_rounds"].as_i64()), (Some(3), Some(0)), "{line}");
+        assert_eq!(minor(s(&line["house_win"])), house_win, "{line}");
+        let drop = drop_of(&app, &rounds).await;
+        assert_eq!(minor(s(&line["drop"])), drop, "{line}");
+        let fees = 3 * 2 * c.seat_fee;
+        let theo = side_bet_theo_minor(&app, &c, &bets).await + Decimal::from(fees);
+        assert_eq!(s(&line["theo_win"]), cents(theo), "{line}");
+        let hold = (Decimal::from(house_win) * Decimal::from(100) / Decimal::from(drop)).round_dp(2);
+        assert_eq!(Decimal::from_str(s(&line["hold_percent"])).unwrap(), hold);
+        // The floor's line is this table's: nothing else happened today.
+        assert_eq!(day_line(&report, None)["house_win"], line["house_win"]);
+        // The same as CSV.
+        let csv = app.get("/api/v1/floor/tables?format=csv", Some(&app.auditor().await.token.clone())).await;
+        assert_eq!(csv.status, 200);
+        assert!(csv.text.starts_with("gaming_day,table_id,table_name,game,shift,rounds,"), "{}", csv.text);
+        let row = csv.text.lines().find(|l| l.contains(&c.table) && l.split(',').nth(4) == Some("")).unwrap();
+        assert!(row.contains(&format!(",3,0,{},{},", s(&line["drop"]), s(&line["house_win"]))), "{row}");
+        // And from the command line, on the database itself.
+        let day = s(&report["gaming_day"]);
+        let o = crate::checkpoints::djego(&["report", "tables", "--database-url", app.db.url(), "--gaming-day", day, "--csv"]).await;
+        assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+        let by_day = app.get(&format!("/api/v1/floor/tables?format=csv&gaming_day={day}"), Some(&c.pitboss.token)).await;
+        assert_eq!(String::from_utf8_lossy(&o.stdout), by_day.text);
+    }
+}
+
+both_backends! {
+    async fn play_either_side_of_the_cut_off_belongs_to_two_gaming_days(app: TestApp) {
+        let c = casino(&app, TableOptions::default()).await;
+        let calendar = calendar_with_cut_off_in(&app, &c.pitboss, 6).await;
+        let first_day = s(&calendar["now"]["gaming_day"]).to_owned();
+        let day_ends_at_us = calendar["now"]["day_ends_at_us"].as_i64().unwrap();
+        let house_before = house_accounts(&app).await;
+        round_with_bets(&app, &c, 1).await;
+        let house_between = house_accounts(&app).await;
+        let wait_us = day_ends_at_us - chrono::Utc::now().timestamp_micros();
+        assert!(wait_us > 0, "the first round ended after the cut-off; the machine is too slow for this test");
+        tokio::time::sleep(std::time::Duration::from_micros(wait_us as u64 + 50_000)).await;
+        round_with_bets(&app, &c, 2).await;
+        let house_after = house_accounts(&app).await;
+        let second_day = app.get(PATH, Some(&c.pitboss.token)).await.expect(200)["now"]["gaming_day"].clone();
+        assert_ne!(second_day.as_str(), Some(first_day.as_str()));
+        for (day, before, after) in [(first_day.as_str(), house_before, house_between), (s(&second_day), house_between, house_after)] {
+            let report = app
+                .get(&format!("/api/v1/floor/tables?gaming_day={day}"), Some(&c.pitboss.token))
+                .await
+                .expect(200);
+            let line = day_line(&report, Some(&c.table));
+            assert_eq!(line["rounds"], 1, "{day}: {line}");
+            assert_eq!(minor(s(&line["house_win"])), house_net(after) - house_net(before), "{day}: {line}");
+        }
+    }
+}
+
+both_backends! {
+    async fn the_report_refuses_what_it_cannot_read(app: TestApp) {
+        let pitboss = app.create_user(Role::Pitboss).await;
+        for query in ["gaming_day=2026-13-01", "gaming_day=2026-1-01", "gaming_day=yesterday", "format=xml"] {
+            let r = app.get(&format!("/api/v1/floor/tables?{query}"), Some(&pitboss.token)).await;
+            assert_eq!(r.status, 400, "{query}: {}", r.text);
+        }
+        let empty = app.get("/api/v1/floor/tables?gaming_day=2020-01-01", Some(&pitboss.token)).await.expect(200);
+        assert_eq!(empty["lines"], json!([]));
+    }
+}
