@@ -84,6 +84,9 @@ enum ReportCommand {
     /// Table performance over a gaming day: rounds, drop, house win, hold, theoretical win
     /// with its 99% band, per table and shift (as `GET /api/v1/floor/tables`).
     Tables(ReportTablesArgs),
+    /// Player ratings over a gaming day: each player's sessions per table, with time, rounds,
+    /// staked, average bet, actual result, theoretical loss and points (as `GET /api/v1/floor/players`).
+    Players(ReportPlayersArgs),
 }
 
 #[derive(Args)]
@@ -93,6 +96,21 @@ pub struct ReportTablesArgs {
     /// The gaming day, YYYY-MM-DD (default: the present one under the floor calendar).
     #[arg(long, value_name = "DATE")]
     pub gaming_day: Option<chrono::NaiveDate>,
+    /// Print CSV instead of JSON.
+    #[arg(long)]
+    pub csv: bool,
+}
+
+#[derive(Args)]
+pub struct ReportPlayersArgs {
+    #[command(flatten)]
+    pub database: DatabaseArgs,
+    /// The gaming day, YYYY-MM-DD (default: the present one under the floor calendar).
+    #[arg(long, value_name = "DATE")]
+    pub gaming_day: Option<chrono::NaiveDate>,
+    /// Only this player's sessions (their user id).
+    #[arg(long, value_name = "USER_ID")]
+    pub player: Option<String>,
     /// Print CSV instead of JSON.
     #[arg(long)]
     pub csv: bool,
@@ -478,6 +496,9 @@ fn run(cli: Cli) -> Result<ExitCode, String> {
         Command::Report {
             command: ReportCommand::Tables(args),
         } => cli::report::tables(args),
+        Command::Report {
+            command: ReportCommand::Players(args),
+        } => cli::report::players(args),
         Command::Openapi => cli::serve::openapi(),
     }
 }

@@ -1,7 +1,7 @@
 //! The append-only log of significant events (docs/architecture.md) that auditors read:
 //! tables opened and closed, pay tables installed, role changes, failed
 //! logins, logouts and ended sessions, token key rotations, voids, corrections,
-//! seed reveals, checkpoints, changes of the floor calendar. Rows are only ever inserted (triggers refuse
+//! seed reveals, checkpoints, changes of the floor calendar and rating rule. Rows are only ever inserted (triggers refuse
 //! anything else), and each checkpoint chains the events recorded since the
 //! last one (`checkpoints::event_chain`).
 
@@ -36,6 +36,7 @@ pub enum EventKind {
     HouseRuleOverride,
     CheckpointTaken,
     FloorCalendarChanged,
+    FloorRatingRuleChanged,
 }
 
 impl EventKind {
@@ -63,6 +64,7 @@ impl EventKind {
             EventKind::HouseRuleOverride => "house_rule_override",
             EventKind::CheckpointTaken => "checkpoint_taken",
             EventKind::FloorCalendarChanged => "floor_calendar_changed",
+            EventKind::FloorRatingRuleChanged => "floor_rating_rule_changed",
         }
     }
 }

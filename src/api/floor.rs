@@ -1,4 +1,5 @@
-//! The floor's calendar over HTTP: gaming days and shifts (docs/floor.md).
+//! The floor over HTTP (docs/floor.md): the calendar of gaming days and
+//! shifts, the rating rule, table performance and player ratings.
 
 use actix_web::http::StatusCode;
 use actix_web::{get, put, web, HttpRequest, HttpResponse};
@@ -11,13 +12,14 @@ use super::idempotency::{self, IdempotentRequest};
 use super::state::AppState;
 use crate::auth::Caller;
 use crate::domain::Role;
-use crate::floor::{self, CalendarSpec, DayReport, FloorCalendar, FloorError, ShiftSpec};
+use crate::floor::{self, CalendarSpec, DayReport, FloorCalendar, FloorError, RatingReport, RatingRule, RatingRuleSpec, ShiftSpec};
 
 impl From<FloorError> for ApiError {
     fn from(e: FloorError) -> ApiError {
         match e {
             FloorError::Calendar(e) => ApiError::unprocessable("invalid_calendar", e.to_string()),
-            e @ (FloorError::StoredCalendar(_) | FloorError::StoredCertificate(..)) => ApiError::internal(e.to_string()),
+            FloorError::RatingRule(e) => ApiError::unprocessable("invalid_rating_rule", e.to_string()),
+            e @ (FloorError::StoredSetting(..) | FloorError::StoredCertificate(..)) => ApiError::internal(e.to_string()),
             FloorError::Database(e) => e.into(),
             FloorError::Store(e) => e.into(),
         }
@@ -146,33 +148,139 @@ pub async fn table_performance(
 ) -> ApiResult<HttpResponse> {
     caller.require(&[Role::Pitboss, Role::Auditor])?;
     let q = query.into_inner();
-    let csv = match q.format.as_deref() {
-        None | Some("json") => false,
-        Some("csv") => true,
-        Some(_) => return Err(ApiError::bad_request("invalid_format", "format must be json or csv")),
-    };
-    let day = match q.gaming_day.as_deref() {
-        None => None,
-        Some(text) => Some(
-            NaiveDate::parse_from_str(text, "%Y-%m-%d")
-                .ok()
-                .filter(|d| d.to_string() == text)
-                .ok_or_else(|| ApiError::bad_request("invalid_gaming_day", "gaming_day must be a date \"YYYY-MM-DD\""))?,
-        ),
-    };
+    let csv = is_csv(q.format.as_deref())?;
+    let day = gaming_day(q.gaming_day.as_deref())?;
     let report = state
         .blocking(move |s| {
             s.db.read(|conn| {
-                let day = match day {
-                    Some(d) => d,
-                    None => floor::calendar(conn)?.place(Utc::now()).gaming_day,
-                };
+                let day = floor::day_or_today(conn, day)?;
                 floor::day_report(conn, day).map_err(ApiError::from)
             })
         })
         .await?;
     if csv {
         let body = floor::performance::to_csv(&report.gaming_day, &report.lines);
+        Ok(HttpResponse::Ok().content_type("text/csv").body(body))
+    } else {
+        Ok(HttpResponse::Ok().json(report))
+    }
+}
+
+/// `format`: false for JSON (the default), true for CSV.
+fn is_csv(format: Option<&str>) -> ApiResult<bool> {
+    match format {
+        None | Some("json") => Ok(false),
+        Some("csv") => Ok(true),
+        Some(_) => Err(ApiError::bad_request("invalid_format", "format must be json or csv")),
+    }
+}
+
+/// `gaming_day`, "YYYY-MM-DD" to the letter.
+fn gaming_day(text: Option<&str>) -> ApiResult<Option<NaiveDate>> {
+    text.map(|text| {
+        NaiveDate::parse_from_str(text, "%Y-%m-%d")
+            .ok()
+            .filter(|d| d.to_string() == text)
+            .ok_or_else(|| ApiError::bad_request("invalid_gaming_day", "gaming_day must be a date \"YYYY-MM-DD\""))
+    })
+    .transpose()
+}
+
+
+/// The rating rule in force (any role): when a pause ends a session, and the
+/// points a unit of theoretical loss earns. Until a pit boss sets one: 30
+/// minutes, one point per unit.
+#[utoipa::path(tag = "floor", security(("bearer" = [])), responses(
+    (status = 200, body = RatingRuleSpec),
+))]
+#[get("/api/v1/floor/rating-rule")]
+pub async fn get_rating_rule(state: web::Data<AppState>, _caller: Caller) -> ApiResult<web::Json<RatingRuleSpec>> {
+    let rule = state
+        .blocking(|s| s.db.read(|conn| floor::rating_rule(conn).map_err(ApiError::from)))
+        .await?;
+    Ok(web::Json(rule.spec()))
+}
+
+/// Replaces the rating rule (pit boss); a significant event with the old and
+/// the new rule. Ratings are computed when read, so the new rule applies to
+/// past days too.
+#[utoipa::path(tag = "floor", security(("bearer" = [])), request_body = RatingRuleSpec,
+    params(super::contract::IdempotencyKeyHeader),
+    responses(
+    (status = 200, body = RatingRuleSpec),
+    (status = 403, body = super::error::ErrorBody),
+    (status = 422, body = super::error::ErrorBody, description = "A gap or a points rate out of range."),
+))]
+#[put("/api/v1/floor/rating-rule")]
+pub async fn set_rating_rule(
+    state: web::Data<AppState>,
+    caller: Caller,
+    http: HttpRequest,
+    body: web::Json<RatingRuleSpec>,
+) -> ApiResult<HttpResponse> {
+    caller.require(&[Role::Pitboss])?;
+    let idem = IdempotentRequest::from_request(&http, &*body)?;
+    let spec = body.into_inner();
+    RatingRule::new(&spec).map_err(FloorError::from)?;
+    let caller_id = caller.user_id.clone();
+    idempotency::run(&state, &caller_id, idem, StatusCode::OK, move |conn, _key| {
+        Ok(floor::set_rating_rule(conn, &caller.user_id, &spec)?.spec())
+    })
+    .await
+}
+
+#[derive(Deserialize, IntoParams)]
+#[serde(deny_unknown_fields)]
+pub struct PlayersParams {
+    /// The gaming day, "YYYY-MM-DD" (default: the present one).
+    #[param(value_type = Option<String>, format = Date)]
+    pub gaming_day: Option<String>,
+    /// One player's sessions (a player may name only themself, and sees only their own without it).
+    pub player_id: Option<String>,
+    /// `json` (default) or `csv`.
+    #[param(inline, value_type = Option<super::ReportFormat>)]
+    pub format: Option<String>,
+}
+
+/// Player ratings over a gaming day: each player's sessions at each table,
+/// with time played, rounds, staked, average bet, actual result, theoretical
+/// loss and points (docs/floor.md). A player sees their own; the pit boss and
+/// the auditor see everyone's. `format=csv` for a spreadsheet.
+#[utoipa::path(tag = "floor", security(("bearer" = [])), params(PlayersParams), responses(
+    (status = 200, description = "The day's sessions", content(
+        (RatingReport = "application/json"),
+        (String = "text/csv"),
+    )),
+    (status = 400, body = super::error::ErrorBody),
+    (status = 403, body = super::error::ErrorBody),
+))]
+#[get("/api/v1/floor/players")]
+pub async fn player_ratings(
+    state: web::Data<AppState>,
+    caller: Caller,
+    query: web::Query<PlayersParams>,
+) -> ApiResult<HttpResponse> {
+    caller.require(&[Role::Pitboss, Role::Auditor, Role::Player])?;
+    let q = query.into_inner();
+    let csv = is_csv(q.format.as_deref())?;
+    let day = gaming_day(q.gaming_day.as_deref())?;
+    let player_id = match (caller.role, q.player_id) {
+        (Role::Player, Some(id)) if id != caller.user_id => {
+            return Err(ApiError::forbidden("a player sees only their own ratings"))
+        }
+        (Role::Player, _) => Some(caller.user_id.clone()),
+        (_, id) => id,
+    };
+    let report = state
+        .blocking(move |s| {
+            s.db.read(|conn| {
+                let day = floor::day_or_today(conn, day)?;
+                floor::rating_report(conn, day, player_id.as_deref()).map_err(ApiError::from)
+            })
+        })
+        .await?;
+    if csv {
+        let body = floor::ratings::to_csv(&report.gaming_day, &report.sessions);
         Ok(HttpResponse::Ok().content_type("text/csv").body(body))
     } else {
         Ok(HttpResponse::Ok().json(report))

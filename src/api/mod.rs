@@ -47,6 +47,7 @@ use utoipa::{Modify, OpenApi};
         prima_carta::round_bets, prima_carta::my_bets, prima_carta::observed_rtp,
         lobo::start_round, lobo::get_round, lobo::make_play, lobo::fold, lobo::hint, lobo::recall,
         floor::get_calendar, floor::set_calendar, floor::table_performance,
+        floor::get_rating_rule, floor::set_rating_rule, floor::player_ratings,
     ),
     modifiers(&BearerAuth, &Conformance),
     tags(
@@ -60,7 +61,7 @@ use utoipa::{Modify, OpenApi};
         (name = "prima carta", description = "Prima Carta rounds at the house table"),
         (name = "side bets", description = "House side bets and pay tables"),
         (name = "lobo", description = "Lobo against the house: rounds, plays, hints, recall"),
-        (name = "floor", description = "Running the floor: gaming days and shifts, table performance"),
+        (name = "floor", description = "Running the floor: gaming days and shifts, table performance, player ratings"),
     )
 )]
 pub struct ApiDoc;
@@ -162,5 +163,8 @@ pub fn routes(cfg: &mut web::ServiceConfig) {
         .service(lobo::recall)
         .service(floor::get_calendar)
         .service(floor::set_calendar)
-        .service(floor::table_performance);
+        .service(floor::table_performance)
+        .service(floor::get_rating_rule)
+        .service(floor::set_rating_rule)
+        .service(floor::player_ratings);
 }

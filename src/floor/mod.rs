@@ -1,10 +1,12 @@
 //! Running the floor (docs/floor.md). So far: the casino's calendar of
-//! gaming days and shifts, kept in the `settings` table and changed by a pit
-//! boss as a significant event; and each gaming day's table performance,
-//! read from the ledger, the rounds and the bets.
+//! gaming days and shifts and its rating rule, kept in the `settings` table
+//! and changed by a pit boss as significant events; each gaming day's table
+//! performance and player ratings, read from the ledger, the rounds and the
+//! bets.
 
 pub mod calendar;
 pub mod performance;
+pub mod ratings;
 
 use chrono::NaiveDate;
 use diesel::prelude::*;
@@ -19,16 +21,23 @@ use crate::store::schema::settings;
 use crate::store::AnyConnection;
 pub use calendar::{CalendarError, CalendarSpec, FloorCalendar, Placement, ShiftSpec};
 pub use performance::PerformanceLine;
+pub use ratings::{RatingRule, RatingRuleError, RatingRuleSpec, RatingSession};
 
 /// The `settings` row holding the calendar (a [`CalendarSpec`] as JSON).
 const CALENDAR_SETTING: &str = "floor.calendar";
+/// The `settings` row holding the rating rule (a [`RatingRuleSpec`] as JSON).
+const RATING_RULE_SETTING: &str = "floor.rating_rule";
+/// Ids bound in one `IN (…)`: far under either database's limit on parameters.
+const MAX_IDS_PER_QUERY: usize = 1000;
 
 #[derive(Debug, thiserror::Error)]
 pub enum FloorError {
     #[error(transparent)]
     Calendar(#[from] CalendarError),
-    #[error("the stored calendar does not read: {0}")]
-    StoredCalendar(String),
+    #[error(transparent)]
+    RatingRule(#[from] RatingRuleError),
+    #[error("the stored setting {0} does not read: {1}")]
+    StoredSetting(&'static str, String),
     #[error("pay table {0}: its stored certificate does not read: {1}")]
     StoredCertificate(String, String),
     #[error(transparent)]
@@ -37,20 +46,50 @@ pub enum FloorError {
     Store(#[from] crate::store::StoreError),
 }
 
+/// A stored setting: None until it is first set.
+fn setting<T: serde::de::DeserializeOwned>(conn: &mut AnyConnection, name: &'static str) -> Result<Option<T>, FloorError> {
+    let stored: Option<String> = settings::table.find(name).select(settings::value).first(conn).optional()?;
+    stored
+        .map(|json| serde_json::from_str(&json).map_err(|e| FloorError::StoredSetting(name, e.to_string())))
+        .transpose()
+}
+
+/// Replaces a setting, recording who did it with the old and the new value.
+fn put_setting<T: Serialize>(
+    conn: &mut AnyConnection,
+    name: &'static str,
+    actor_id: &str,
+    event: EventKind,
+    old: &T,
+    new: &T,
+) -> Result<(), FloorError> {
+    let value = serde_json::to_string(new).expect("a setting serialises");
+    let updated = diesel::update(settings::table.find(name))
+        .set(settings::value.eq(&value))
+        .execute(conn)?;
+    if updated == 0 {
+        diesel::insert_into(settings::table)
+            .values((settings::name.eq(name), settings::value.eq(&value)))
+            .execute(conn)?;
+    }
+    significant_events::record(conn, event, Some(actor_id), None, serde_json::json!({ "old": old, "new": new }))?;
+    Ok(())
+}
+
 /// The calendar in force: the stored one, or [`FloorCalendar::default`] until
 /// a pit boss sets one.
 pub fn calendar(conn: &mut AnyConnection) -> Result<FloorCalendar, FloorError> {
-    let stored: Option<String> = settings::table
-        .find(CALENDAR_SETTING)
-        .select(settings::value)
-        .first(conn)
-        .optional()?;
-    match stored {
+    match setting::<CalendarSpec>(conn, CALENDAR_SETTING)? {
         None => Ok(FloorCalendar::default()),
-        Some(json) => {
-            let spec: CalendarSpec = serde_json::from_str(&json).map_err(|e| FloorError::StoredCalendar(e.to_string()))?;
-            FloorCalendar::new(&spec).map_err(|e| FloorError::StoredCalendar(e.to_string()))
-        }
+        Some(spec) => FloorCalendar::new(&spec).map_err(|e| FloorError::StoredSetting(CALENDAR_SETTING, e.to_string())),
+    }
+}
+
+/// The gaming day asked for, or the present one under the calendar in force.
+pub fn day_or_today(conn: &mut AnyConnection, day: Option<NaiveDate>) -> Result<NaiveDate, FloorError> {
+    match day {
+        Some(day) => Ok(day),
+        None => Ok(calendar(conn)?.place(chrono::Utc::now()).gaming_day),
     }
 }
 
@@ -58,23 +97,56 @@ pub fn calendar(conn: &mut AnyConnection) -> Result<FloorCalendar, FloorError> {
 pub fn set_calendar(conn: &mut AnyConnection, actor_id: &str, spec: &CalendarSpec) -> Result<FloorCalendar, FloorError> {
     let new = FloorCalendar::new(spec)?;
     let old = calendar(conn)?;
-    let value = serde_json::to_string(&new.spec()).expect("a calendar serialises");
-    let updated = diesel::update(settings::table.find(CALENDAR_SETTING))
-        .set(settings::value.eq(&value))
-        .execute(conn)?;
-    if updated == 0 {
-        diesel::insert_into(settings::table)
-            .values((settings::name.eq(CALENDAR_SETTING), settings::value.eq(&value)))
-            .execute(conn)?;
-    }
-    significant_events::record(
-        conn,
-        EventKind::FloorCalendarChanged,
-        Some(actor_id),
-        None,
-        serde_json::json!({ "old": old.spec(), "new": new.spec() }),
-    )?;
+    put_setting(conn, CALENDAR_SETTING, actor_id, EventKind::FloorCalendarChanged, &old.spec(), &new.spec())?;
     Ok(new)
+}
+
+/// The rating rule in force: the stored one, or [`RatingRule::default`].
+pub fn rating_rule(conn: &mut AnyConnection) -> Result<RatingRule, FloorError> {
+    match setting::<RatingRuleSpec>(conn, RATING_RULE_SETTING)? {
+        None => Ok(RatingRule::default()),
+        Some(spec) => RatingRule::new(&spec).map_err(|e| FloorError::StoredSetting(RATING_RULE_SETTING, e.to_string())),
+    }
+}
+
+/// Replaces the rating rule and records who did it, with the old and the new.
+pub fn set_rating_rule(conn: &mut AnyConnection, actor_id: &str, spec: &RatingRuleSpec) -> Result<RatingRule, FloorError> {
+    let new = RatingRule::new(spec)?;
+    let old = rating_rule(conn)?;
+    put_setting(conn, RATING_RULE_SETTING, actor_id, EventKind::FloorRatingRuleChanged, &old.spec(), &new.spec())?;
+    Ok(new)
+}
+
+/// The certified figures of each bet, read once per pay table.
+#[derive(Default)]
+struct Certificates(HashMap<String, crate::math::Certificate>);
+
+impl Certificates {
+    /// The certificate's entry for a bet of `kind` with `selection` (JSON, as stored) under `pay_table_id`.
+    fn bet(
+        &mut self,
+        conn: &mut AnyConnection,
+        pay_table_id: &str,
+        kind: &str,
+        selection: &str,
+    ) -> Result<&crate::math::BetCertificate, FloorError> {
+        use crate::store::schema::pay_tables as pt;
+        if !self.0.contains_key(pay_table_id) {
+            let text: String = pt::table.find(pay_table_id).select(pt::certificate).first(conn)?;
+            let certificate = serde_json::from_str(&text)
+                .map_err(|e| FloorError::StoredCertificate(pay_table_id.to_owned(), e.to_string()))?;
+            self.0.insert(pay_table_id.to_owned(), certificate);
+        }
+        let number = match serde_json::from_str::<crate::bets::Selection>(selection) {
+            Ok(crate::bets::Selection::Number(n)) => Some(n),
+            _ => None,
+        };
+        self.0[pay_table_id]
+            .bets
+            .iter()
+            .find(|c| c.kind.name() == kind && c.number == number)
+            .ok_or_else(|| FloorError::StoredCertificate(pay_table_id.to_owned(), format!("no {kind} bet certified")))
+    }
 }
 
 /// A gaming day's table performance (`GET /api/v1/floor/tables`).
@@ -92,7 +164,7 @@ pub struct DayReport {
 
 /// The table performance of one gaming day under the calendar in force.
 pub fn day_report(conn: &mut AnyConnection, day: NaiveDate) -> Result<DayReport, FloorError> {
-    use crate::store::schema::{bets as b, casino_tables as ct, pay_tables as pt, rounds as r, transfers as t};
+    use crate::store::schema::{bets as b, casino_tables as ct, rounds as r, transfers as t};
     let calendar = calendar(conn)?;
     let (from, to) = calendar.day_bounds(day);
     let (from_us, to_us) = (from.timestamp_micros(), to.timestamp_micros());
@@ -122,39 +194,30 @@ pub fn day_report(conn: &mut AnyConnection, day: NaiveDate) -> Result<DayReport,
         .filter(b::status.eq_any(["won", "lost", "pushed"]))
         .select((b::table_id, b::round_id, b::pay_table_id, b::kind, b::selection, b::amount_minor, b::returned_minor, b::settled_at_us))
         .load(conn)?;
-    let mut certificates: HashMap<String, crate::math::Certificate> = HashMap::new();
-    for (_, _, pay_table_id, ..) in &bet_rows {
-        if !certificates.contains_key(pay_table_id) {
-            let text: String = pt::table.find(pay_table_id).select(pt::certificate).first(conn)?;
-            let certificate = serde_json::from_str(&text)
-                .map_err(|e| FloorError::StoredCertificate(pay_table_id.clone(), e.to_string()))?;
-            certificates.insert(pay_table_id.clone(), certificate);
-        }
-    }
     let table_rows: Vec<(String, String, String)> = ct::table.select((ct::id, ct::name, ct::game)).load(conn)?;
 
-    let mut bets = Vec::with_capacity(bet_rows.len());
-    for (table_id, round_id, pay_table_id, kind, selection, stake, returned, settled_at_us) in &bet_rows {
-        let number = match serde_json::from_str::<crate::bets::Selection>(selection) {
-            Ok(crate::bets::Selection::Number(n)) => Some(n),
-            _ => None,
-        };
-        let certified = certificates[pay_table_id]
-            .bets
-            .iter()
-            .find(|c| c.kind.name() == kind && c.number == number)
-            .ok_or_else(|| FloorError::StoredCertificate(pay_table_id.clone(), format!("no {kind} bet certified")))?;
-        bets.push(performance::BetFact {
-            table_id,
-            round_id,
-            certified_as: (pay_table_id, &certified.bet),
-            stake_minor: *stake,
-            returned_minor: *returned,
-            settled_at_us: settled_at_us.unwrap_or(from_us),
-            house_edge: house_edge(&certified.rtp),
-            sd_per_unit: certified.std_dev_per_unit,
-        });
+    let mut certificates = Certificates::default();
+    let mut certified = Vec::with_capacity(bet_rows.len());
+    for (_, _, pay_table_id, kind, selection, ..) in &bet_rows {
+        let c = certificates.bet(conn, pay_table_id, kind, selection)?;
+        certified.push((c.bet.clone(), house_edge(&c.rtp), c.std_dev_per_unit));
     }
+    let bets: Vec<performance::BetFact> = bet_rows
+        .iter()
+        .zip(&certified)
+        .map(|((table_id, round_id, pay_table_id, _, _, stake, returned, settled_at_us), (bet, edge, sd))| {
+            performance::BetFact {
+                table_id,
+                round_id,
+                certified_as: (pay_table_id, bet),
+                stake_minor: *stake,
+                returned_minor: *returned,
+                settled_at_us: settled_at_us.unwrap_or(from_us),
+                house_edge: *edge,
+                sd_per_unit: *sd,
+            }
+        })
+        .collect();
     let transfer_facts: Vec<performance::TransferFact> = transfers
         .iter()
         .filter_map(|(table_id, kind, debit, credit, amount, at)| {
@@ -176,6 +239,11 @@ pub fn day_report(conn: &mut AnyConnection, day: NaiveDate) -> Result<DayReport,
             at_us: *at,
         })
         .collect();
+    let open_spells = open_spells(conn, from_us, to_us.min(chrono::Utc::now().timestamp_micros()))?;
+    let open: Vec<performance::OpenSpell> = open_spells
+        .iter()
+        .map(|(table_id, from_us, to_us)| performance::OpenSpell { table_id, from_us: *from_us, to_us: *to_us })
+        .collect();
     let tables: Vec<performance::TableInfo> = table_rows
         .iter()
         .map(|(id, name, game)| performance::TableInfo { id, name, game })
@@ -186,8 +254,38 @@ pub fn day_report(conn: &mut AnyConnection, day: NaiveDate) -> Result<DayReport,
         timezone: calendar.spec().timezone,
         from_us,
         to_us,
-        lines: performance::day_lines(&shift_bounds, &tables, &transfer_facts, &round_facts, &bets),
+        lines: performance::day_lines(&shift_bounds, &tables, &open, &transfer_facts, &round_facts, &bets),
     })
+}
+
+/// The spans each table was open within `[from_us, to_us)`, from its
+/// `table_opened` and `table_closed` events: (table, from, to).
+fn open_spells(conn: &mut AnyConnection, from_us: i64, to_us: i64) -> Result<Vec<(String, i64, i64)>, FloorError> {
+    use crate::store::schema::significant_events as se;
+    let (opened, closed) = (EventKind::TableOpened.as_str(), EventKind::TableClosed.as_str());
+    // Every opening and closing before the end: a table opened last month and
+    // still open is open all day.
+    let events: Vec<(Option<String>, String, i64)> = se::table
+        .filter(se::kind.eq_any([opened, closed]))
+        .filter(se::at_us.lt(to_us))
+        .order(se::at_us.asc())
+        .select((se::subject, se::kind, se::at_us))
+        .load(conn)?;
+    let mut open_since: HashMap<String, i64> = HashMap::new();
+    let mut spells = Vec::new();
+    for (table_id, kind, at_us) in events {
+        let Some(table_id) = table_id else { continue };
+        if kind == opened {
+            open_since.entry(table_id).or_insert(at_us);
+        } else if let Some(since) = open_since.remove(&table_id) {
+            if at_us > from_us {
+                spells.push((table_id, since.max(from_us), at_us));
+            }
+        }
+    }
+    spells.extend(open_since.into_iter().map(|(table_id, since)| (table_id, since.max(from_us), to_us)));
+    spells.retain(|(_, from, to)| from < to);
+    Ok(spells)
 }
 
 /// 1 − the certified RTP: exact where the certificate is.
@@ -198,4 +296,120 @@ fn house_edge(rtp: &crate::math::Rtp) -> Decimal {
         Rtp::Estimate { value, .. } => Decimal::from_f64(*value),
     };
     Decimal::ONE - rtp.unwrap_or(Decimal::ONE)
+}
+
+/// A gaming day's player ratings (`GET /api/v1/floor/players`).
+#[derive(Serialize, ToSchema)]
+pub struct RatingReport {
+    /// "YYYY-MM-DD": the local date the gaming day starts on.
+    pub gaming_day: String,
+    pub timezone: String,
+    /// The day's first instant and the next day's, microseconds since the Unix epoch.
+    pub from_us: i64,
+    pub to_us: i64,
+    /// The rating rule the sessions were cut and the points counted by.
+    pub rule: RatingRuleSpec,
+    /// By player, then table, then start.
+    pub sessions: Vec<RatingSession>,
+}
+
+/// The player ratings of one gaming day (of one player, or of all) under the
+/// calendar and the rating rule in force.
+pub fn rating_report(conn: &mut AnyConnection, day: NaiveDate, player_id: Option<&str>) -> Result<RatingReport, FloorError> {
+    use crate::ledger::AccountId;
+    use crate::store::schema::{bets as b, casino_tables as ct, rounds as r, transfers as t, users as u};
+    let calendar = calendar(conn)?;
+    let rule = rating_rule(conn)?;
+    let (from, to) = calendar.day_bounds(day);
+    let (from_us, to_us) = (from.timestamp_micros(), to.timestamp_micros());
+
+    type TransferRow = (Option<String>, Option<String>, Option<String>, String, String, String, i64, i64);
+    let mut query = t::table
+        .filter(t::created_at_us.ge(from_us).and(t::created_at_us.lt(to_us)))
+        .filter(t::table_id.is_not_null())
+        .select((t::table_id, t::round_id, t::bet_id, t::kind, t::debit_account, t::credit_account, t::amount_minor, t::created_at_us))
+        .into_boxed();
+    query = match player_id {
+        Some(p) => {
+            let wallet = AccountId::wallet(p).to_string();
+            query.filter(t::debit_account.eq(wallet.clone()).or(t::credit_account.eq(wallet)))
+        }
+        None => query.filter(t::debit_account.like("wallet:%").or(t::credit_account.like("wallet:%"))),
+    };
+    let transfers: Vec<TransferRow> = query.load(conn)?;
+    let round_ends: Vec<(String, i64)> = r::table
+        .filter(r::updated_at_us.ge(from_us).and(r::updated_at_us.lt(to_us)))
+        .filter(r::status.eq_any(["settled", "voided"]))
+        .select((r::id, r::updated_at_us))
+        .load(conn)?;
+    // The side bets staked that day and settled (won, lost or pushed), whenever.
+    let staked_bets: Vec<&str> = transfers
+        .iter()
+        .filter(|row| row.3 == "bet_stake")
+        .filter_map(|row| row.2.as_deref())
+        .collect();
+    let mut bet_rows: Vec<(String, String, String, String, i64)> = Vec::with_capacity(staked_bets.len());
+    for chunk in staked_bets.chunks(MAX_IDS_PER_QUERY) {
+        bet_rows.extend(
+            b::table
+                .filter(b::id.eq_any(chunk))
+                .filter(b::status.eq_any(["won", "lost", "pushed"]))
+                .select((b::id, b::pay_table_id, b::kind, b::selection, b::amount_minor))
+                .load::<(String, String, String, String, i64)>(conn)?,
+        );
+    }
+    let mut certificates = Certificates::default();
+    let mut settled_bets = HashMap::with_capacity(bet_rows.len());
+    for (id, pay_table_id, kind, selection, stake) in &bet_rows {
+        let certified = certificates.bet(conn, pay_table_id, kind, selection)?;
+        settled_bets.insert(
+            id.as_str(),
+            ratings::RatedBet {
+                stake_minor: *stake,
+                house_edge: house_edge(&certified.rtp),
+            },
+        );
+    }
+    let facts: Vec<ratings::WalletTransfer> = transfers
+        .iter()
+        .flat_map(|(table_id, round_id, bet_id, kind, debit, credit, amount, at)| {
+            let table_id = table_id.as_deref()?;
+            let fact = |player_id, out_of_wallet| ratings::WalletTransfer {
+                player_id,
+                table_id,
+                round_id: round_id.as_deref(),
+                bet_id: bet_id.as_deref(),
+                kind,
+                out_of_wallet,
+                amount_minor: *amount,
+                at_us: *at,
+            };
+            // A transfer between two wallets is a movement of each.
+            let out = debit.strip_prefix("wallet:").map(|p| fact(p, true));
+            let into = credit.strip_prefix("wallet:").map(|p| fact(p, false));
+            Some([out, into].into_iter().flatten().filter(|f| player_id.is_none_or(|p| p == f.player_id)))
+        })
+        .flatten()
+        .collect();
+    let round_ends_us: HashMap<&str, i64> = round_ends.iter().map(|(id, at)| (id.as_str(), *at)).collect();
+    let mut sessions = ratings::sessions(&rule, &facts, &round_ends_us, &settled_bets);
+
+    let tables: HashMap<String, String> = ct::table.select((ct::id, ct::name)).load(conn)?.into_iter().collect();
+    let player_ids: Vec<&str> = sessions.iter().map(|s| s.player_id.as_str()).collect::<std::collections::BTreeSet<_>>().into_iter().collect();
+    let mut usernames: HashMap<String, String> = HashMap::with_capacity(player_ids.len());
+    for chunk in player_ids.chunks(MAX_IDS_PER_QUERY) {
+        usernames.extend(u::table.filter(u::id.eq_any(chunk)).select((u::id, u::username)).load::<(String, String)>(conn)?);
+    }
+    for s in &mut sessions {
+        s.username = usernames.get(&s.player_id).cloned();
+        s.table_name = tables.get(&s.table_id).cloned();
+    }
+    Ok(RatingReport {
+        gaming_day: day.to_string(),
+        timezone: calendar.spec().timezone,
+        from_us,
+        to_us,
+        rule: rule.spec(),
+        sessions,
+    })
 }

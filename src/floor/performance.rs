@@ -1,6 +1,6 @@
 //! Table performance over a gaming day (docs/floor.md, "Table performance"):
-//! rounds, drop, house win, hold and theoretical win with its 99% band, per
-//! table and shift. Pure: facts read from the ledger, the rounds and the bets
+//! rounds, open hours and rounds per hour, drop, house win, hold and
+//! theoretical win with its 99% band, per table and shift. Pure: facts read from the ledger, the rounds and the bets
 //! in; lines out.
 
 use rust_decimal::prelude::{FromPrimitive, ToPrimitive};
@@ -29,6 +29,14 @@ pub struct RoundFact<'a> {
     pub at_us: i64,
 }
 
+/// A span of time a table was open (between its `table_opened` and
+/// `table_closed` events), clipped to the day and to the present.
+pub struct OpenSpell<'a> {
+    pub table_id: &'a str,
+    pub from_us: i64,
+    pub to_us: i64,
+}
+
 /// A settled side bet, with what its certificate says of its kind.
 pub struct BetFact<'a> {
     pub table_id: &'a str,
@@ -55,6 +63,12 @@ pub struct PerformanceLine {
     pub shift: Option<String>,
     pub rounds: i64,
     pub voided_rounds: i64,
+    /// Hours the table was open in the period (on the floor's line, the tables' open hours summed), to 2 places.
+    #[schema(value_type = String, example = "7.50")]
+    pub open_hours: String,
+    /// rounds / open hours, to 1 place; null when the table was not open.
+    #[schema(value_type = Option<String>, example = "42.0")]
+    pub rounds_per_hour: Option<String>,
     /// What players put at risk: every transfer of the table from a wallet, less the refunds back to one.
     #[schema(value_type = String, example = "1250.00")]
     pub drop: String,
@@ -94,14 +108,17 @@ pub struct TableInfo<'a> {
 struct Tally<'a> {
     rounds: i64,
     voided_rounds: i64,
+    open_us: i64,
     drop_minor: i64,
     win_minor: i64,
     fees_minor: i64,
     bets: Vec<&'a BetFact<'a>>,
 }
 
-const FEE_KINDS: [&str; 2] = ["seat_fee", "lobo_fee"];
-const REFUND_KINDS: [&str; 2] = ["refund", "bet_refund"];
+/// The transfers that are fees: the house's whole edge on them.
+pub(super) const FEE_KINDS: [&str; 2] = ["seat_fee", "lobo_fee"];
+/// The transfers that give a player's money back (a voided round, the corte returned).
+pub(super) const REFUND_KINDS: [&str; 2] = ["refund", "bet_refund"];
 const HOUSE_ACCOUNTS: [&str; 2] = ["house:bankroll", "house:revenue"];
 
 /// The lines of a gaming day: for each table with activity, one per shift
@@ -110,6 +127,7 @@ const HOUSE_ACCOUNTS: [&str; 2] = ["house:bankroll", "house:revenue"];
 pub fn day_lines<'a>(
     shifts: &[(&str, i64, i64)],
     tables: &[TableInfo<'_>],
+    open: &[OpenSpell<'a>],
     transfers: &[TransferFact<'a>],
     rounds: &[RoundFact<'a>],
     bets: &'a [BetFact<'a>],
@@ -117,6 +135,17 @@ pub fn day_lines<'a>(
     let shift_of = |at_us: i64| shifts.iter().position(|(_, from, to)| *from <= at_us && at_us < *to);
     // Keyed by (table or None for the floor, shift or None for the day).
     let mut tallies: BTreeMap<(Option<&str>, Option<usize>), Tally<'a>> = BTreeMap::new();
+    for spell in open {
+        for (k, (_, from, to)) in shifts.iter().enumerate() {
+            let overlap_us = spell.to_us.min(*to) - spell.from_us.max(*from);
+            if overlap_us <= 0 {
+                continue;
+            }
+            for key in [(Some(spell.table_id), Some(k)), (Some(spell.table_id), None), (None, Some(k)), (None, None)] {
+                tallies.entry(key).or_default().open_us += overlap_us;
+            }
+        }
+    }
     let mut each = |table: &'a str, at_us: i64, f: &mut dyn FnMut(&mut Tally<'a>)| {
         let Some(shift) = shift_of(at_us) else { return };
         for key in [(Some(table), Some(shift)), (Some(table), None), (None, Some(shift)), (None, None)] {
@@ -210,6 +239,11 @@ fn line(tally: &Tally<'_>, table_id: Option<&str>, info: Option<&TableInfo<'_>>,
         shift: shift.map(str::to_owned),
         rounds: tally.rounds,
         voided_rounds: tally.voided_rounds,
+        open_hours: format!("{:.2}", hours(tally.open_us).round_dp_with_strategy(2, RoundingStrategy::MidpointNearestEven)),
+        rounds_per_hour: (tally.open_us > 0).then(|| {
+            let rate = Decimal::from(tally.rounds) / hours(tally.open_us);
+            format!("{:.1}", rate.round_dp_with_strategy(1, RoundingStrategy::MidpointNearestEven))
+        }),
         drop: format_minor(tally.drop_minor),
         house_win: format_minor(tally.win_minor),
         hold_percent: (tally.drop_minor != 0).then(|| {
@@ -225,8 +259,14 @@ fn line(tally: &Tally<'_>, table_id: Option<&str>, info: Option<&TableInfo<'_>>,
     }
 }
 
+fn hours(us: i64) -> Decimal {
+    Decimal::from(us) / Decimal::from(MICROS_PER_HOUR)
+}
+
+const MICROS_PER_HOUR: i64 = 3_600_000_000;
+
 /// Minor units (any precision) as money, rounded half to even to the cent.
-fn money(minor: Decimal) -> String {
+pub(super) fn money(minor: Decimal) -> String {
     let units = minor / Decimal::from(10i64.pow(MINOR_DIGITS));
     let cents = units.round_dp_with_strategy(MINOR_DIGITS, RoundingStrategy::MidpointNearestEven);
     format_minor((cents * Decimal::from(10i64.pow(MINOR_DIGITS))).to_i64().unwrap_or(i64::MAX))
@@ -235,18 +275,20 @@ fn money(minor: Decimal) -> String {
 /// The lines as CSV, a header first.
 pub fn to_csv(gaming_day: &str, lines: &[PerformanceLine]) -> String {
     let mut out = String::from(
-        "gaming_day,table_id,table_name,game,shift,rounds,voided_rounds,drop,house_win,hold_percent,covered_win,theo_win,theo_sd,actual_minus_theo,band_99,outside_band\n",
+        "gaming_day,table_id,table_name,game,shift,rounds,voided_rounds,open_hours,rounds_per_hour,drop,house_win,hold_percent,covered_win,theo_win,theo_sd,actual_minus_theo,band_99,outside_band\n",
     );
     for l in lines {
         let text = |v: &Option<String>| csv_field(v.as_deref().unwrap_or(""));
         out.push_str(&format!(
-            "{gaming_day},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{}\n",
+            "{gaming_day},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{}\n",
             text(&l.table_id),
             text(&l.table_name),
             text(&l.game),
             text(&l.shift),
             l.rounds,
             l.voided_rounds,
+            l.open_hours,
+            l.rounds_per_hour.as_deref().unwrap_or(""),
             l.drop,
             l.house_win,
             l.hold_percent.as_deref().unwrap_or(""),
@@ -262,7 +304,7 @@ pub fn to_csv(gaming_day: &str, lines: &[PerformanceLine]) -> String {
 }
 
 /// A CSV field, quoted when it holds a comma, a quote or a line break.
-fn csv_field(s: &str) -> String {
+pub(super) fn csv_field(s: &str) -> String {
     if s.contains([',', '"', '\n', '\r']) {
         format!("\"{}\"", s.replace('"', "\"\""))
     } else {

@@ -221,8 +221,16 @@ both_backends! {
             bets.extend(placed);
         }
         let house_win = house_net(house_accounts(&app).await) - house_net(house_before);
+        let asked_at_us = chrono::Utc::now().timestamp_micros();
         let report = app.get("/api/v1/floor/tables", Some(&c.pitboss.token)).await.expect(200);
+        let answered_at_us = chrono::Utc::now().timestamp_micros();
         let line = day_line(&report, Some(&c.table));
+        // Open since the table_opened event, to the present: 3 rounds over that time.
+        let opened = app.events("table_opened").await;
+        let opened_at_us = opened.iter().find(|e| e["subject"] == c.table.as_str()).unwrap()["at_us"].as_i64().unwrap();
+        let per_hour = Decimal::from_str(s(&line["rounds_per_hour"])).unwrap();
+        let rate = |until_us: i64| Decimal::from(3 * 3_600_000_000i64) / Decimal::from(until_us - opened_at_us);
+        assert!(rate(answered_at_us) - Decimal::new(1, 1) <= per_hour && per_hour <= rate(asked_at_us) + Decimal::new(1, 1), "{line}");
         assert_eq!((line["rounds"].as_i64(), line["voided_rounds"].as_i64()), (Some(3), Some(0)), "{line}");
         assert_eq!(minor(s(&line["house_win"])), house_win, "{line}");
         let drop = drop_of(&app, &rounds).await;
@@ -238,15 +246,31 @@ both_backends! {
         let csv = app.get("/api/v1/floor/tables?format=csv", Some(&app.auditor().await.token.clone())).await;
         assert_eq!(csv.status, 200);
         assert!(csv.text.starts_with("gaming_day,table_id,table_name,game,shift,rounds,"), "{}", csv.text);
-        let row = csv.text.lines().find(|l| l.contains(&c.table) && l.split(',').nth(4) == Some("")).unwrap();
-        assert!(row.contains(&format!(",3,0,{},{},", s(&line["drop"]), s(&line["house_win"]))), "{row}");
+        // Rounds per hour is of the time open until the present, so it moves between two reads.
+        let rows = without_rounds_per_hour(&csv.text);
+        let row = rows.lines().find(|l| l.contains(&c.table) && l.split(',').nth(4) == Some("")).unwrap();
+        let expected = format!(",3,0,{},,{},{},", s(&line["open_hours"]), s(&line["drop"]), s(&line["house_win"]));
+        assert!(row.contains(&expected), "{row}");
         // And from the command line, on the database itself.
         let day = s(&report["gaming_day"]);
         let o = crate::checkpoints::djego(&["report", "tables", "--database-url", app.db.url(), "--gaming-day", day, "--csv"]).await;
         assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
         let by_day = app.get(&format!("/api/v1/floor/tables?format=csv&gaming_day={day}"), Some(&c.pitboss.token)).await;
-        assert_eq!(String::from_utf8_lossy(&o.stdout), by_day.text);
+        assert_eq!(without_rounds_per_hour(&String::from_utf8_lossy(&o.stdout)), without_rounds_per_hour(&by_day.text));
     }
+}
+
+/// The table report's CSV with its `rounds_per_hour` column emptied.
+fn without_rounds_per_hour(csv: &str) -> String {
+    let column = csv.lines().next().unwrap().split(',').position(|c| c == "rounds_per_hour").unwrap();
+    csv.lines()
+        .map(|line| {
+            // Quoted fields hold no comma in these tests (names are "Centrale xxxxxxxx").
+            let mut fields: Vec<&str> = line.split(',').collect();
+            fields[column] = "";
+            fields.join(",") + "\n"
+        })
+        .collect()
 }
 
 both_backends! {
@@ -286,5 +310,132 @@ both_backends! {
         }
         let empty = app.get("/api/v1/floor/tables?gaming_day=2020-01-01", Some(&pitboss.token)).await.expect(200);
         assert_eq!(empty["lines"], json!([]));
+    }
+}
+
+// ---------------------------------------------------------------------------
+// Player ratings
+// ---------------------------------------------------------------------------
+
+const RULE: &str = "/api/v1/floor/rating-rule";
+
+fn sessions_of<'a>(report: &'a Value, player: &str) -> Vec<&'a Value> {
+    report["sessions"].as_array().unwrap().iter().filter(|s| s["player_id"] == player).collect()
+}
+
+both_backends! {
+    async fn player_ratings_reconcile_to_each_wallet(app: TestApp) {
+        let c = casino(&app, TableOptions { seat_fee: Some("0.25"), ..Default::default() }).await;
+        calendar_with_cut_off_in(&app, &c.pitboss, 12 * 3600).await;
+        let rule = json!({ "session_gap_minutes": 30, "points_per_theo_unit": "10" });
+        app.put(RULE, Some(&c.pitboss.token), &rule, None).await.expect(200);
+        let mut wallets_before = Vec::new();
+        for p in &c.players {
+            wallets_before.push(account_net(&app, &format!("wallet:{}", p.id)).await);
+        }
+        let (mut rounds, mut bets) = (Vec::new(), Vec::new());
+        for salt in 0..2 {
+            let (id, placed) = round_with_bets(&app, &c, salt).await;
+            rounds.push(id);
+            bets.push(placed);
+        }
+        let report = app.get("/api/v1/floor/players", Some(&c.pitboss.token)).await.expect(200);
+        assert_eq!(report["rule"], rule);
+        for (i, p) in c.players.iter().enumerate() {
+            let mine = sessions_of(&report, &p.id);
+            assert_eq!(mine.len(), 1, "{report}");
+            let session = mine[0];
+            assert_eq!((session["table_id"].as_str(), session["rounds"].as_i64()), (Some(c.table.as_str()), Some(2)));
+            assert_eq!(session["username"], p.username.as_str());
+            let result = account_net(&app, &format!("wallet:{}", p.id)).await - wallets_before[i];
+            assert_eq!(minor(s(&session["actual_result"])), result, "{session}");
+            let staked = staked_by(&app, &rounds, &p.id).await;
+            assert_eq!(minor(s(&session["staked"])), staked, "{session}");
+            // round_with_bets places bet k for player k mod n.
+            let mine: Vec<_> = bets
+                .iter()
+                .flat_map(|placed| placed.iter().enumerate().filter(|(k, _)| k % c.players.len() == i).map(|(_, b)| b.clone()))
+                .collect();
+            let theo = side_bet_theo_minor(&app, &c, &mine).await + Decimal::from(2 * c.seat_fee);
+            assert_eq!(s(&session["theo_loss"]), cents(theo), "{session}");
+            let points = (theo / Decimal::from(100) * Decimal::from(10)).floor();
+            assert_eq!(Decimal::from(session["points"].as_i64().unwrap()), points, "{session}");
+            assert!(session["started_at_us"].as_i64() <= session["ended_at_us"].as_i64());
+        }
+
+        // A player sees their own sessions, and only theirs.
+        let ana = &c.players[0];
+        let own = app.get("/api/v1/floor/players", Some(&ana.token)).await.expect(200);
+        assert_eq!(own["sessions"], json!(sessions_of(&report, &ana.id)));
+        let named = app.get(&format!("/api/v1/floor/players?player_id={}", ana.id), Some(&ana.token)).await.expect(200);
+        assert_eq!(named["sessions"], own["sessions"]);
+        let other = &c.players[1].id;
+        app.get(&format!("/api/v1/floor/players?player_id={other}"), Some(&ana.token)).await.assert_error(403, "forbidden");
+        app.get("/api/v1/floor/players", Some(&c.dealer.token)).await.assert_error(403, "forbidden");
+        // The auditor's CSV and the command line's are the same.
+        let day = s(&report["gaming_day"]);
+        let csv = app.get(&format!("/api/v1/floor/players?format=csv&gaming_day={day}"), Some(&app.auditor().await.token.clone())).await;
+        assert_eq!(csv.status, 200);
+        assert!(csv.text.starts_with("gaming_day,player_id,username,table_id,"), "{}", csv.text);
+        assert_eq!(csv.text.lines().count(), 1 + report["sessions"].as_array().unwrap().len());
+        let o = crate::checkpoints::djego(&["report", "players", "--database-url", app.db.url(), "--gaming-day", day, "--csv"]).await;
+        assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+        assert_eq!(String::from_utf8_lossy(&o.stdout), csv.text);
+        // Ratings are computed when read: a new rule applies to the day already played.
+        let short = json!({ "session_gap_minutes": 1, "points_per_theo_unit": "1" });
+        app.put(RULE, Some(&c.pitboss.token), &short, None).await.expect(200);
+        let again = app.get("/api/v1/floor/players", Some(&c.pitboss.token)).await.expect(200);
+        for (before, after) in report["sessions"].as_array().unwrap().iter().zip(again["sessions"].as_array().unwrap()) {
+            let theo = Decimal::from_str(s(&before["theo_loss"])).unwrap();
+            assert_eq!(Decimal::from(after["points"].as_i64().unwrap()), theo.floor(), "{after}");
+            assert_eq!(before["theo_loss"], after["theo_loss"]);
+        }
+    }
+}
+
+/// What a player put into the rounds, from their recalls: transfers from their
+/// wallet, less the refunds back to it.
+async fn staked_by(app: &TestApp, rounds: &[String], player: &str) -> i64 {
+    let wallet = format!("wallet:{player}");
+    let mut staked = 0;
+    for id in rounds {
+        for t in recall(app, id).await["transfers"].as_array().unwrap() {
+            let amount = minor(s(&t["amount"]));
+            if t["debit_account"] == wallet.as_str() {
+                staked += amount;
+            } else if t["credit_account"] == wallet.as_str() && ["refund", "bet_refund"].contains(&s(&t["kind"])) {
+                staked -= amount;
+            }
+        }
+    }
+    staked
+}
+
+both_backends! {
+    async fn the_rating_rule_is_set_by_a_pit_boss_and_recorded(app: TestApp) {
+        let pitboss = app.create_user(Role::Pitboss).await;
+        let player = app.create_user(Role::Player).await;
+        let default = app.get(RULE, Some(&player.token)).await.expect(200);
+        assert_eq!(default, json!({ "session_gap_minutes": 30, "points_per_theo_unit": "1" }));
+        for body in [
+            json!({ "session_gap_minutes": 0, "points_per_theo_unit": "1" }),
+            json!({ "session_gap_minutes": 1441, "points_per_theo_unit": "1" }),
+            json!({ "session_gap_minutes": 30, "points_per_theo_unit": "-1" }),
+            json!({ "session_gap_minutes": 30, "points_per_theo_unit": "0.00001" }),
+            json!({ "session_gap_minutes": 30, "points_per_theo_unit": "abc" }),
+        ] {
+            app.put(RULE, Some(&pitboss.token), &body, None).await.assert_error(422, "invalid_rating_rule");
+        }
+        let rule = json!({ "session_gap_minutes": 45, "points_per_theo_unit": "2.50" });
+        app.put(RULE, Some(&player.token), &rule, None).await.assert_error(403, "forbidden");
+        assert!(app.events("floor_rating_rule_changed").await.is_empty());
+        let set = app.put(RULE, Some(&pitboss.token), &rule, Some("rule-1")).await.expect(200);
+        assert_eq!(set, json!({ "session_gap_minutes": 45, "points_per_theo_unit": "2.5" }));
+        assert_eq!(app.get(RULE, Some(&player.token)).await.expect(200), set);
+        let events = app.events("floor_rating_rule_changed").await;
+        assert_eq!(events.len(), 1, "{events:?}");
+        assert_eq!(events[0]["actor_id"], pitboss.id.as_str());
+        let details: Value = serde_json::from_str(events[0]["details"].as_str().unwrap()).unwrap();
+        assert_eq!((details["old"]["session_gap_minutes"].as_i64(), details["new"]["session_gap_minutes"].as_i64()), (Some(30), Some(45)));
     }
 }

@@ -73,6 +73,23 @@ fn cases() -> Vec<Case> {
             &[Pitboss, Auditor],
             200,
         ),
+        case("rating rule", Method::GET, |_| "/api/v1/floor/rating-rule".into(), none, ALL, 200),
+        case(
+            "player ratings",
+            Method::GET,
+            |_| "/api/v1/floor/players".into(),
+            none,
+            &[Pitboss, Auditor, Player],
+            200,
+        ),
+        case(
+            "set rating rule",
+            Method::PUT,
+            |_| "/api/v1/floor/rating-rule".into(),
+            |_| Some(json!({ "session_gap_minutes": 20, "points_per_theo_unit": "1" })),
+            &[Pitboss],
+            200,
+        ),
         case(
             "set floor calendar",
             Method::PUT,

@@ -52,7 +52,9 @@ fn a_day_by_hand() {
         RoundFact { table_id: "t1", voided: false, at_us: 150 },
     ];
     let bets = [bet(1000, 0), bet(200, 600)];
-    let lines = day_lines(&shifts, &tables, &transfers, &rounds, &bets);
+    // Open from 50 to 200 (after the day too): 0.5 of the first shift, all the second.
+    let open = [OpenSpell { table_id: "t1", from_us: 50, to_us: 200 }];
+    let lines = day_lines(&shifts, &tables, &open, &transfers, &rounds, &bets);
     let shown: Vec<(Option<&str>, Option<&str>)> =
         lines.iter().map(|l| (l.table_id.as_deref(), l.shift.as_deref())).collect();
     assert_eq!(
@@ -92,7 +94,7 @@ fn a_day_by_hand() {
     assert!(rows.next().unwrap().starts_with("gaming_day,table_id,table_name,"));
     assert_eq!(
         rows.nth(2).unwrap(),
-        "2026-11-24,t1,\"Mesa, 1\",prima_carta,,1,1,12.50,6.50,52.00,6.50,1.10,10.20,5.40,26.27,false"
+        "2026-11-24,t1,\"Mesa, 1\",prima_carta,,1,1,0.00,24000000.0,12.50,6.50,52.00,6.50,1.10,10.20,5.40,26.27,false"
     );
     assert_eq!(csv.lines().count(), 7);
 }
@@ -109,8 +111,42 @@ fn a_table_far_from_its_theoretical_win_is_flagged() {
             ..bet(100, 0)
         })
         .collect();
-    let lines = day_lines(&shifts, &[], &[], &[], &bets);
+    let lines = day_lines(&shifts, &[], &[], &[], &[], &bets);
     let day = lines.iter().find(|l| l.table_id.is_some() && l.shift.is_none()).unwrap();
     assert_eq!((day.theo_win.as_str(), day.actual_minus_theo.as_str()), ("5.00", "95.00"));
     assert!(day.outside_band, "{day:?}");
+}
+
+/// A table open from 07:00 to 16:30 on shifts 06:00–14:00 and 14:00–22:00,
+/// closed for an hour at 10:00, dealing 60 rounds in each shift.
+#[test]
+fn rounds_per_hour_count_the_hours_open() {
+    const HOUR: i64 = 3_600_000_000;
+    let shifts = [("day", 6 * HOUR, 14 * HOUR), ("swing", 14 * HOUR, 22 * HOUR)];
+    let open = [
+        OpenSpell { table_id: "t1", from_us: 7 * HOUR, to_us: 10 * HOUR },
+        OpenSpell { table_id: "t1", from_us: 11 * HOUR, to_us: 16 * HOUR + HOUR / 2 },
+    ];
+    let rounds: Vec<RoundFact> = (0..120)
+        .map(|i| RoundFact { table_id: "t1", voided: false, at_us: if i < 60 { 8 * HOUR } else { 15 * HOUR } })
+        .collect();
+    let lines = day_lines(&shifts, &[], &open, &[], &rounds, &[]);
+    let figures: Vec<(Option<&str>, Option<&str>, &str, Option<&str>)> = lines
+        .iter()
+        .map(|l| (l.table_id.as_deref(), l.shift.as_deref(), l.open_hours.as_str(), l.rounds_per_hour.as_deref()))
+        .collect();
+    assert_eq!(
+        figures,
+        [
+            (Some("t1"), Some("day"), "6.00", Some("10.0")),
+            (Some("t1"), Some("swing"), "2.50", Some("24.0")),
+            (Some("t1"), None, "8.50", Some("14.1")),
+            (None, Some("day"), "6.00", Some("10.0")),
+            (None, Some("swing"), "2.50", Some("24.0")),
+            (None, None, "8.50", Some("14.1")),
+        ]
+    );
+    // A table open with nothing dealt has a line of zero rounds.
+    let idle = day_lines(&shifts, &[], &open[..1], &[], &[], &[]);
+    assert_eq!((idle[0].rounds, idle[0].rounds_per_hour.as_deref()), (0, Some("0.0")));
 }
