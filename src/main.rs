@@ -83,14 +83,17 @@ enum Command {
 enum ReportCommand {
     /// Table performance over a gaming day: rounds, drop, house win, hold, theoretical win
     /// with its 99% band, per table and shift (as `GET /api/v1/floor/tables`).
-    Tables(ReportTablesArgs),
+    Tables(ReportDayArgs),
     /// Player ratings over a gaming day: each player's sessions per table, with time, rounds,
     /// staked, average bet, actual result, theoretical loss and points (as `GET /api/v1/floor/players`).
     Players(ReportPlayersArgs),
+    /// Dealer performance over a gaming day: per dealer and shift, the play while they were in the
+    /// box, with hours, rounds per hour, hold and the theoretical win's 99% band (as `GET /api/v1/floor/dealers`).
+    Dealers(ReportDayArgs),
 }
 
 #[derive(Args)]
-pub struct ReportTablesArgs {
+pub struct ReportDayArgs {
     #[command(flatten)]
     pub database: DatabaseArgs,
     /// The gaming day, YYYY-MM-DD (default: the present one under the floor calendar).
@@ -499,6 +502,9 @@ fn run(cli: Cli) -> Result<ExitCode, String> {
         Command::Report {
             command: ReportCommand::Players(args),
         } => cli::report::players(args),
+        Command::Report {
+            command: ReportCommand::Dealers(args),
+        } => cli::report::dealers(args),
         Command::Openapi => cli::serve::openapi(),
     }
 }

@@ -1,7 +1,7 @@
 //! The append-only log of significant events (docs/architecture.md) that auditors read:
 //! tables opened and closed, pay tables installed, role changes, failed
 //! logins, logouts and ended sessions, token key rotations, voids, corrections,
-//! seed reveals, checkpoints, changes of the floor calendar and rating rule. Rows are only ever inserted (triggers refuse
+//! seed reveals, checkpoints, changes of the floor calendar and rating rule, dealers signing in and out of a table. Rows are only ever inserted (triggers refuse
 //! anything else), and each checkpoint chains the events recorded since the
 //! last one (`checkpoints::event_chain`).
 
@@ -37,6 +37,8 @@ pub enum EventKind {
     CheckpointTaken,
     FloorCalendarChanged,
     FloorRatingRuleChanged,
+    DealerSignedIn,
+    DealerSignedOut,
 }
 
 impl EventKind {
@@ -65,6 +67,8 @@ impl EventKind {
             EventKind::CheckpointTaken => "checkpoint_taken",
             EventKind::FloorCalendarChanged => "floor_calendar_changed",
             EventKind::FloorRatingRuleChanged => "floor_rating_rule_changed",
+            EventKind::DealerSignedIn => "dealer_signed_in",
+            EventKind::DealerSignedOut => "dealer_signed_out",
         }
     }
 }

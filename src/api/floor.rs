@@ -2,7 +2,7 @@
 //! shifts, the rating rule, table performance and player ratings.
 
 use actix_web::http::StatusCode;
-use actix_web::{get, put, web, HttpRequest, HttpResponse};
+use actix_web::{get, post, put, web, HttpRequest, HttpResponse};
 use chrono::{DateTime, NaiveDate, Utc};
 use serde::{Deserialize, Serialize};
 use utoipa::{IntoParams, ToSchema};
@@ -12,13 +12,20 @@ use super::idempotency::{self, IdempotentRequest};
 use super::state::AppState;
 use crate::auth::Caller;
 use crate::domain::Role;
-use crate::floor::{self, CalendarSpec, DayReport, FloorCalendar, FloorError, RatingReport, RatingRule, RatingRuleSpec, ShiftSpec};
+use crate::floor::{
+    self, CalendarSpec, DayReport, DealerInBox, DealerReport, FloorCalendar, FloorError, RatingReport, RatingRule,
+    RatingRuleSpec, ShiftSpec,
+};
 
 impl From<FloorError> for ApiError {
     fn from(e: FloorError) -> ApiError {
         match e {
             FloorError::Calendar(e) => ApiError::unprocessable("invalid_calendar", e.to_string()),
             FloorError::RatingRule(e) => ApiError::unprocessable("invalid_rating_rule", e.to_string()),
+            e @ FloorError::TableClosed => ApiError::new(StatusCode::CONFLICT, "table_closed", e.to_string()),
+            FloorError::NoSuchTable => ApiError::not_found("table"),
+            e @ FloorError::NotAssigned => ApiError::unprocessable("not_assigned", e.to_string()),
+            e @ FloorError::NotSignedIn => ApiError::new(StatusCode::CONFLICT, "not_signed_in", e.to_string()),
             e @ (FloorError::StoredSetting(..) | FloorError::StoredCertificate(..)) => ApiError::internal(e.to_string()),
             FloorError::Database(e) => e.into(),
             FloorError::Store(e) => e.into(),
@@ -282,6 +289,156 @@ pub async fn player_ratings(
     if csv {
         let body = floor::ratings::to_csv(&report.gaming_day, &report.sessions);
         Ok(HttpResponse::Ok().content_type("text/csv").body(body))
+    } else {
+        Ok(HttpResponse::Ok().json(report))
+    }
+}
+
+/// Who is dealing at a table.
+#[derive(Serialize, ToSchema)]
+pub struct TableDealer {
+    pub table_id: String,
+    /// Null when no dealer is signed in.
+    pub dealer: Option<DealerInBox>,
+}
+
+/// Whom a sign-in or sign-out is for.
+#[derive(Deserialize, Serialize, ToSchema, Default)]
+#[serde(deny_unknown_fields)]
+pub struct DealerSignRequest {
+    /// The dealer (a pit boss names one; a dealer may leave it out or name themself).
+    pub dealer_id: Option<String>,
+}
+
+/// The dealer the caller acts for: a dealer only for themself, a pit boss for anyone named.
+fn acting_for(caller: &Caller, asked: Option<String>) -> ApiResult<String> {
+    caller.require(&[Role::Dealer, Role::Pitboss])?;
+    match (caller.role, asked) {
+        (Role::Dealer, None) => Ok(caller.user_id.clone()),
+        (Role::Dealer, Some(id)) if id == caller.user_id => Ok(id),
+        (Role::Dealer, Some(_)) => Err(ApiError::forbidden("a dealer signs only themself in and out")),
+        (_, Some(id)) => Ok(id),
+        (_, None) => Err(ApiError::unprocessable("dealer_required", "name the dealer: dealer_id")),
+    }
+}
+
+/// Who is dealing at a table now, and since when (any role).
+#[utoipa::path(tag = "floor", security(("bearer" = [])), responses(
+    (status = 200, body = TableDealer),
+    (status = 404, body = super::error::ErrorBody),
+))]
+#[get("/api/v1/tables/{table_id}/dealer")]
+pub async fn table_dealer(state: web::Data<AppState>, _caller: Caller, path: web::Path<String>) -> ApiResult<web::Json<TableDealer>> {
+    let table_id = path.into_inner();
+    let view = state
+        .blocking(move |s| {
+            s.db.read(|conn| {
+                super::tables::load_table(conn, &table_id)?;
+                let dealer = floor::dealer_in_box(conn, &table_id)?;
+                Ok::<_, ApiError>(TableDealer { table_id, dealer })
+            })
+        })
+        .await?;
+    Ok(web::Json(view))
+}
+
+/// Signs a dealer in at an open table they are assigned to (the dealer, or a
+/// pit boss for them): the relief of whoever was dealing there, who is
+/// signed out, and the dealer is signed out of any other table. Significant
+/// events `dealer_signed_in` and `dealer_signed_out`.
+#[utoipa::path(tag = "floor", security(("bearer" = [])), request_body = DealerSignRequest,
+    params(super::contract::IdempotencyKeyHeader),
+    responses(
+    (status = 200, body = TableDealer),
+    (status = 403, body = super::error::ErrorBody),
+    (status = 404, body = super::error::ErrorBody),
+    (status = 409, body = super::error::ErrorBody, description = "The table is closed."),
+    (status = 422, body = super::error::ErrorBody, description = "The dealer is not assigned to the table, or a pit boss named no dealer."),
+))]
+#[post("/api/v1/tables/{table_id}/dealer/sign-in")]
+pub async fn sign_in(
+    state: web::Data<AppState>,
+    caller: Caller,
+    http: HttpRequest,
+    path: web::Path<String>,
+    body: web::Json<DealerSignRequest>,
+) -> ApiResult<HttpResponse> {
+    let idem = IdempotentRequest::from_request(&http, &*body)?;
+    let dealer_id = acting_for(&caller, body.into_inner().dealer_id)?;
+    let table_id = path.into_inner();
+    let caller_id = caller.user_id.clone();
+    idempotency::run(&state, &caller_id, idem, StatusCode::OK, move |conn, _key| {
+        super::tables::load_table(conn, &table_id)?;
+        let dealer = floor::sign_in(conn, &table_id, &dealer_id, &caller.user_id)?;
+        Ok(TableDealer { table_id, dealer: Some(dealer) })
+    })
+    .await
+}
+
+/// Signs the dealer out of the table (a break, the end of a shift): the
+/// dealer, or a pit boss for them. A significant event `dealer_signed_out`.
+#[utoipa::path(tag = "floor", security(("bearer" = [])), request_body = DealerSignRequest,
+    params(super::contract::IdempotencyKeyHeader),
+    responses(
+    (status = 200, body = TableDealer),
+    (status = 403, body = super::error::ErrorBody),
+    (status = 404, body = super::error::ErrorBody),
+    (status = 409, body = super::error::ErrorBody, description = "The dealer is not signed in at this table."),
+    (status = 422, body = super::error::ErrorBody, description = "A pit boss named no dealer."),
+))]
+#[post("/api/v1/tables/{table_id}/dealer/sign-out")]
+pub async fn sign_out(
+    state: web::Data<AppState>,
+    caller: Caller,
+    http: HttpRequest,
+    path: web::Path<String>,
+    body: web::Json<DealerSignRequest>,
+) -> ApiResult<HttpResponse> {
+    let idem = IdempotentRequest::from_request(&http, &*body)?;
+    let dealer_id = acting_for(&caller, body.into_inner().dealer_id)?;
+    let table_id = path.into_inner();
+    let caller_id = caller.user_id.clone();
+    idempotency::run(&state, &caller_id, idem, StatusCode::OK, move |conn, _key| {
+        super::tables::load_table(conn, &table_id)?;
+        floor::sign_out(conn, &table_id, &dealer_id, &caller.user_id)?;
+        Ok(TableDealer { table_id, dealer: None })
+    })
+    .await
+}
+
+/// Dealer performance over a gaming day (pit boss, auditor): per dealer and
+/// shift, the play at whatever table they were dealing — rounds, hours in the
+/// box, rounds per hour, drop, house win, hold, and the theoretical win with
+/// its 99% band, flagged when outside (docs/floor.md). `format=csv` for a
+/// spreadsheet.
+#[utoipa::path(tag = "floor", security(("bearer" = [])), params(TablesParams), responses(
+    (status = 200, description = "The day's lines", content(
+        (DealerReport = "application/json"),
+        (String = "text/csv"),
+    )),
+    (status = 400, body = super::error::ErrorBody),
+    (status = 403, body = super::error::ErrorBody),
+))]
+#[get("/api/v1/floor/dealers")]
+pub async fn dealer_performance(
+    state: web::Data<AppState>,
+    caller: Caller,
+    query: web::Query<TablesParams>,
+) -> ApiResult<HttpResponse> {
+    caller.require(&[Role::Pitboss, Role::Auditor])?;
+    let q = query.into_inner();
+    let csv = is_csv(q.format.as_deref())?;
+    let day = gaming_day(q.gaming_day.as_deref())?;
+    let report = state
+        .blocking(move |s| {
+            s.db.read(|conn| {
+                let day = floor::day_or_today(conn, day)?;
+                floor::dealer_report(conn, day).map_err(ApiError::from)
+            })
+        })
+        .await?;
+    if csv {
+        Ok(HttpResponse::Ok().content_type("text/csv").body(floor::dealer_csv(&report)))
     } else {
         Ok(HttpResponse::Ok().json(report))
     }

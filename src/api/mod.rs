@@ -48,6 +48,7 @@ use utoipa::{Modify, OpenApi};
         lobo::start_round, lobo::get_round, lobo::make_play, lobo::fold, lobo::hint, lobo::recall,
         floor::get_calendar, floor::set_calendar, floor::table_performance,
         floor::get_rating_rule, floor::set_rating_rule, floor::player_ratings,
+        floor::table_dealer, floor::sign_in, floor::sign_out, floor::dealer_performance,
     ),
     modifiers(&BearerAuth, &Conformance),
     tags(
@@ -61,7 +62,7 @@ use utoipa::{Modify, OpenApi};
         (name = "prima carta", description = "Prima Carta rounds at the house table"),
         (name = "side bets", description = "House side bets and pay tables"),
         (name = "lobo", description = "Lobo against the house: rounds, plays, hints, recall"),
-        (name = "floor", description = "Running the floor: gaming days and shifts, table performance, player ratings"),
+        (name = "floor", description = "Running the floor: gaming days and shifts, table and dealer performance, dealers in the box, player ratings"),
     )
 )]
 pub struct ApiDoc;
@@ -166,5 +167,9 @@ pub fn routes(cfg: &mut web::ServiceConfig) {
         .service(floor::table_performance)
         .service(floor::get_rating_rule)
         .service(floor::set_rating_rule)
-        .service(floor::player_ratings);
+        .service(floor::player_ratings)
+        .service(floor::table_dealer)
+        .service(floor::sign_in)
+        .service(floor::sign_out)
+        .service(floor::dealer_performance);
 }

@@ -7,16 +7,30 @@ use djego::config::DatabaseArgs;
 use djego::floor::{self, FloorError};
 use djego::store::AnyConnection;
 
-use crate::{ReportPlayersArgs, ReportTablesArgs};
+use crate::{ReportPlayersArgs, ReportDayArgs};
 
 /// A gaming day's table performance, as JSON or CSV on standard output.
-pub fn tables(args: ReportTablesArgs) -> Result<ExitCode, String> {
+pub fn tables(args: ReportDayArgs) -> Result<ExitCode, String> {
     let report = read(&args.database, |conn| {
         let day = floor::day_or_today(conn, args.gaming_day)?;
         floor::day_report(conn, day)
     })?;
     if args.csv {
         print!("{}", floor::performance::to_csv(&report.gaming_day, &report.lines));
+    } else {
+        println!("{}", serde_json::to_string_pretty(&report).map_err(|e| e.to_string())?);
+    }
+    Ok(ExitCode::SUCCESS)
+}
+
+/// A gaming day's dealer performance, as JSON or CSV on standard output.
+pub fn dealers(args: ReportDayArgs) -> Result<ExitCode, String> {
+    let report = read(&args.database, |conn| {
+        let day = floor::day_or_today(conn, args.gaming_day)?;
+        floor::dealer_report(conn, day)
+    })?;
+    if args.csv {
+        print!("{}", floor::dealer_csv(&report));
     } else {
         println!("{}", serde_json::to_string_pretty(&report).map_err(|e| e.to_string())?);
     }

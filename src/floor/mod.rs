@@ -1,10 +1,12 @@
 //! Running the floor (docs/floor.md). So far: the casino's calendar of
 //! gaming days and shifts and its rating rule, kept in the `settings` table
-//! and changed by a pit boss as significant events; each gaming day's table
-//! performance and player ratings, read from the ledger, the rounds and the
-//! bets.
+//! and changed by a pit boss as significant events; dealers signing in and
+//! out of tables, as significant events; each gaming day's table performance,
+//! dealer performance and player ratings, read from the ledger, the rounds,
+//! the bets and those events.
 
 pub mod calendar;
+pub mod dealers;
 pub mod performance;
 pub mod ratings;
 
@@ -36,6 +38,14 @@ pub enum FloorError {
     Calendar(#[from] CalendarError),
     #[error(transparent)]
     RatingRule(#[from] RatingRuleError),
+    #[error("the table is closed: a dealer signs in at an open table")]
+    TableClosed,
+    #[error("no such table")]
+    NoSuchTable,
+    #[error("this dealer is not assigned to this table")]
+    NotAssigned,
+    #[error("this dealer is not signed in at this table")]
+    NotSignedIn,
     #[error("the stored setting {0} does not read: {1}")]
     StoredSetting(&'static str, String),
     #[error("pay table {0}: its stored certificate does not read: {1}")]
@@ -164,98 +174,149 @@ pub struct DayReport {
 
 /// The table performance of one gaming day under the calendar in force.
 pub fn day_report(conn: &mut AnyConnection, day: NaiveDate) -> Result<DayReport, FloorError> {
-    use crate::store::schema::{bets as b, casino_tables as ct, rounds as r, transfers as t};
-    let calendar = calendar(conn)?;
-    let (from, to) = calendar.day_bounds(day);
-    let (from_us, to_us) = (from.timestamp_micros(), to.timestamp_micros());
-    let shifts: Vec<(String, i64, i64)> = calendar
-        .shift_names()
-        .enumerate()
-        .map(|(k, name)| {
-            let (s, e) = calendar.shift_bounds(day, k);
-            (name.to_owned(), s.timestamp_micros(), e.timestamp_micros())
-        })
-        .collect();
-
-    type TransferRow = (Option<String>, String, String, String, i64, i64);
-    let transfers: Vec<TransferRow> = t::table
-        .filter(t::created_at_us.ge(from_us).and(t::created_at_us.lt(to_us)))
-        .filter(t::table_id.is_not_null())
-        .select((t::table_id, t::kind, t::debit_account, t::credit_account, t::amount_minor, t::created_at_us))
-        .load(conn)?;
-    let rounds: Vec<(String, String, i64)> = r::table
-        .filter(r::updated_at_us.ge(from_us).and(r::updated_at_us.lt(to_us)))
-        .filter(r::status.eq_any(["settled", "voided"]))
-        .select((r::table_id, r::status, r::updated_at_us))
-        .load(conn)?;
-    type BetRow = (String, String, String, String, String, i64, i64, Option<i64>);
-    let bet_rows: Vec<BetRow> = b::table
-        .filter(b::settled_at_us.ge(from_us).and(b::settled_at_us.lt(to_us)))
-        .filter(b::status.eq_any(["won", "lost", "pushed"]))
-        .select((b::table_id, b::round_id, b::pay_table_id, b::kind, b::selection, b::amount_minor, b::returned_minor, b::settled_at_us))
-        .load(conn)?;
-    let table_rows: Vec<(String, String, String)> = ct::table.select((ct::id, ct::name, ct::game)).load(conn)?;
-
-    let mut certificates = Certificates::default();
-    let mut certified = Vec::with_capacity(bet_rows.len());
-    for (_, _, pay_table_id, kind, selection, ..) in &bet_rows {
-        let c = certificates.bet(conn, pay_table_id, kind, selection)?;
-        certified.push((c.bet.clone(), house_edge(&c.rtp), c.std_dev_per_unit));
-    }
-    let bets: Vec<performance::BetFact> = bet_rows
-        .iter()
-        .zip(&certified)
-        .map(|((table_id, round_id, pay_table_id, _, _, stake, returned, settled_at_us), (bet, edge, sd))| {
-            performance::BetFact {
-                table_id,
-                round_id,
-                certified_as: (pay_table_id, bet),
-                stake_minor: *stake,
-                returned_minor: *returned,
-                settled_at_us: settled_at_us.unwrap_or(from_us),
-                house_edge: *edge,
-                sd_per_unit: *sd,
-            }
-        })
-        .collect();
-    let transfer_facts: Vec<performance::TransferFact> = transfers
-        .iter()
-        .filter_map(|(table_id, kind, debit, credit, amount, at)| {
-            Some(performance::TransferFact {
-                table_id: table_id.as_deref()?,
-                kind,
-                debit_account: debit,
-                credit_account: credit,
-                amount_minor: *amount,
-                at_us: *at,
-            })
-        })
-        .collect();
-    let round_facts: Vec<performance::RoundFact> = rounds
-        .iter()
-        .map(|(table_id, status, at)| performance::RoundFact {
-            table_id,
-            voided: status == "voided",
-            at_us: *at,
-        })
-        .collect();
-    let open_spells = open_spells(conn, from_us, to_us.min(chrono::Utc::now().timestamp_micros()))?;
+    let rows = DayRows::load(conn, day)?;
+    let until_us = rows.to_us.min(chrono::Utc::now().timestamp_micros());
+    let open_spells = open_spells(conn, rows.from_us, until_us)?;
     let open: Vec<performance::OpenSpell> = open_spells
         .iter()
         .map(|(table_id, from_us, to_us)| performance::OpenSpell { table_id, from_us: *from_us, to_us: *to_us })
         .collect();
-    let tables: Vec<performance::TableInfo> = table_rows
+    let tables: Vec<performance::TableInfo> = rows
+        .tables
         .iter()
         .map(|(id, name, game)| performance::TableInfo { id, name, game })
         .collect();
-    let shift_bounds: Vec<(&str, i64, i64)> = shifts.iter().map(|(n, s, e)| (n.as_str(), *s, *e)).collect();
+    let lines = rows.lines(&tables, &open, |table_id, _| Some(table_id));
     Ok(DayReport {
         gaming_day: day.to_string(),
-        timezone: calendar.spec().timezone,
-        from_us,
-        to_us,
-        lines: performance::day_lines(&shift_bounds, &tables, &open, &transfer_facts, &round_facts, &bets),
+        timezone: rows.timezone,
+        from_us: rows.from_us,
+        to_us: rows.to_us,
+        lines,
     })
+}
+
+/// What a day's performance is computed from: the ledger's transfers of the
+/// tables, the rounds that ended and the side bets settled that day, with
+/// each bet's certified figures.
+struct DayRows {
+    timezone: String,
+    from_us: i64,
+    to_us: i64,
+    /// The day's shifts: name, start, end.
+    shifts: Vec<(String, i64, i64)>,
+    /// table, kind, debit, credit, amount, instant.
+    transfers: Vec<(Option<String>, String, String, String, i64, i64)>,
+    /// table, status, instant it ended.
+    rounds: Vec<(String, String, i64)>,
+    /// table, round, pay table, stake, returned, settled at; and the certified bet, its house edge and σ per unit.
+    bets: Vec<((String, String, String, i64, i64, Option<i64>), (String, Decimal, f64))>,
+    /// id, name, game.
+    tables: Vec<(String, String, String)>,
+}
+
+impl DayRows {
+    fn load(conn: &mut AnyConnection, day: NaiveDate) -> Result<DayRows, FloorError> {
+        use crate::store::schema::{bets as b, casino_tables as ct, rounds as r, transfers as t};
+        let calendar = calendar(conn)?;
+        let (from, to) = calendar.day_bounds(day);
+        let (from_us, to_us) = (from.timestamp_micros(), to.timestamp_micros());
+        let shifts = calendar
+            .shift_names()
+            .enumerate()
+            .map(|(k, name)| {
+                let (s, e) = calendar.shift_bounds(day, k);
+                (name.to_owned(), s.timestamp_micros(), e.timestamp_micros())
+            })
+            .collect();
+        let transfers = t::table
+            .filter(t::created_at_us.ge(from_us).and(t::created_at_us.lt(to_us)))
+            .filter(t::table_id.is_not_null())
+            .select((t::table_id, t::kind, t::debit_account, t::credit_account, t::amount_minor, t::created_at_us))
+            .load(conn)?;
+        let rounds = r::table
+            .filter(r::updated_at_us.ge(from_us).and(r::updated_at_us.lt(to_us)))
+            .filter(r::status.eq_any(["settled", "voided"]))
+            .select((r::table_id, r::status, r::updated_at_us))
+            .load(conn)?;
+        type BetRow = (String, String, String, String, String, i64, i64, Option<i64>);
+        let bet_rows: Vec<BetRow> = b::table
+            .filter(b::settled_at_us.ge(from_us).and(b::settled_at_us.lt(to_us)))
+            .filter(b::status.eq_any(["won", "lost", "pushed"]))
+            .select((b::table_id, b::round_id, b::pay_table_id, b::kind, b::selection, b::amount_minor, b::returned_minor, b::settled_at_us))
+            .load(conn)?;
+        let mut certificates = Certificates::default();
+        let mut bets = Vec::with_capacity(bet_rows.len());
+        for (table_id, round_id, pay_table_id, kind, selection, stake, returned, settled_at_us) in bet_rows {
+            let c = certificates.bet(conn, &pay_table_id, &kind, &selection)?;
+            let certified = (c.bet.clone(), house_edge(&c.rtp), c.std_dev_per_unit);
+            bets.push(((table_id, round_id, pay_table_id, stake, returned, settled_at_us), certified));
+        }
+        Ok(DayRows {
+            timezone: calendar.spec().timezone,
+            from_us,
+            to_us,
+            shifts,
+            transfers,
+            rounds,
+            bets,
+            tables: ct::table.select((ct::id, ct::name, ct::game)).load(conn)?,
+        })
+    }
+
+    /// The day's lines, each fact counted for `subject(table, instant)`: the
+    /// table itself, or whoever was dealing there then (None: not counted).
+    fn lines<'a>(
+        &'a self,
+        subjects: &[performance::TableInfo<'_>],
+        open: &[performance::OpenSpell<'a>],
+        subject: impl Fn(&'a str, i64) -> Option<&'a str>,
+    ) -> Vec<PerformanceLine> {
+        let transfers: Vec<performance::TransferFact> = self
+            .transfers
+            .iter()
+            .filter_map(|(table_id, kind, debit, credit, amount, at)| {
+                Some(performance::TransferFact {
+                    table_id: subject(table_id.as_deref()?, *at)?,
+                    kind,
+                    debit_account: debit,
+                    credit_account: credit,
+                    amount_minor: *amount,
+                    at_us: *at,
+                })
+            })
+            .collect();
+        let rounds: Vec<performance::RoundFact> = self
+            .rounds
+            .iter()
+            .filter_map(|(table_id, status, at)| {
+                Some(performance::RoundFact {
+                    table_id: subject(table_id, *at)?,
+                    voided: status == "voided",
+                    at_us: *at,
+                })
+            })
+            .collect();
+        let bets: Vec<performance::BetFact> = self
+            .bets
+            .iter()
+            .filter_map(|((table_id, round_id, pay_table_id, stake, returned, settled_at_us), (bet, edge, sd))| {
+                let at_us = settled_at_us.unwrap_or(self.from_us);
+                Some(performance::BetFact {
+                    table_id: subject(table_id, at_us)?,
+                    round_id,
+                    certified_as: (pay_table_id, bet),
+                    stake_minor: *stake,
+                    returned_minor: *returned,
+                    settled_at_us: at_us,
+                    house_edge: *edge,
+                    sd_per_unit: *sd,
+                })
+            })
+            .collect();
+        let shifts: Vec<(&str, i64, i64)> = self.shifts.iter().map(|(n, s, e)| (n.as_str(), *s, *e)).collect();
+        performance::day_lines(&shifts, subjects, open, &transfers, &rounds, &bets)
+    }
 }
 
 /// The spans each table was open within `[from_us, to_us)`, from its
@@ -412,4 +473,275 @@ pub fn rating_report(conn: &mut AnyConnection, day: NaiveDate, player_id: Option
         rule: rule.spec(),
         sessions,
     })
+}
+
+/// The dealer in the box at a table: who, and since when.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, ToSchema)]
+pub struct DealerInBox {
+    pub dealer_id: String,
+    pub username: String,
+    /// Microseconds since the Unix epoch.
+    pub since_us: i64,
+}
+
+/// The latest sign-in, sign-out or closing of a table before `before_us`:
+/// (kind, dealer, instant).
+fn latest_box_event(
+    conn: &mut AnyConnection,
+    table_id: &str,
+    before_us: i64,
+) -> Result<Option<(String, Option<String>, i64)>, FloorError> {
+    use crate::store::schema::significant_events as se;
+    let kinds = [EventKind::DealerSignedIn, EventKind::DealerSignedOut, EventKind::TableClosed].map(EventKind::as_str);
+    let row: Option<(String, String, i64)> = se::table
+        .filter(se::kind.eq_any(kinds))
+        .filter(se::subject.eq(table_id))
+        .filter(se::at_us.lt(before_us))
+        .order((se::at_us.desc(), se::id.desc()))
+        .select((se::kind, se::details, se::at_us))
+        .first(conn)
+        .optional()?;
+    Ok(row.map(|(kind, details, at_us)| (kind, dealer_of(&details), at_us)))
+}
+
+/// The `dealer_id` a sign-in or sign-out event names.
+fn dealer_of(details: &str) -> Option<String> {
+    let details: serde_json::Value = serde_json::from_str(details).ok()?;
+    details["dealer_id"].as_str().map(str::to_owned)
+}
+
+/// Who is dealing at a table now. Every end of a spell is written as its own
+/// `dealer_signed_out` (a relief, a move, a break), or is the table's closing,
+/// so the table's latest such event tells.
+pub fn dealer_in_box(conn: &mut AnyConnection, table_id: &str) -> Result<Option<DealerInBox>, FloorError> {
+    use crate::store::schema::users as u;
+    let Some((kind, Some(dealer_id), since_us)) = latest_box_event(conn, table_id, i64::MAX)? else { return Ok(None) };
+    if kind != EventKind::DealerSignedIn.as_str() {
+        return Ok(None);
+    }
+    let username: String = u::table.find(&dealer_id).select(u::username).first(conn)?;
+    Ok(Some(DealerInBox { dealer_id, username, since_us }))
+}
+
+/// Signs a dealer in at an open table they are assigned to, signing out
+/// whoever was dealing there (a relief) and the dealer from any other table
+/// (one box at a time), each as its own event. Signing in the dealer already
+/// there changes nothing.
+pub fn sign_in(conn: &mut AnyConnection, table_id: &str, dealer_id: &str, actor_id: &str) -> Result<DealerInBox, FloorError> {
+    use crate::store::schema::{casino_tables as ct, table_dealers as td};
+    let status: Option<String> = ct::table.find(table_id).select(ct::status).first(conn).optional()?;
+    match status.as_deref() {
+        None => return Err(FloorError::NoSuchTable),
+        Some("open") => {}
+        Some(_) => return Err(FloorError::TableClosed),
+    }
+    let assigned: i64 = td::table
+        .filter(td::table_id.eq(table_id).and(td::dealer_id.eq(dealer_id)))
+        .count()
+        .get_result(conn)?;
+    if assigned == 0 {
+        return Err(FloorError::NotAssigned);
+    }
+    if let Some(current) = dealer_in_box(conn, table_id)? {
+        if current.dealer_id == dealer_id {
+            return Ok(current);
+        }
+        record_box(conn, EventKind::DealerSignedOut, table_id, &current.dealer_id, actor_id, "relieved")?;
+    }
+    let open_tables: Vec<String> = ct::table.filter(ct::status.eq("open")).select(ct::id).load(conn)?;
+    for other in open_tables.iter().filter(|t| t.as_str() != table_id) {
+        if dealer_in_box(conn, other)?.is_some_and(|d| d.dealer_id == dealer_id) {
+            record_box(conn, EventKind::DealerSignedOut, other, dealer_id, actor_id, "moved")?;
+        }
+    }
+    record_box(conn, EventKind::DealerSignedIn, table_id, dealer_id, actor_id, "signed in")?;
+    dealer_in_box(conn, table_id)?.ok_or(FloorError::NotSignedIn)
+}
+
+/// Signs the dealer out of the table (a break, the end of a shift).
+pub fn sign_out(conn: &mut AnyConnection, table_id: &str, dealer_id: &str, actor_id: &str) -> Result<(), FloorError> {
+    match dealer_in_box(conn, table_id)? {
+        Some(current) if current.dealer_id == dealer_id => {
+            record_box(conn, EventKind::DealerSignedOut, table_id, dealer_id, actor_id, "signed out")
+        }
+        _ => Err(FloorError::NotSignedIn),
+    }
+}
+
+fn record_box(
+    conn: &mut AnyConnection,
+    kind: EventKind,
+    table_id: &str,
+    dealer_id: &str,
+    actor_id: &str,
+    reason: &str,
+) -> Result<(), FloorError> {
+    let details = serde_json::json!({ "dealer_id": dealer_id, "reason": reason });
+    significant_events::record(conn, kind, Some(actor_id), Some(table_id), details)?;
+    Ok(())
+}
+
+/// A gaming day's dealer performance (`GET /api/v1/floor/dealers`).
+#[derive(Serialize, ToSchema)]
+pub struct DealerReport {
+    /// "YYYY-MM-DD": the local date the gaming day starts on.
+    pub gaming_day: String,
+    pub timezone: String,
+    /// The day's first instant and the next day's, microseconds since the Unix epoch.
+    pub from_us: i64,
+    pub to_us: i64,
+    /// Per dealer: a line per shift they dealt in, then the day.
+    pub lines: Vec<DealerLine>,
+}
+
+/// One dealer over one shift (or the whole day): the figures of the table
+/// performance, of the play at whatever table they were dealing.
+#[derive(Clone, Debug, PartialEq, Serialize, ToSchema)]
+pub struct DealerLine {
+    pub dealer_id: String,
+    pub username: String,
+    /// Null on a whole-day line.
+    pub shift: Option<String>,
+    pub rounds: i64,
+    pub voided_rounds: i64,
+    /// Hours in the box, to 2 places.
+    #[schema(value_type = String, example = "6.50")]
+    pub hours_dealt: String,
+    /// rounds / hours_dealt, to 1 place.
+    #[schema(value_type = Option<String>, example = "48.0")]
+    pub rounds_per_hour: Option<String>,
+    #[schema(value_type = String)]
+    pub drop: String,
+    #[schema(value_type = String)]
+    pub house_win: String,
+    #[schema(value_type = Option<String>)]
+    pub hold_percent: Option<String>,
+    #[schema(value_type = String)]
+    pub covered_win: String,
+    #[schema(value_type = String)]
+    pub theo_win: String,
+    #[schema(value_type = String)]
+    pub theo_sd: String,
+    #[schema(value_type = String)]
+    pub actual_minus_theo: String,
+    #[schema(value_type = String)]
+    pub band_99: String,
+    /// The dealer's side bets paid this far from their certificates on one day in a hundred by chance.
+    pub outside_band: bool,
+}
+
+/// Each dealer's performance over one gaming day: the play at each table
+/// counted for whoever was in its box at the instant.
+pub fn dealer_report(conn: &mut AnyConnection, day: NaiveDate) -> Result<DealerReport, FloorError> {
+    use crate::store::schema::{significant_events as se, users as u};
+    let rows = DayRows::load(conn, day)?;
+    let until_us = rows.to_us.min(chrono::Utc::now().timestamp_micros());
+    // Who was in each box as the day started, then what happened during it.
+    let mut starting: Vec<(String, String, i64)> = Vec::new();
+    for (table_id, ..) in &rows.tables {
+        if let Some((kind, Some(dealer_id), at_us)) = latest_box_event(conn, table_id, rows.from_us)? {
+            if kind == EventKind::DealerSignedIn.as_str() {
+                starting.push((table_id.clone(), dealer_id, at_us));
+            }
+        }
+    }
+    starting.sort_by_key(|(.., at_us)| *at_us);
+    let kinds = [EventKind::DealerSignedIn, EventKind::DealerSignedOut, EventKind::TableClosed].map(EventKind::as_str);
+    let during: Vec<(Option<String>, String, String, i64)> = se::table
+        .filter(se::kind.eq_any(kinds))
+        .filter(se::at_us.ge(rows.from_us).and(se::at_us.lt(until_us)))
+        .order((se::at_us.asc(), se::id.asc()))
+        .select((se::subject, se::kind, se::details, se::at_us))
+        .load(conn)?;
+    let during: Vec<(String, String, Option<String>, i64)> = during
+        .into_iter()
+        .filter_map(|(table, kind, details, at)| Some((table?, kind, dealer_of(&details), at)))
+        .collect();
+    let mut events: Vec<dealers::BoxEvent> = starting
+        .iter()
+        .map(|(table_id, dealer_id, _)| dealers::BoxEvent::SignedIn { table_id, dealer_id, at_us: rows.from_us })
+        .collect();
+    for (table_id, kind, dealer_id, at_us) in &during {
+        let at_us = *at_us;
+        events.push(match (kind.as_str(), dealer_id.as_deref()) {
+            ("dealer_signed_in", Some(dealer_id)) => dealers::BoxEvent::SignedIn { table_id, dealer_id, at_us },
+            ("dealer_signed_out", Some(dealer_id)) => dealers::BoxEvent::SignedOut { table_id, dealer_id, at_us },
+            _ => dealers::BoxEvent::TableClosed { table_id, at_us },
+        });
+    }
+    let spells = dealers::spells(&events, until_us);
+    let dealer_ids: std::collections::BTreeSet<&str> = spells.iter().map(|s| s.dealer_id).collect();
+    let dealer_ids: Vec<&str> = dealer_ids.into_iter().collect();
+    let mut names: Vec<(String, String)> = Vec::with_capacity(dealer_ids.len());
+    for chunk in dealer_ids.chunks(MAX_IDS_PER_QUERY) {
+        names.extend(u::table.filter(u::id.eq_any(chunk)).select((u::id, u::username)).load::<(String, String)>(conn)?);
+    }
+    let subjects: Vec<performance::TableInfo> =
+        names.iter().map(|(id, name)| performance::TableInfo { id, name, game: "" }).collect();
+    let open: Vec<performance::OpenSpell> = spells
+        .iter()
+        .map(|s| performance::OpenSpell { table_id: s.dealer_id, from_us: s.from_us, to_us: s.to_us })
+        .collect();
+    let lines = rows
+        .lines(&subjects, &open, |table_id, at_us| dealers::dealer_at(&spells, table_id, at_us))
+        .into_iter()
+        .filter_map(|l| {
+            Some(DealerLine {
+                dealer_id: l.table_id?,
+                username: l.table_name.unwrap_or_default(),
+                shift: l.shift,
+                rounds: l.rounds,
+                voided_rounds: l.voided_rounds,
+                hours_dealt: l.open_hours,
+                rounds_per_hour: l.rounds_per_hour,
+                drop: l.drop,
+                house_win: l.house_win,
+                hold_percent: l.hold_percent,
+                covered_win: l.covered_win,
+                theo_win: l.theo_win,
+                theo_sd: l.theo_sd,
+                actual_minus_theo: l.actual_minus_theo,
+                band_99: l.band_99,
+                outside_band: l.outside_band,
+            })
+        })
+        .collect();
+    Ok(DealerReport {
+        gaming_day: day.to_string(),
+        timezone: rows.timezone.clone(),
+        from_us: rows.from_us,
+        to_us: rows.to_us,
+        lines,
+    })
+}
+
+/// The dealer report as CSV, a header first.
+pub fn dealer_csv(report: &DealerReport) -> String {
+    let mut out = String::from(
+        "gaming_day,dealer_id,username,shift,rounds,voided_rounds,hours_dealt,rounds_per_hour,drop,house_win,hold_percent,covered_win,theo_win,theo_sd,actual_minus_theo,band_99,outside_band\n",
+    );
+    for l in &report.lines {
+        let fields = [
+            report.gaming_day.clone(),
+            l.dealer_id.clone(),
+            performance::csv_field(&l.username),
+            performance::csv_field(l.shift.as_deref().unwrap_or("")),
+            l.rounds.to_string(),
+            l.voided_rounds.to_string(),
+            l.hours_dealt.clone(),
+            l.rounds_per_hour.clone().unwrap_or_default(),
+            l.drop.clone(),
+            l.house_win.clone(),
+            l.hold_percent.clone().unwrap_or_default(),
+            l.covered_win.clone(),
+            l.theo_win.clone(),
+            l.theo_sd.clone(),
+            l.actual_minus_theo.clone(),
+            l.band_99.clone(),
+            l.outside_band.to_string(),
+        ];
+        out.push_str(&fields.join(","));
+        out.push('\n');
+    }
+    out
 }

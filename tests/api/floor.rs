@@ -439,3 +439,110 @@ both_backends! {
         assert_eq!((details["old"]["session_gap_minutes"].as_i64(), details["new"]["session_gap_minutes"].as_i64()), (Some(30), Some(45)));
     }
 }
+
+// ---------------------------------------------------------------------------
+// Dealer tracking
+// ---------------------------------------------------------------------------
+
+fn box_path(c: &Casino, action: &str) -> String {
+    format!("/api/v1/tables/{}/dealer{action}", c.table)
+}
+
+/// A second dealer, assigned to the casino's table by its pit boss.
+async fn second_dealer(app: &TestApp, c: &Casino) -> TestUser {
+    let dealer = app.create_user(Role::Dealer).await;
+    app.put(&format!("/api/v1/tables/{}/dealers/{}", c.table, dealer.id), Some(&c.pitboss.token), &json!({}), None)
+        .await
+        .expect(200);
+    dealer
+}
+
+both_backends! {
+    async fn dealers_sign_in_and_out_and_relieve_each_other(app: TestApp) {
+        let c = casino(&app, TableOptions::default()).await;
+        let bea = second_dealer(&app, &c).await;
+        let player = &c.players[0];
+        let nobody = app.get(&box_path(&c, ""), Some(&player.token)).await.expect(200);
+        assert_eq!(nobody["dealer"], Value::Null);
+        let signed = app.post(&box_path(&c, "/sign-in"), Some(&c.dealer.token), &json!({}), Some("in-1")).await.expect(200);
+        assert_eq!(signed["dealer"]["dealer_id"], c.dealer.id.as_str());
+        // The same key replays; signing in again changes nothing.
+        app.post(&box_path(&c, "/sign-in"), Some(&c.dealer.token), &json!({}), Some("in-1")).await.expect(200);
+        app.post(&box_path(&c, "/sign-in"), Some(&c.dealer.token), &json!({}), None).await.expect(200);
+        let shown = app.get(&box_path(&c, ""), Some(&player.token)).await.expect(200);
+        assert_eq!((shown["dealer"]["username"].as_str(), shown["dealer"]["since_us"].clone()), (Some(c.dealer.username.as_str()), signed["dealer"]["since_us"].clone()));
+        // Bea relieves: the first dealer is signed out as its own event.
+        app.post(&box_path(&c, "/sign-in"), Some(&bea.token), &json!({}), None).await.expect(200);
+        assert_eq!(app.get(&box_path(&c, ""), Some(&player.token)).await.expect(200)["dealer"]["dealer_id"], bea.id.as_str());
+        let out = app.events("dealer_signed_out").await;
+        assert_eq!(out.len(), 1, "{out:?}");
+        assert!(out[0]["details"].as_str().unwrap().contains(&c.dealer.id), "{out:?}");
+        assert_eq!(app.events("dealer_signed_in").await.len(), 2);
+        // Who may do what.
+        app.post(&box_path(&c, "/sign-out"), Some(&c.dealer.token), &json!({}), None).await.assert_error(409, "not_signed_in");
+        app.post(&box_path(&c, "/sign-in"), Some(&c.dealer.token), &json!({ "dealer_id": bea.id }), None).await.assert_error(403, "forbidden");
+        app.post(&box_path(&c, "/sign-in"), Some(&player.token), &json!({}), None).await.assert_error(403, "forbidden");
+        app.post(&box_path(&c, "/sign-in"), Some(&c.pitboss.token), &json!({}), None).await.assert_error(422, "dealer_required");
+        let stranger = app.create_user(Role::Dealer).await;
+        app.post(&box_path(&c, "/sign-in"), Some(&stranger.token), &json!({}), None).await.assert_error(422, "not_assigned");
+        let missing = format!("/api/v1/tables/{}/dealer/sign-in", uuid::Uuid::new_v4());
+        app.post(&missing, Some(&c.dealer.token), &json!({}), None).await.assert_error(404, "not_found");
+        assert_eq!(app.events("dealer_signed_in").await.len(), 2, "refusals record nothing");
+        // The pit boss signs Bea out; a closed table takes no dealer.
+        let off = app.post(&box_path(&c, "/sign-out"), Some(&c.pitboss.token), &json!({ "dealer_id": bea.id }), None).await.expect(200);
+        assert_eq!(off["dealer"], Value::Null);
+        app.post(&format!("/api/v1/tables/{}/close", c.table), Some(&c.pitboss.token), &json!({}), None).await.expect(200);
+        app.post(&box_path(&c, "/sign-in"), Some(&bea.token), &json!({}), None).await.assert_error(409, "table_closed");
+    }
+}
+
+fn dealer_day_line<'a>(report: &'a Value, dealer: &str) -> &'a Value {
+    report["lines"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|l| l["dealer_id"] == dealer && l["shift"].is_null())
+        .unwrap_or_else(|| panic!("no day line for {dealer} in {report}"))
+}
+
+both_backends! {
+    async fn each_dealers_figures_are_the_play_while_they_dealt(app: TestApp) {
+        let c = casino(&app, TableOptions { seat_fee: Some("0.25"), ..Default::default() }).await;
+        calendar_with_cut_off_in(&app, &c.pitboss, 12 * 3600).await;
+        let bea = second_dealer(&app, &c).await;
+        app.post(&box_path(&c, "/sign-in"), Some(&c.dealer.token), &json!({}), None).await.expect(200);
+        let start = house_accounts(&app).await;
+        for salt in 0..2 {
+            round_with_bets(&app, &c, salt).await;
+        }
+        let relief = house_accounts(&app).await;
+        app.post(&box_path(&c, "/sign-in"), Some(&bea.token), &json!({}), None).await.expect(200);
+        round_with_bets(&app, &c, 2).await;
+        let end = house_accounts(&app).await;
+        // A round dealt with nobody in the box is the table's, not a dealer's.
+        app.post(&box_path(&c, "/sign-out"), Some(&bea.token), &json!({}), None).await.expect(200);
+        round_with_bets(&app, &c, 3).await;
+
+        let report = app.get("/api/v1/floor/dealers", Some(&c.pitboss.token)).await.expect(200);
+        let (ana_line, bea_line) = (dealer_day_line(&report, &c.dealer.id), dealer_day_line(&report, &bea.id));
+        assert_eq!((ana_line["rounds"].as_i64(), bea_line["rounds"].as_i64()), (Some(2), Some(1)), "{report}");
+        assert_eq!(minor(s(&ana_line["house_win"])), house_net(relief) - house_net(start), "{ana_line}");
+        assert_eq!(minor(s(&bea_line["house_win"])), house_net(end) - house_net(relief), "{bea_line}");
+        assert_eq!(ana_line["username"], c.dealer.username.as_str());
+        assert!(Decimal::from_str(s(&ana_line["rounds_per_hour"])).unwrap() > Decimal::ZERO, "{ana_line}");
+        let tables = app.get("/api/v1/floor/tables", Some(&c.pitboss.token)).await.expect(200);
+        assert_eq!(day_line(&tables, Some(&c.table))["rounds"], 4);
+        // The auditor reads the same as CSV, and so does the command line.
+        let auditor = app.auditor().await.token.clone();
+        let day = s(&report["gaming_day"]);
+        let csv = app.get(&format!("/api/v1/floor/dealers?format=csv&gaming_day={day}"), Some(&auditor)).await;
+        assert_eq!(csv.status, 200);
+        assert!(csv.text.starts_with("gaming_day,dealer_id,username,shift,rounds,"), "{}", csv.text);
+        assert!(csv.text.lines().any(|l| l.contains(&bea.id) && l.contains(",,1,0,")), "{}", csv.text);
+        let o = crate::checkpoints::djego(&["report", "dealers", "--database-url", app.db.url(), "--gaming-day", day, "--csv"]).await;
+        assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+        let cli = String::from_utf8_lossy(&o.stdout);
+        assert_eq!(cli.lines().count(), csv.text.lines().count(), "{cli}");
+        app.get("/api/v1/floor/dealers", Some(&c.dealer.token)).await.assert_error(403, "forbidden");
+    }
+}

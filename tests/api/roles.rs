@@ -73,6 +73,14 @@ fn cases() -> Vec<Case> {
             &[Pitboss, Auditor],
             200,
         ),
+        case(
+            "dealer performance",
+            Method::GET,
+            |_| "/api/v1/floor/dealers".into(),
+            none,
+            &[Pitboss, Auditor],
+            200,
+        ),
         case("rating rule", Method::GET, |_| "/api/v1/floor/rating-rule".into(), none, ALL, 200),
         case(
             "player ratings",
