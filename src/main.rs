@@ -97,8 +97,14 @@ pub struct ReportDayArgs {
     #[command(flatten)]
     pub database: DatabaseArgs,
     /// The gaming day, YYYY-MM-DD (default: the present one under the floor calendar).
-    #[arg(long, value_name = "DATE")]
+    #[arg(long, value_name = "DATE", conflicts_with_all = ["from", "to"])]
     pub gaming_day: Option<chrono::NaiveDate>,
+    /// Instead of one gaming day, a period: its first day (with --to).
+    #[arg(long, value_name = "DATE", requires = "to")]
+    pub from: Option<chrono::NaiveDate>,
+    /// The period's last gaming day (at most 366 days from --from).
+    #[arg(long, value_name = "DATE", requires = "from")]
+    pub to: Option<chrono::NaiveDate>,
     /// Print CSV instead of JSON.
     #[arg(long)]
     pub csv: bool,

@@ -13,8 +13,8 @@ use super::state::AppState;
 use crate::auth::Caller;
 use crate::domain::Role;
 use crate::floor::{
-    self, CalendarSpec, DayReport, DealerInBox, DealerReport, FloorCalendar, FloorError, RatingReport, RatingRule,
-    RatingRuleSpec, ShiftSpec,
+    self, CalendarSpec, DayReport, DealerInBox, DealerReport, FloorCalendar, FloorError, Period, RatingReport,
+    RatingRule, RatingRuleSpec, ShiftSpec,
 };
 
 impl From<FloorError> for ApiError {
@@ -130,15 +130,36 @@ pub struct TablesParams {
     /// The gaming day, "YYYY-MM-DD" (default: the present one).
     #[param(value_type = Option<String>, format = Date)]
     pub gaming_day: Option<String>,
+    /// Instead of `gaming_day`, a period: its first gaming day, with `to`.
+    #[param(value_type = Option<String>, format = Date)]
+    pub from: Option<String>,
+    /// The period's last gaming day (at most 366 days from `from`).
+    #[param(value_type = Option<String>, format = Date)]
+    pub to: Option<String>,
     /// `json` (default) or `csv`.
     #[param(inline, value_type = Option<super::ReportFormat>)]
     pub format: Option<String>,
 }
 
-/// Table performance over a gaming day (pit boss, auditor): per table and
-/// shift, rounds, drop, house win, hold, and the theoretical win of the side
-/// bets and fees with its 99% band (docs/floor.md). `format=csv` for a
-/// spreadsheet.
+impl TablesParams {
+    /// The period asked for; None for the present gaming day.
+    fn period(&self) -> ApiResult<Option<Period>> {
+        // Each date is grammar (400 when malformed); how they combine is a rule across fields (422).
+        let bad = || ApiError::unprocessable("invalid_period", "give gaming_day, or from and to: at most 366 gaming days in order");
+        match (gaming_day(self.gaming_day.as_deref())?, gaming_day(self.from.as_deref())?, gaming_day(self.to.as_deref())?) {
+            (None, None, None) => Ok(None),
+            (Some(day), None, None) => Ok(Some(Period::day(day))),
+            (None, Some(first), Some(last)) => Period::new(first, last).map(Some).map_err(|_| bad()),
+            _ => Err(bad()),
+        }
+    }
+}
+
+
+/// Table performance over a gaming day, or a period of them with `from` and
+/// `to` (pit boss, auditor): per table and shift, rounds, open hours, rounds
+/// per hour, drop, house win, hold, and the theoretical win of the side bets
+/// and fees with its 99% band (docs/floor.md). `format=csv` for a spreadsheet.
 #[utoipa::path(tag = "floor", security(("bearer" = [])), params(TablesParams), responses(
     (status = 200, description = "The day's lines", content(
         (DayReport = "application/json"),
@@ -146,6 +167,7 @@ pub struct TablesParams {
     )),
     (status = 400, body = super::error::ErrorBody),
     (status = 403, body = super::error::ErrorBody),
+    (status = 422, body = super::error::ErrorBody, description = "gaming_day with from or to, one of from and to alone, or a period out of order or over 366 days."),
 ))]
 #[get("/api/v1/floor/tables")]
 pub async fn table_performance(
@@ -156,17 +178,17 @@ pub async fn table_performance(
     caller.require(&[Role::Pitboss, Role::Auditor])?;
     let q = query.into_inner();
     let csv = is_csv(q.format.as_deref())?;
-    let day = gaming_day(q.gaming_day.as_deref())?;
+    let period = q.period()?;
     let report = state
         .blocking(move |s| {
             s.db.read(|conn| {
-                let day = floor::day_or_today(conn, day)?;
-                floor::day_report(conn, day).map_err(ApiError::from)
+                let period = floor::period_or_today(conn, period)?;
+                floor::day_report(conn, period).map_err(ApiError::from)
             })
         })
         .await?;
     if csv {
-        let body = floor::performance::to_csv(&report.gaming_day, &report.lines);
+        let body = floor::performance::to_csv(&floor::period_label(&report.gaming_day, &report.last_gaming_day), &report.lines);
         Ok(HttpResponse::Ok().content_type("text/csv").body(body))
     } else {
         Ok(HttpResponse::Ok().json(report))
@@ -406,7 +428,8 @@ pub async fn sign_out(
     .await
 }
 
-/// Dealer performance over a gaming day (pit boss, auditor): per dealer and
+/// Dealer performance over a gaming day, or a period of them with `from` and
+/// `to` (pit boss, auditor): per dealer and
 /// shift, the play at whatever table they were dealing — rounds, hours in the
 /// box, rounds per hour, drop, house win, hold, and the theoretical win with
 /// its 99% band, flagged when outside (docs/floor.md). `format=csv` for a
@@ -418,6 +441,7 @@ pub async fn sign_out(
     )),
     (status = 400, body = super::error::ErrorBody),
     (status = 403, body = super::error::ErrorBody),
+    (status = 422, body = super::error::ErrorBody, description = "gaming_day with from or to, one of from and to alone, or a period out of order or over 366 days."),
 ))]
 #[get("/api/v1/floor/dealers")]
 pub async fn dealer_performance(
@@ -428,12 +452,12 @@ pub async fn dealer_performance(
     caller.require(&[Role::Pitboss, Role::Auditor])?;
     let q = query.into_inner();
     let csv = is_csv(q.format.as_deref())?;
-    let day = gaming_day(q.gaming_day.as_deref())?;
+    let period = q.period()?;
     let report = state
         .blocking(move |s| {
             s.db.read(|conn| {
-                let day = floor::day_or_today(conn, day)?;
-                floor::dealer_report(conn, day).map_err(ApiError::from)
+                let period = floor::period_or_today(conn, period)?;
+                floor::dealer_report(conn, period).map_err(ApiError::from)
             })
         })
         .await?;

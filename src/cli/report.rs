@@ -4,30 +4,33 @@
 use std::process::ExitCode;
 
 use djego::config::DatabaseArgs;
-use djego::floor::{self, FloorError};
+use djego::floor::{self, FloorError, Period};
 use djego::store::AnyConnection;
 
 use crate::{ReportPlayersArgs, ReportDayArgs};
 
-/// A gaming day's table performance, as JSON or CSV on standard output.
+/// A gaming day's (or a period's) table performance, as JSON or CSV on standard output.
 pub fn tables(args: ReportDayArgs) -> Result<ExitCode, String> {
+    let period = period(&args)?;
     let report = read(&args.database, |conn| {
-        let day = floor::day_or_today(conn, args.gaming_day)?;
-        floor::day_report(conn, day)
+        let period = floor::period_or_today(conn, period)?;
+        floor::day_report(conn, period)
     })?;
     if args.csv {
-        print!("{}", floor::performance::to_csv(&report.gaming_day, &report.lines));
+        let label = floor::period_label(&report.gaming_day, &report.last_gaming_day);
+        print!("{}", floor::performance::to_csv(&label, &report.lines));
     } else {
         println!("{}", serde_json::to_string_pretty(&report).map_err(|e| e.to_string())?);
     }
     Ok(ExitCode::SUCCESS)
 }
 
-/// A gaming day's dealer performance, as JSON or CSV on standard output.
+/// A gaming day's (or a period's) dealer performance, as JSON or CSV on standard output.
 pub fn dealers(args: ReportDayArgs) -> Result<ExitCode, String> {
+    let period = period(&args)?;
     let report = read(&args.database, |conn| {
-        let day = floor::day_or_today(conn, args.gaming_day)?;
-        floor::dealer_report(conn, day)
+        let period = floor::period_or_today(conn, period)?;
+        floor::dealer_report(conn, period)
     })?;
     if args.csv {
         print!("{}", floor::dealer_csv(&report));
@@ -49,6 +52,15 @@ pub fn players(args: ReportPlayersArgs) -> Result<ExitCode, String> {
         println!("{}", serde_json::to_string_pretty(&report).map_err(|e| e.to_string())?);
     }
     Ok(ExitCode::SUCCESS)
+}
+
+/// The period the arguments name; None for the present gaming day.
+fn period(args: &ReportDayArgs) -> Result<Option<Period>, String> {
+    match (args.gaming_day, args.from, args.to) {
+        (Some(day), ..) => Ok(Some(Period::day(day))),
+        (None, Some(first), Some(last)) => Period::new(first, last).map(Some).map_err(|e| e.to_string()),
+        _ => Ok(None),
+    }
 }
 
 fn read<T>(database: &DatabaseArgs, f: impl FnOnce(&mut AnyConnection) -> Result<T, FloorError>) -> Result<T, String> {

@@ -103,6 +103,14 @@ pub fn day_or_today(conn: &mut AnyConnection, day: Option<NaiveDate>) -> Result<
     }
 }
 
+/// The period asked for, or the present gaming day under the calendar in force.
+pub fn period_or_today(conn: &mut AnyConnection, period: Option<Period>) -> Result<Period, FloorError> {
+    match period {
+        Some(period) => Ok(period),
+        None => Ok(Period::day(day_or_today(conn, None)?)),
+    }
+}
+
 /// Replaces the calendar and records who did it, with the old and the new.
 pub fn set_calendar(conn: &mut AnyConnection, actor_id: &str, spec: &CalendarSpec) -> Result<FloorCalendar, FloorError> {
     let new = FloorCalendar::new(spec)?;
@@ -159,22 +167,59 @@ impl Certificates {
     }
 }
 
-/// A gaming day's table performance (`GET /api/v1/floor/tables`).
+/// Most gaming days a report covers.
+pub const MAX_PERIOD_DAYS: i64 = 366;
+
+/// One or more consecutive gaming days, `first` to `last` inclusive, at most
+/// [`MAX_PERIOD_DAYS`] of them.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Period {
+    first: NaiveDate,
+    last: NaiveDate,
+}
+
+#[derive(Debug, PartialEq, Eq, thiserror::Error)]
+#[error("a period runs from a gaming day to the same or a later one, at most {MAX_PERIOD_DAYS} days")]
+pub struct PeriodError;
+
+impl Period {
+    pub fn day(day: NaiveDate) -> Period {
+        Period { first: day, last: day }
+    }
+
+    pub fn new(first: NaiveDate, last: NaiveDate) -> Result<Period, PeriodError> {
+        let days = (last - first).num_days() + 1;
+        if (1..=MAX_PERIOD_DAYS).contains(&days) {
+            Ok(Period { first, last })
+        } else {
+            Err(PeriodError)
+        }
+    }
+
+    fn days(self) -> impl Iterator<Item = NaiveDate> {
+        self.first.iter_days().take_while(move |d| *d <= self.last)
+    }
+
+}
+
+/// A period's table performance (`GET /api/v1/floor/tables`).
 #[derive(Serialize, ToSchema)]
 pub struct DayReport {
-    /// "YYYY-MM-DD": the local date the gaming day starts on.
+    /// "YYYY-MM-DD": the (first) gaming day, named by the local date it starts on.
     pub gaming_day: String,
+    /// The last gaming day of the period: the same as `gaming_day` for one day.
+    pub last_gaming_day: String,
     pub timezone: String,
-    /// The day's first instant and the next day's, microseconds since the Unix epoch.
+    /// The period's first instant and the next day's, microseconds since the Unix epoch.
     pub from_us: i64,
     pub to_us: i64,
-    /// Per table: a line per shift with activity, then the day; then the floor's.
+    /// Per table: a line per shift with activity, then the period; then the floor's.
     pub lines: Vec<PerformanceLine>,
 }
 
-/// The table performance of one gaming day under the calendar in force.
-pub fn day_report(conn: &mut AnyConnection, day: NaiveDate) -> Result<DayReport, FloorError> {
-    let rows = DayRows::load(conn, day)?;
+/// The table performance of a period under the calendar in force.
+pub fn day_report(conn: &mut AnyConnection, period: Period) -> Result<DayReport, FloorError> {
+    let rows = DayRows::load(conn, period)?;
     let until_us = rows.to_us.min(chrono::Utc::now().timestamp_micros());
     let open_spells = open_spells(conn, rows.from_us, until_us)?;
     let open: Vec<performance::OpenSpell> = open_spells
@@ -188,7 +233,8 @@ pub fn day_report(conn: &mut AnyConnection, day: NaiveDate) -> Result<DayReport,
         .collect();
     let lines = rows.lines(&tables, &open, |table_id, _| Some(table_id));
     Ok(DayReport {
-        gaming_day: day.to_string(),
+        gaming_day: period.first.to_string(),
+        last_gaming_day: period.last.to_string(),
         timezone: rows.timezone,
         from_us: rows.from_us,
         to_us: rows.to_us,
@@ -216,17 +262,19 @@ struct DayRows {
 }
 
 impl DayRows {
-    fn load(conn: &mut AnyConnection, day: NaiveDate) -> Result<DayRows, FloorError> {
+    fn load(conn: &mut AnyConnection, period: Period) -> Result<DayRows, FloorError> {
         use crate::store::schema::{bets as b, casino_tables as ct, rounds as r, transfers as t};
         let calendar = calendar(conn)?;
-        let (from, to) = calendar.day_bounds(day);
-        let (from_us, to_us) = (from.timestamp_micros(), to.timestamp_micros());
-        let shifts = calendar
-            .shift_names()
-            .enumerate()
-            .map(|(k, name)| {
-                let (s, e) = calendar.shift_bounds(day, k);
-                (name.to_owned(), s.timestamp_micros(), e.timestamp_micros())
+        let from_us = calendar.day_bounds(period.first).0.timestamp_micros();
+        let to_us = calendar.day_bounds(period.last).1.timestamp_micros();
+        let shifts = period
+            .days()
+            .flat_map(|day| {
+                let calendar = &calendar;
+                calendar.shift_names().enumerate().map(move |(k, name)| {
+                    let (s, e) = calendar.shift_bounds(day, k);
+                    (name.to_owned(), s.timestamp_micros(), e.timestamp_micros())
+                })
             })
             .collect();
         let transfers = t::table
@@ -584,13 +632,15 @@ fn record_box(
 /// A gaming day's dealer performance (`GET /api/v1/floor/dealers`).
 #[derive(Serialize, ToSchema)]
 pub struct DealerReport {
-    /// "YYYY-MM-DD": the local date the gaming day starts on.
+    /// "YYYY-MM-DD": the (first) gaming day, named by the local date it starts on.
     pub gaming_day: String,
+    /// The last gaming day of the period: the same as `gaming_day` for one day.
+    pub last_gaming_day: String,
     pub timezone: String,
-    /// The day's first instant and the next day's, microseconds since the Unix epoch.
+    /// The period's first instant and the next day's, microseconds since the Unix epoch.
     pub from_us: i64,
     pub to_us: i64,
-    /// Per dealer: a line per shift they dealt in, then the day.
+    /// Per dealer: a line per shift they dealt in, then the period.
     pub lines: Vec<DealerLine>,
 }
 
@@ -630,11 +680,11 @@ pub struct DealerLine {
     pub outside_band: bool,
 }
 
-/// Each dealer's performance over one gaming day: the play at each table
+/// Each dealer's performance over a period: the play at each table
 /// counted for whoever was in its box at the instant.
-pub fn dealer_report(conn: &mut AnyConnection, day: NaiveDate) -> Result<DealerReport, FloorError> {
+pub fn dealer_report(conn: &mut AnyConnection, period: Period) -> Result<DealerReport, FloorError> {
     use crate::store::schema::{significant_events as se, users as u};
-    let rows = DayRows::load(conn, day)?;
+    let rows = DayRows::load(conn, period)?;
     let until_us = rows.to_us.min(chrono::Utc::now().timestamp_micros());
     // Who was in each box as the day started, then what happened during it.
     let mut starting: Vec<(String, String, i64)> = Vec::new();
@@ -707,7 +757,8 @@ pub fn dealer_report(conn: &mut AnyConnection, day: NaiveDate) -> Result<DealerR
         })
         .collect();
     Ok(DealerReport {
-        gaming_day: day.to_string(),
+        gaming_day: period.first.to_string(),
+        last_gaming_day: period.last.to_string(),
         timezone: rows.timezone.clone(),
         from_us: rows.from_us,
         to_us: rows.to_us,
@@ -722,7 +773,7 @@ pub fn dealer_csv(report: &DealerReport) -> String {
     );
     for l in &report.lines {
         let fields = [
-            report.gaming_day.clone(),
+            period_label(&report.gaming_day, &report.last_gaming_day),
             l.dealer_id.clone(),
             performance::csv_field(&l.username),
             performance::csv_field(l.shift.as_deref().unwrap_or("")),
@@ -744,4 +795,14 @@ pub fn dealer_csv(report: &DealerReport) -> String {
         out.push('\n');
     }
     out
+}
+
+/// The period a report covers, as its CSV names it: "YYYY-MM-DD", or
+/// "YYYY-MM-DD/YYYY-MM-DD" for more than one gaming day.
+pub fn period_label(first: &str, last: &str) -> String {
+    if first == last {
+        first.to_owned()
+    } else {
+        format!("{first}/{last}")
+    }
 }

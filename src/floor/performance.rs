@@ -121,9 +121,11 @@ pub(super) const FEE_KINDS: [&str; 2] = ["seat_fee", "lobo_fee"];
 pub(super) const REFUND_KINDS: [&str; 2] = ["refund", "bet_refund"];
 const HOUSE_ACCOUNTS: [&str; 2] = ["house:bankroll", "house:revenue"];
 
-/// The lines of a gaming day: for each table with activity, one per shift
-/// with activity and one for the day; then the floor's per shift and for the
-/// day. `shifts` are the day's shifts with their bounds, in order.
+/// The lines of a period of one or more gaming days: for each table open or
+/// with activity, one per shift with activity and one for the period; then
+/// the floor's per shift and for the period. `shifts` are the period's shifts
+/// with their bounds, in order of time and abutting (a shift of each day is
+/// counted under its name, day after day).
 pub fn day_lines<'a>(
     shifts: &[(&str, i64, i64)],
     tables: &[TableInfo<'_>],
@@ -132,8 +134,22 @@ pub fn day_lines<'a>(
     rounds: &[RoundFact<'a>],
     bets: &'a [BetFact<'a>],
 ) -> Vec<PerformanceLine> {
-    let shift_of = |at_us: i64| shifts.iter().position(|(_, from, to)| *from <= at_us && at_us < *to);
-    // Keyed by (table or None for the floor, shift or None for the day).
+    // The shifts' names in order, and each span's.
+    let mut names: Vec<&str> = Vec::new();
+    let name_of_span: Vec<usize> = shifts
+        .iter()
+        .map(|(name, ..)| {
+            names.iter().position(|n| n == name).unwrap_or_else(|| {
+                names.push(name);
+                names.len() - 1
+            })
+        })
+        .collect();
+    let shift_of = |at_us: i64| {
+        let k = shifts.partition_point(|(_, from, _)| *from <= at_us).checked_sub(1)?;
+        (at_us < shifts[k].2).then(|| name_of_span[k])
+    };
+    // Keyed by (table or None for the floor, shift or None for the period).
     let mut tallies: BTreeMap<(Option<&str>, Option<usize>), Tally<'a>> = BTreeMap::new();
     for spell in open {
         for (k, (_, from, to)) in shifts.iter().enumerate() {
@@ -141,7 +157,8 @@ pub fn day_lines<'a>(
             if overlap_us <= 0 {
                 continue;
             }
-            for key in [(Some(spell.table_id), Some(k)), (Some(spell.table_id), None), (None, Some(k)), (None, None)] {
+            let shift = name_of_span[k];
+            for key in [(Some(spell.table_id), Some(shift)), (Some(spell.table_id), None), (None, Some(shift)), (None, None)] {
                 tallies.entry(key).or_default().open_us += overlap_us;
             }
         }
@@ -184,11 +201,11 @@ pub fn day_lines<'a>(
         .iter()
         .map(|((table, shift), tally)| {
             let info = table.and_then(|id| tables.iter().find(|t| t.id == id));
-            line(tally, *table, info, shift.map(|k| shifts[k].0))
+            line(tally, *table, info, shift.map(|k| names[k]))
         })
         .collect();
     // Tables by name, the floor last; within each, shifts in order, the day last.
-    let shift_rank = |s: &Option<String>| s.as_deref().map_or(usize::MAX, |s| shifts.iter().position(|x| x.0 == s).unwrap_or(0));
+    let shift_rank = |s: &Option<String>| s.as_deref().map_or(usize::MAX, |s| names.iter().position(|n| *n == s).unwrap_or(0));
     lines.sort_by(|a, b| {
         (a.table_id.is_none(), &a.table_name, &a.table_id, shift_rank(&a.shift)).cmp(&(
             b.table_id.is_none(),

@@ -298,18 +298,58 @@ both_backends! {
             assert_eq!(line["rounds"], 1, "{day}: {line}");
             assert_eq!(minor(s(&line["house_win"])), house_net(after) - house_net(before), "{day}: {line}");
         }
+        // The two days as one period.
+        let (first, second) = (first_day.as_str(), s(&second_day));
+        let both = app
+            .get(&format!("/api/v1/floor/tables?from={first}&to={second}"), Some(&c.pitboss.token))
+            .await
+            .expect(200);
+        assert_eq!((both["gaming_day"].as_str(), both["last_gaming_day"].as_str()), (Some(first), Some(second)));
+        let line = day_line(&both, Some(&c.table));
+        assert_eq!(line["rounds"], 2, "{line}");
+        assert_eq!(minor(s(&line["house_win"])), house_net(house_after) - house_net(house_before), "{line}");
+        let csv = app.get(&format!("/api/v1/floor/tables?from={first}&to={second}&format=csv"), Some(&c.pitboss.token)).await;
+        assert!(csv.text.lines().nth(1).unwrap().starts_with(&format!("{first}/{second},")), "{}", csv.text);
+        let args = ["report", "tables", "--database-url", app.db.url(), "--from", first, "--to", second, "--csv"];
+        let o = crate::checkpoints::djego(&args).await;
+        assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+        assert_eq!(without_rounds_per_hour(&String::from_utf8_lossy(&o.stdout)), without_rounds_per_hour(&csv.text));
     }
 }
 
 both_backends! {
     async fn the_report_refuses_what_it_cannot_read(app: TestApp) {
         let pitboss = app.create_user(Role::Pitboss).await;
-        for query in ["gaming_day=2026-13-01", "gaming_day=2026-1-01", "gaming_day=yesterday", "format=xml"] {
-            let r = app.get(&format!("/api/v1/floor/tables?{query}"), Some(&pitboss.token)).await;
-            assert_eq!(r.status, 400, "{query}: {}", r.text);
+        for query in [
+            "gaming_day=2026-13-01",
+            "gaming_day=2026-1-01",
+            "gaming_day=yesterday",
+            "format=xml",
+            "from=2026-11-01&to=11/02/2026",
+        ] {
+            for report in ["tables", "dealers"] {
+                let r = app.get(&format!("/api/v1/floor/{report}?{query}"), Some(&pitboss.token)).await;
+                assert_eq!(r.status, 400, "{report} {query}: {}", r.text);
+            }
         }
-        let empty = app.get("/api/v1/floor/tables?gaming_day=2020-01-01", Some(&pitboss.token)).await.expect(200);
-        assert_eq!(empty["lines"], json!([]));
+        // Well-formed dates that do not make a period.
+        for query in [
+            "from=2026-11-02&to=2026-11-01",
+            "from=2025-01-01&to=2026-01-02",
+            "from=2026-11-01",
+            "gaming_day=2026-11-01&from=2026-11-01&to=2026-11-02",
+        ] {
+            for report in ["tables", "dealers"] {
+                let r = app.get(&format!("/api/v1/floor/{report}?{query}"), Some(&pitboss.token)).await;
+                r.assert_error(422, "invalid_period");
+            }
+        }
+        for query in ["gaming_day=2020-01-01", "from=2020-01-01&to=2020-12-31"] {
+            for report in ["tables", "dealers"] {
+                let empty = app.get(&format!("/api/v1/floor/{report}?{query}"), Some(&pitboss.token)).await.expect(200);
+                assert_eq!(empty["lines"], json!([]), "{report} {query}");
+            }
+        }
     }
 }
 

@@ -150,3 +150,28 @@ fn rounds_per_hour_count_the_hours_open() {
     let idle = day_lines(&shifts, &[], &open[..1], &[], &[], &[]);
     assert_eq!((idle[0].rounds, idle[0].rounds_per_hour.as_deref()), (0, Some("0.0")));
 }
+
+/// Two days of two shifts: each shift's line counts both days under its name.
+#[test]
+fn a_period_counts_each_shift_by_name_across_days() {
+    let shifts = [("early", 0, 10), ("late", 10, 20), ("early", 20, 30), ("late", 30, 40)];
+    let rounds: Vec<RoundFact> = [1, 11, 12, 21, 39, 40]
+        .into_iter()
+        .map(|at_us| RoundFact { table_id: "t1", voided: false, at_us })
+        .collect();
+    let lines = day_lines(&shifts, &[], &[], &[], &rounds, &[]);
+    let shown: Vec<(Option<&str>, Option<&str>, i64)> =
+        lines.iter().map(|l| (l.table_id.as_deref(), l.shift.as_deref(), l.rounds)).collect();
+    // The round at 40 is after the period.
+    assert_eq!(
+        shown,
+        [
+            (Some("t1"), Some("early"), 2),
+            (Some("t1"), Some("late"), 3),
+            (Some("t1"), None, 5),
+            (None, Some("early"), 2),
+            (None, Some("late"), 3),
+            (None, None, 5)
+        ]
+    );
+}
