@@ -327,8 +327,8 @@ pub fn settle_round(conn: &mut AnyConnection, row: &RoundRow, facts: &DealFacts)
         let selection: Selection =
             serde_json::from_str(&bet.selection).map_err(|e| ApiError::internal(e.to_string()))?;
         let pay_table = find_pay_table(conn, &bet.pay_table_id)?.pay_table()?;
-        let settlement = bets::settle(kind, &selection, &pay_table, facts)
-            .map_err(|e| ApiError::internal(e.describe()))?;
+        let settlement =
+            bets::settle(kind, &selection, &pay_table, facts).map_err(|e| ApiError::internal(e.describe()))?;
         let stake = minor_to_decimal(bet.amount_minor);
         let returned = bets::returned_amount(stake, &settlement.result);
         let returned_minor = decimal_to_minor(returned)?;

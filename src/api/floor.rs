@@ -26,7 +26,9 @@ impl From<FloorError> for ApiError {
             FloorError::NoSuchTable => ApiError::not_found("table"),
             e @ FloorError::NotAssigned => ApiError::unprocessable("not_assigned", e.to_string()),
             e @ FloorError::NotSignedIn => ApiError::new(StatusCode::CONFLICT, "not_signed_in", e.to_string()),
-            e @ (FloorError::StoredSetting(..) | FloorError::StoredCertificate(..)) => ApiError::internal(e.to_string()),
+            e @ (FloorError::StoredSetting(..) | FloorError::StoredCertificate(..)) => {
+                ApiError::internal(e.to_string())
+            }
             FloorError::Database(e) => e.into(),
             FloorError::Store(e) => e.into(),
         }
@@ -145,8 +147,17 @@ impl TablesParams {
     /// The period asked for; None for the present gaming day.
     fn period(&self) -> ApiResult<Option<Period>> {
         // Each date is grammar (400 when malformed); how they combine is a rule across fields (422).
-        let bad = || ApiError::unprocessable("invalid_period", "give gaming_day, or from and to: at most 366 gaming days in order");
-        match (gaming_day(self.gaming_day.as_deref())?, gaming_day(self.from.as_deref())?, gaming_day(self.to.as_deref())?) {
+        let bad = || {
+            ApiError::unprocessable(
+                "invalid_period",
+                "give gaming_day, or from and to: at most 366 gaming days in order",
+            )
+        };
+        match (
+            gaming_day(self.gaming_day.as_deref())?,
+            gaming_day(self.from.as_deref())?,
+            gaming_day(self.to.as_deref())?,
+        ) {
             (None, None, None) => Ok(None),
             (Some(day), None, None) => Ok(Some(Period::day(day))),
             (None, Some(first), Some(last)) => Period::new(first, last).map(Some).map_err(|_| bad()),
@@ -154,7 +165,6 @@ impl TablesParams {
         }
     }
 }
-
 
 /// Table performance over a gaming day, or a period of them with `from` and
 /// `to` (pit boss, auditor): per table and shift, rounds, open hours, rounds
@@ -188,7 +198,10 @@ pub async fn table_performance(
         })
         .await?;
     if csv {
-        let body = floor::performance::to_csv(&floor::period_label(&report.gaming_day, &report.last_gaming_day), &report.lines);
+        let body = floor::performance::to_csv(
+            &floor::period_label(&report.gaming_day, &report.last_gaming_day),
+            &report.lines,
+        );
         Ok(HttpResponse::Ok().content_type("text/csv").body(body))
     } else {
         Ok(HttpResponse::Ok().json(report))
@@ -214,7 +227,6 @@ fn gaming_day(text: Option<&str>) -> ApiResult<Option<NaiveDate>> {
     })
     .transpose()
 }
-
 
 /// The rating rule in force (any role): when a pause ends a session, and the
 /// points a unit of theoretical loss earns. Until a pit boss sets one: 30
@@ -350,7 +362,11 @@ fn acting_for(caller: &Caller, asked: Option<String>) -> ApiResult<String> {
     (status = 404, body = super::error::ErrorBody),
 ))]
 #[get("/api/v1/tables/{table_id}/dealer")]
-pub async fn table_dealer(state: web::Data<AppState>, _caller: Caller, path: web::Path<String>) -> ApiResult<web::Json<TableDealer>> {
+pub async fn table_dealer(
+    state: web::Data<AppState>,
+    _caller: Caller,
+    path: web::Path<String>,
+) -> ApiResult<web::Json<TableDealer>> {
     let table_id = path.into_inner();
     let view = state
         .blocking(move |s| {
@@ -392,7 +408,10 @@ pub async fn sign_in(
     idempotency::run(&state, &caller_id, idem, StatusCode::OK, move |conn, _key| {
         super::tables::load_table(conn, &table_id)?;
         let dealer = floor::sign_in(conn, &table_id, &dealer_id, &caller.user_id)?;
-        Ok(TableDealer { table_id, dealer: Some(dealer) })
+        Ok(TableDealer {
+            table_id,
+            dealer: Some(dealer),
+        })
     })
     .await
 }
@@ -462,7 +481,9 @@ pub async fn dealer_performance(
         })
         .await?;
     if csv {
-        Ok(HttpResponse::Ok().content_type("text/csv").body(floor::dealer_csv(&report)))
+        Ok(HttpResponse::Ok()
+            .content_type("text/csv")
+            .body(floor::dealer_csv(&report)))
     } else {
         Ok(HttpResponse::Ok().json(report))
     }

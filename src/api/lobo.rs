@@ -12,13 +12,13 @@ use super::state::AppState;
 use crate::auth::Caller;
 use crate::cards::shuffle::ClientSeed;
 use crate::cards::transcript::VerificationReport;
-use crate::transcript::{RoundTranscript, Viewer};
 use crate::domain::{Amount, Role};
 use crate::games::lobo::solver::{self, HintBasis};
 use crate::games::lobo::{Play, PlayKind};
 use crate::rounds::lobo::{self as service, LoboPlay, LoboResult, LoboView};
 use crate::rounds::{record, RoundRow};
 use crate::tables;
+use crate::transcript::{RoundTranscript, Viewer};
 
 #[derive(Deserialize, Serialize, ToSchema)]
 #[serde(deny_unknown_fields)]

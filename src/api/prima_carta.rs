@@ -693,7 +693,13 @@ pub async fn verification(
             let mut conn = s.db.conn()?;
             let row = find_prima(&mut conn, &round_id)?;
             let transcript = if row.status().is_over() {
-                Some(service::transcript(&mut conn, &s.vault, &row, &Viewer::public(), false)?)
+                Some(service::transcript(
+                    &mut conn,
+                    &s.vault,
+                    &row,
+                    &Viewer::public(),
+                    false,
+                )?)
             } else {
                 None
             };

@@ -306,7 +306,11 @@ pub fn verify_dealing(t: &ShuffleTranscript) -> (VerificationReport, Option<Reco
     for (k, r) in t.reshuffles.iter().enumerate() {
         let name = format!("reshuffle[{k}]");
         let Some((s, max_rank)) = shuffler.as_mut() else {
-            checks.push(fail(name.clone(), None, "not checked: the deck could not be recomputed"));
+            checks.push(fail(
+                name.clone(),
+                None,
+                "not checked: the deck could not be recomputed",
+            ));
             continue;
         };
         // The stream advances by the pile's length whatever the ids, so later
@@ -327,7 +331,10 @@ pub fn verify_dealing(t: &ShuffleTranscript) -> (VerificationReport, Option<Reco
                     r.before[i]
                 ),
             ),
-            (None, None) => pass(name.clone(), format!("{} cards in the recomputed order", expected.len())),
+            (None, None) => pass(
+                name.clone(),
+                format!("{} cards in the recomputed order", expected.len()),
+            ),
             (None, Some(i)) => fail(
                 name.clone(),
                 Some(i),

@@ -7,7 +7,7 @@ use djego::config::DatabaseArgs;
 use djego::floor::{self, FloorError, Period};
 use djego::store::AnyConnection;
 
-use crate::{ReportPlayersArgs, ReportDayArgs};
+use crate::{ReportDayArgs, ReportPlayersArgs};
 
 /// A gaming day's (or a period's) table performance, as JSON or CSV on standard output.
 pub fn tables(args: ReportDayArgs) -> Result<ExitCode, String> {
@@ -67,4 +67,3 @@ fn read<T>(database: &DatabaseArgs, f: impl FnOnce(&mut AnyConnection) -> Result
     let db = djego::store::Database::connect(&database.database_url, 2).map_err(|e| e.to_string())?;
     db.read(f).map_err(|e: FloorError| e.to_string())
 }
-

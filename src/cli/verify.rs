@@ -6,8 +6,8 @@ use std::path::Path;
 use std::process::ExitCode;
 
 use djego::cards::transcript::VerificationReport;
-use djego::transcript::{verify_document, verify_text};
 use djego::checkpoints::{Checkpoint, PublicKey, EXPORT_FORMAT};
+use djego::transcript::{verify_document, verify_text};
 
 use crate::{VerifyLedgerArgs, VerifyRoundArgs, VerifyRoundsArgs};
 
@@ -106,7 +106,8 @@ pub fn read_documents(path: &Path) -> Result<Vec<serde_json::Value>, String> {
             .enumerate()
             .filter(|(_, l)| !l.trim().is_empty())
             .map(|(i, l)| {
-                serde_json::from_str(l).map_err(|e| format!("{shown} is neither JSON ({whole}) nor JSON Lines (line {}: {e})", i + 1))
+                serde_json::from_str(l)
+                    .map_err(|e| format!("{shown} is neither JSON ({whole}) nor JSON Lines (line {}: {e})", i + 1))
             })
             .collect::<Result<Vec<_>, String>>()?,
     };
@@ -120,7 +121,10 @@ pub fn read_documents(path: &Path) -> Result<Vec<serde_json::Value>, String> {
         t.get("version").is_some() || t.get("algorithm").is_some()
     };
     if let Some(i) = docs.iter().position(|d| !looks_like_one(d)) {
-        return Err(format!("{shown}: document {} is not a round transcript (docs/transcript.md)", i + 1));
+        return Err(format!(
+            "{shown}: document {} is not a round transcript (docs/transcript.md)",
+            i + 1
+        ));
     }
     Ok(docs)
 }
@@ -197,7 +201,11 @@ pub fn rounds(args: VerifyRoundsArgs) -> Result<ExitCode, String> {
         let report = verify_text(&line);
         if !report.passed {
             failed += 1;
-            let c = report.checks.iter().find(|c| !c.passed).expect("a failed report has a failed check");
+            let c = report
+                .checks
+                .iter()
+                .find(|c| !c.passed)
+                .expect("a failed report has a failed check");
             let (game, round_id) = serde_json::from_str::<serde_json::Value>(&line)
                 .map(|d| label(&d))
                 .unwrap_or_else(|_| ("?".into(), "?".into()));
@@ -213,5 +221,9 @@ pub fn rounds(args: VerifyRoundsArgs) -> Result<ExitCode, String> {
         total - failed,
         total as f64 / seconds.max(1e-9)
     );
-    Ok(if failed == 0 { ExitCode::SUCCESS } else { ExitCode::from(1) })
+    Ok(if failed == 0 {
+        ExitCode::SUCCESS
+    } else {
+        ExitCode::from(1)
+    })
 }

@@ -76,7 +76,9 @@ impl Amount {
         if int.len() <= FAST_PARSE_MAX_INT_DIGITS {
             // Exact in i64 minor units; the same verdicts as the Decimal path below.
             let frac = frac.unwrap_or("").as_bytes();
-            let digits = int.bytes().chain((0..MINOR_DIGITS as usize).map(|i| frac.get(i).copied().unwrap_or(b'0')));
+            let digits = int
+                .bytes()
+                .chain((0..MINOR_DIGITS as usize).map(|i| frac.get(i).copied().unwrap_or(b'0')));
             let minor = digits.fold(0i64, |m, d| m * 10 + i64::from(d - b'0'));
             if unsigned.len() != text.len() {
                 return Err(AmountError::NotPositive);

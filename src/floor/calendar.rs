@@ -91,7 +91,11 @@ impl Default for FloorCalendar {
         FloorCalendar {
             timezone: Tz::UTC,
             day_starts_at: at(6),
-            shifts: vec![("day".into(), at(6)), ("swing".into(), at(14)), ("graveyard".into(), at(22))],
+            shifts: vec![
+                ("day".into(), at(6)),
+                ("swing".into(), at(14)),
+                ("graveyard".into(), at(22)),
+            ],
         }
     }
 }
@@ -228,7 +232,11 @@ fn local_time(field: &str, text: &str) -> Result<NaiveTime, CalendarError> {
         value: text.to_owned(),
     };
     let parts: Vec<&str> = text.split(':').collect();
-    if !(2..=3).contains(&parts.len()) || parts.iter().any(|p| p.len() != 2 || !p.bytes().all(|b| b.is_ascii_digit())) {
+    if !(2..=3).contains(&parts.len())
+        || parts
+            .iter()
+            .any(|p| p.len() != 2 || !p.bytes().all(|b| b.is_ascii_digit()))
+    {
         return Err(bad());
     }
     let number = |i: usize| parts.get(i).map_or(Some(0), |p| p.parse::<u32>().ok());

@@ -13,9 +13,20 @@ use std::collections::HashMap;
 /// What happened, in the log's order.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum BoxEvent<'a> {
-    SignedIn { table_id: &'a str, dealer_id: &'a str, at_us: i64 },
-    SignedOut { table_id: &'a str, dealer_id: &'a str, at_us: i64 },
-    TableClosed { table_id: &'a str, at_us: i64 },
+    SignedIn {
+        table_id: &'a str,
+        dealer_id: &'a str,
+        at_us: i64,
+    },
+    SignedOut {
+        table_id: &'a str,
+        dealer_id: &'a str,
+        at_us: i64,
+    },
+    TableClosed {
+        table_id: &'a str,
+        at_us: i64,
+    },
 }
 
 /// A dealer in the box at a table from `from_us` to `to_us` (exclusive).
@@ -35,20 +46,37 @@ pub fn spells<'a>(events: &[BoxEvent<'a>], until_us: i64) -> Vec<DealerSpell<'a>
     let mut out = Vec::new();
     let mut end = |in_box: &mut HashMap<&'a str, (&'a str, i64)>, table_id: &'a str, at_us: i64| {
         if let Some((dealer_id, from_us)) = in_box.remove(table_id) {
-            out.push(DealerSpell { table_id, dealer_id, from_us, to_us: at_us });
+            out.push(DealerSpell {
+                table_id,
+                dealer_id,
+                from_us,
+                to_us: at_us,
+            });
         }
     };
     for event in events {
         match *event {
-            BoxEvent::SignedIn { table_id, dealer_id, at_us } => {
+            BoxEvent::SignedIn {
+                table_id,
+                dealer_id,
+                at_us,
+            } => {
                 end(&mut in_box, table_id, at_us);
-                let elsewhere: Vec<&str> = in_box.iter().filter(|(_, (d, _))| *d == dealer_id).map(|(t, _)| *t).collect();
+                let elsewhere: Vec<&str> = in_box
+                    .iter()
+                    .filter(|(_, (d, _))| *d == dealer_id)
+                    .map(|(t, _)| *t)
+                    .collect();
                 for other in elsewhere {
                     end(&mut in_box, other, at_us);
                 }
                 in_box.insert(table_id, (dealer_id, at_us));
             }
-            BoxEvent::SignedOut { table_id, dealer_id, at_us } => {
+            BoxEvent::SignedOut {
+                table_id,
+                dealer_id,
+                at_us,
+            } => {
                 if in_box.get(table_id).is_some_and(|(d, _)| *d == dealer_id) {
                     end(&mut in_box, table_id, at_us);
                 }

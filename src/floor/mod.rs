@@ -57,8 +57,15 @@ pub enum FloorError {
 }
 
 /// A stored setting: None until it is first set.
-fn setting<T: serde::de::DeserializeOwned>(conn: &mut AnyConnection, name: &'static str) -> Result<Option<T>, FloorError> {
-    let stored: Option<String> = settings::table.find(name).select(settings::value).first(conn).optional()?;
+fn setting<T: serde::de::DeserializeOwned>(
+    conn: &mut AnyConnection,
+    name: &'static str,
+) -> Result<Option<T>, FloorError> {
+    let stored: Option<String> = settings::table
+        .find(name)
+        .select(settings::value)
+        .first(conn)
+        .optional()?;
     stored
         .map(|json| serde_json::from_str(&json).map_err(|e| FloorError::StoredSetting(name, e.to_string())))
         .transpose()
@@ -82,7 +89,13 @@ fn put_setting<T: Serialize>(
             .values((settings::name.eq(name), settings::value.eq(&value)))
             .execute(conn)?;
     }
-    significant_events::record(conn, event, Some(actor_id), None, serde_json::json!({ "old": old, "new": new }))?;
+    significant_events::record(
+        conn,
+        event,
+        Some(actor_id),
+        None,
+        serde_json::json!({ "old": old, "new": new }),
+    )?;
     Ok(())
 }
 
@@ -112,10 +125,21 @@ pub fn period_or_today(conn: &mut AnyConnection, period: Option<Period>) -> Resu
 }
 
 /// Replaces the calendar and records who did it, with the old and the new.
-pub fn set_calendar(conn: &mut AnyConnection, actor_id: &str, spec: &CalendarSpec) -> Result<FloorCalendar, FloorError> {
+pub fn set_calendar(
+    conn: &mut AnyConnection,
+    actor_id: &str,
+    spec: &CalendarSpec,
+) -> Result<FloorCalendar, FloorError> {
     let new = FloorCalendar::new(spec)?;
     let old = calendar(conn)?;
-    put_setting(conn, CALENDAR_SETTING, actor_id, EventKind::FloorCalendarChanged, &old.spec(), &new.spec())?;
+    put_setting(
+        conn,
+        CALENDAR_SETTING,
+        actor_id,
+        EventKind::FloorCalendarChanged,
+        &old.spec(),
+        &new.spec(),
+    )?;
     Ok(new)
 }
 
@@ -128,10 +152,21 @@ pub fn rating_rule(conn: &mut AnyConnection) -> Result<RatingRule, FloorError> {
 }
 
 /// Replaces the rating rule and records who did it, with the old and the new.
-pub fn set_rating_rule(conn: &mut AnyConnection, actor_id: &str, spec: &RatingRuleSpec) -> Result<RatingRule, FloorError> {
+pub fn set_rating_rule(
+    conn: &mut AnyConnection,
+    actor_id: &str,
+    spec: &RatingRuleSpec,
+) -> Result<RatingRule, FloorError> {
     let new = RatingRule::new(spec)?;
     let old = rating_rule(conn)?;
-    put_setting(conn, RATING_RULE_SETTING, actor_id, EventKind::FloorRatingRuleChanged, &old.spec(), &new.spec())?;
+    put_setting(
+        conn,
+        RATING_RULE_SETTING,
+        actor_id,
+        EventKind::FloorRatingRuleChanged,
+        &old.spec(),
+        &new.spec(),
+    )?;
     Ok(new)
 }
 
@@ -199,7 +234,6 @@ impl Period {
     fn days(self) -> impl Iterator<Item = NaiveDate> {
         self.first.iter_days().take_while(move |d| *d <= self.last)
     }
-
 }
 
 /// A period's table performance (`GET /api/v1/floor/tables`).
@@ -224,7 +258,11 @@ pub fn day_report(conn: &mut AnyConnection, period: Period) -> Result<DayReport,
     let open_spells = open_spells(conn, rows.from_us, until_us)?;
     let open: Vec<performance::OpenSpell> = open_spells
         .iter()
-        .map(|(table_id, from_us, to_us)| performance::OpenSpell { table_id, from_us: *from_us, to_us: *to_us })
+        .map(|(table_id, from_us, to_us)| performance::OpenSpell {
+            table_id,
+            from_us: *from_us,
+            to_us: *to_us,
+        })
         .collect();
     let tables: Vec<performance::TableInfo> = rows
         .tables
@@ -280,7 +318,14 @@ impl DayRows {
         let transfers = t::table
             .filter(t::created_at_us.ge(from_us).and(t::created_at_us.lt(to_us)))
             .filter(t::table_id.is_not_null())
-            .select((t::table_id, t::kind, t::debit_account, t::credit_account, t::amount_minor, t::created_at_us))
+            .select((
+                t::table_id,
+                t::kind,
+                t::debit_account,
+                t::credit_account,
+                t::amount_minor,
+                t::created_at_us,
+            ))
             .load(conn)?;
         let rounds = r::table
             .filter(r::updated_at_us.ge(from_us).and(r::updated_at_us.lt(to_us)))
@@ -291,14 +336,26 @@ impl DayRows {
         let bet_rows: Vec<BetRow> = b::table
             .filter(b::settled_at_us.ge(from_us).and(b::settled_at_us.lt(to_us)))
             .filter(b::status.eq_any(["won", "lost", "pushed"]))
-            .select((b::table_id, b::round_id, b::pay_table_id, b::kind, b::selection, b::amount_minor, b::returned_minor, b::settled_at_us))
+            .select((
+                b::table_id,
+                b::round_id,
+                b::pay_table_id,
+                b::kind,
+                b::selection,
+                b::amount_minor,
+                b::returned_minor,
+                b::settled_at_us,
+            ))
             .load(conn)?;
         let mut certificates = Certificates::default();
         let mut bets = Vec::with_capacity(bet_rows.len());
         for (table_id, round_id, pay_table_id, kind, selection, stake, returned, settled_at_us) in bet_rows {
             let c = certificates.bet(conn, &pay_table_id, &kind, &selection)?;
             let certified = (c.bet.clone(), house_edge(&c.rtp), c.std_dev_per_unit);
-            bets.push(((table_id, round_id, pay_table_id, stake, returned, settled_at_us), certified));
+            bets.push((
+                (table_id, round_id, pay_table_id, stake, returned, settled_at_us),
+                certified,
+            ));
         }
         Ok(DayRows {
             timezone: calendar.spec().timezone,
@@ -348,19 +405,21 @@ impl DayRows {
         let bets: Vec<performance::BetFact> = self
             .bets
             .iter()
-            .filter_map(|((table_id, round_id, pay_table_id, stake, returned, settled_at_us), (bet, edge, sd))| {
-                let at_us = settled_at_us.unwrap_or(self.from_us);
-                Some(performance::BetFact {
-                    table_id: subject(table_id, at_us)?,
-                    round_id,
-                    certified_as: (pay_table_id, bet),
-                    stake_minor: *stake,
-                    returned_minor: *returned,
-                    settled_at_us: at_us,
-                    house_edge: *edge,
-                    sd_per_unit: *sd,
-                })
-            })
+            .filter_map(
+                |((table_id, round_id, pay_table_id, stake, returned, settled_at_us), (bet, edge, sd))| {
+                    let at_us = settled_at_us.unwrap_or(self.from_us);
+                    Some(performance::BetFact {
+                        table_id: subject(table_id, at_us)?,
+                        round_id,
+                        certified_as: (pay_table_id, bet),
+                        stake_minor: *stake,
+                        returned_minor: *returned,
+                        settled_at_us: at_us,
+                        house_edge: *edge,
+                        sd_per_unit: *sd,
+                    })
+                },
+            )
             .collect();
         let shifts: Vec<(&str, i64, i64)> = self.shifts.iter().map(|(n, s, e)| (n.as_str(), *s, *e)).collect();
         performance::day_lines(&shifts, subjects, open, &transfers, &rounds, &bets)
@@ -392,7 +451,11 @@ fn open_spells(conn: &mut AnyConnection, from_us: i64, to_us: i64) -> Result<Vec
             }
         }
     }
-    spells.extend(open_since.into_iter().map(|(table_id, since)| (table_id, since.max(from_us), to_us)));
+    spells.extend(
+        open_since
+            .into_iter()
+            .map(|(table_id, since)| (table_id, since.max(from_us), to_us)),
+    );
     spells.retain(|(_, from, to)| from < to);
     Ok(spells)
 }
@@ -424,7 +487,11 @@ pub struct RatingReport {
 
 /// The player ratings of one gaming day (of one player, or of all) under the
 /// calendar and the rating rule in force.
-pub fn rating_report(conn: &mut AnyConnection, day: NaiveDate, player_id: Option<&str>) -> Result<RatingReport, FloorError> {
+pub fn rating_report(
+    conn: &mut AnyConnection,
+    day: NaiveDate,
+    player_id: Option<&str>,
+) -> Result<RatingReport, FloorError> {
     use crate::ledger::AccountId;
     use crate::store::schema::{bets as b, casino_tables as ct, rounds as r, transfers as t, users as u};
     let calendar = calendar(conn)?;
@@ -432,11 +499,29 @@ pub fn rating_report(conn: &mut AnyConnection, day: NaiveDate, player_id: Option
     let (from, to) = calendar.day_bounds(day);
     let (from_us, to_us) = (from.timestamp_micros(), to.timestamp_micros());
 
-    type TransferRow = (Option<String>, Option<String>, Option<String>, String, String, String, i64, i64);
+    type TransferRow = (
+        Option<String>,
+        Option<String>,
+        Option<String>,
+        String,
+        String,
+        String,
+        i64,
+        i64,
+    );
     let mut query = t::table
         .filter(t::created_at_us.ge(from_us).and(t::created_at_us.lt(to_us)))
         .filter(t::table_id.is_not_null())
-        .select((t::table_id, t::round_id, t::bet_id, t::kind, t::debit_account, t::credit_account, t::amount_minor, t::created_at_us))
+        .select((
+            t::table_id,
+            t::round_id,
+            t::bet_id,
+            t::kind,
+            t::debit_account,
+            t::credit_account,
+            t::amount_minor,
+            t::created_at_us,
+        ))
         .into_boxed();
     query = match player_id {
         Some(p) => {
@@ -496,7 +581,12 @@ pub fn rating_report(conn: &mut AnyConnection, day: NaiveDate, player_id: Option
             // A transfer between two wallets is a movement of each.
             let out = debit.strip_prefix("wallet:").map(|p| fact(p, true));
             let into = credit.strip_prefix("wallet:").map(|p| fact(p, false));
-            Some([out, into].into_iter().flatten().filter(|f| player_id.is_none_or(|p| p == f.player_id)))
+            Some(
+                [out, into]
+                    .into_iter()
+                    .flatten()
+                    .filter(|f| player_id.is_none_or(|p| p == f.player_id)),
+            )
         })
         .flatten()
         .collect();
@@ -504,10 +594,20 @@ pub fn rating_report(conn: &mut AnyConnection, day: NaiveDate, player_id: Option
     let mut sessions = ratings::sessions(&rule, &facts, &round_ends_us, &settled_bets);
 
     let tables: HashMap<String, String> = ct::table.select((ct::id, ct::name)).load(conn)?.into_iter().collect();
-    let player_ids: Vec<&str> = sessions.iter().map(|s| s.player_id.as_str()).collect::<std::collections::BTreeSet<_>>().into_iter().collect();
+    let player_ids: Vec<&str> = sessions
+        .iter()
+        .map(|s| s.player_id.as_str())
+        .collect::<std::collections::BTreeSet<_>>()
+        .into_iter()
+        .collect();
     let mut usernames: HashMap<String, String> = HashMap::with_capacity(player_ids.len());
     for chunk in player_ids.chunks(MAX_IDS_PER_QUERY) {
-        usernames.extend(u::table.filter(u::id.eq_any(chunk)).select((u::id, u::username)).load::<(String, String)>(conn)?);
+        usernames.extend(
+            u::table
+                .filter(u::id.eq_any(chunk))
+                .select((u::id, u::username))
+                .load::<(String, String)>(conn)?,
+        );
     }
     for s in &mut sessions {
         s.username = usernames.get(&s.player_id).cloned();
@@ -540,7 +640,12 @@ fn latest_box_event(
     before_us: i64,
 ) -> Result<Option<(String, Option<String>, i64)>, FloorError> {
     use crate::store::schema::significant_events as se;
-    let kinds = [EventKind::DealerSignedIn, EventKind::DealerSignedOut, EventKind::TableClosed].map(EventKind::as_str);
+    let kinds = [
+        EventKind::DealerSignedIn,
+        EventKind::DealerSignedOut,
+        EventKind::TableClosed,
+    ]
+    .map(EventKind::as_str);
     let row: Option<(String, String, i64)> = se::table
         .filter(se::kind.eq_any(kinds))
         .filter(se::subject.eq(table_id))
@@ -563,19 +668,30 @@ fn dealer_of(details: &str) -> Option<String> {
 /// so the table's latest such event tells.
 pub fn dealer_in_box(conn: &mut AnyConnection, table_id: &str) -> Result<Option<DealerInBox>, FloorError> {
     use crate::store::schema::users as u;
-    let Some((kind, Some(dealer_id), since_us)) = latest_box_event(conn, table_id, i64::MAX)? else { return Ok(None) };
+    let Some((kind, Some(dealer_id), since_us)) = latest_box_event(conn, table_id, i64::MAX)? else {
+        return Ok(None);
+    };
     if kind != EventKind::DealerSignedIn.as_str() {
         return Ok(None);
     }
     let username: String = u::table.find(&dealer_id).select(u::username).first(conn)?;
-    Ok(Some(DealerInBox { dealer_id, username, since_us }))
+    Ok(Some(DealerInBox {
+        dealer_id,
+        username,
+        since_us,
+    }))
 }
 
 /// Signs a dealer in at an open table they are assigned to, signing out
 /// whoever was dealing there (a relief) and the dealer from any other table
 /// (one box at a time), each as its own event. Signing in the dealer already
 /// there changes nothing.
-pub fn sign_in(conn: &mut AnyConnection, table_id: &str, dealer_id: &str, actor_id: &str) -> Result<DealerInBox, FloorError> {
+pub fn sign_in(
+    conn: &mut AnyConnection,
+    table_id: &str,
+    dealer_id: &str,
+    actor_id: &str,
+) -> Result<DealerInBox, FloorError> {
     use crate::store::schema::{casino_tables as ct, table_dealers as td};
     let status: Option<String> = ct::table.find(table_id).select(ct::status).first(conn).optional()?;
     match status.as_deref() {
@@ -594,7 +710,14 @@ pub fn sign_in(conn: &mut AnyConnection, table_id: &str, dealer_id: &str, actor_
         if current.dealer_id == dealer_id {
             return Ok(current);
         }
-        record_box(conn, EventKind::DealerSignedOut, table_id, &current.dealer_id, actor_id, "relieved")?;
+        record_box(
+            conn,
+            EventKind::DealerSignedOut,
+            table_id,
+            &current.dealer_id,
+            actor_id,
+            "relieved",
+        )?;
     }
     let open_tables: Vec<String> = ct::table.filter(ct::status.eq("open")).select(ct::id).load(conn)?;
     for other in open_tables.iter().filter(|t| t.as_str() != table_id) {
@@ -602,16 +725,28 @@ pub fn sign_in(conn: &mut AnyConnection, table_id: &str, dealer_id: &str, actor_
             record_box(conn, EventKind::DealerSignedOut, other, dealer_id, actor_id, "moved")?;
         }
     }
-    record_box(conn, EventKind::DealerSignedIn, table_id, dealer_id, actor_id, "signed in")?;
+    record_box(
+        conn,
+        EventKind::DealerSignedIn,
+        table_id,
+        dealer_id,
+        actor_id,
+        "signed in",
+    )?;
     dealer_in_box(conn, table_id)?.ok_or(FloorError::NotSignedIn)
 }
 
 /// Signs the dealer out of the table (a break, the end of a shift).
 pub fn sign_out(conn: &mut AnyConnection, table_id: &str, dealer_id: &str, actor_id: &str) -> Result<(), FloorError> {
     match dealer_in_box(conn, table_id)? {
-        Some(current) if current.dealer_id == dealer_id => {
-            record_box(conn, EventKind::DealerSignedOut, table_id, dealer_id, actor_id, "signed out")
-        }
+        Some(current) if current.dealer_id == dealer_id => record_box(
+            conn,
+            EventKind::DealerSignedOut,
+            table_id,
+            dealer_id,
+            actor_id,
+            "signed out",
+        ),
         _ => Err(FloorError::NotSignedIn),
     }
 }
@@ -696,7 +831,12 @@ pub fn dealer_report(conn: &mut AnyConnection, period: Period) -> Result<DealerR
         }
     }
     starting.sort_by_key(|(.., at_us)| *at_us);
-    let kinds = [EventKind::DealerSignedIn, EventKind::DealerSignedOut, EventKind::TableClosed].map(EventKind::as_str);
+    let kinds = [
+        EventKind::DealerSignedIn,
+        EventKind::DealerSignedOut,
+        EventKind::TableClosed,
+    ]
+    .map(EventKind::as_str);
     let during: Vec<(Option<String>, String, String, i64)> = se::table
         .filter(se::kind.eq_any(kinds))
         .filter(se::at_us.ge(rows.from_us).and(se::at_us.lt(until_us)))
@@ -709,13 +849,25 @@ pub fn dealer_report(conn: &mut AnyConnection, period: Period) -> Result<DealerR
         .collect();
     let mut events: Vec<dealers::BoxEvent> = starting
         .iter()
-        .map(|(table_id, dealer_id, _)| dealers::BoxEvent::SignedIn { table_id, dealer_id, at_us: rows.from_us })
+        .map(|(table_id, dealer_id, _)| dealers::BoxEvent::SignedIn {
+            table_id,
+            dealer_id,
+            at_us: rows.from_us,
+        })
         .collect();
     for (table_id, kind, dealer_id, at_us) in &during {
         let at_us = *at_us;
         events.push(match (kind.as_str(), dealer_id.as_deref()) {
-            ("dealer_signed_in", Some(dealer_id)) => dealers::BoxEvent::SignedIn { table_id, dealer_id, at_us },
-            ("dealer_signed_out", Some(dealer_id)) => dealers::BoxEvent::SignedOut { table_id, dealer_id, at_us },
+            ("dealer_signed_in", Some(dealer_id)) => dealers::BoxEvent::SignedIn {
+                table_id,
+                dealer_id,
+                at_us,
+            },
+            ("dealer_signed_out", Some(dealer_id)) => dealers::BoxEvent::SignedOut {
+                table_id,
+                dealer_id,
+                at_us,
+            },
             _ => dealers::BoxEvent::TableClosed { table_id, at_us },
         });
     }
@@ -724,16 +876,29 @@ pub fn dealer_report(conn: &mut AnyConnection, period: Period) -> Result<DealerR
     let dealer_ids: Vec<&str> = dealer_ids.into_iter().collect();
     let mut names: Vec<(String, String)> = Vec::with_capacity(dealer_ids.len());
     for chunk in dealer_ids.chunks(MAX_IDS_PER_QUERY) {
-        names.extend(u::table.filter(u::id.eq_any(chunk)).select((u::id, u::username)).load::<(String, String)>(conn)?);
+        names.extend(
+            u::table
+                .filter(u::id.eq_any(chunk))
+                .select((u::id, u::username))
+                .load::<(String, String)>(conn)?,
+        );
     }
-    let subjects: Vec<performance::TableInfo> =
-        names.iter().map(|(id, name)| performance::TableInfo { id, name, game: "" }).collect();
+    let subjects: Vec<performance::TableInfo> = names
+        .iter()
+        .map(|(id, name)| performance::TableInfo { id, name, game: "" })
+        .collect();
     let open: Vec<performance::OpenSpell> = spells
         .iter()
-        .map(|s| performance::OpenSpell { table_id: s.dealer_id, from_us: s.from_us, to_us: s.to_us })
+        .map(|s| performance::OpenSpell {
+            table_id: s.dealer_id,
+            from_us: s.from_us,
+            to_us: s.to_us,
+        })
         .collect();
     let lines = rows
-        .lines(&subjects, &open, |table_id, at_us| dealers::dealer_at(&spells, table_id, at_us))
+        .lines(&subjects, &open, |table_id, at_us| {
+            dealers::dealer_at(&spells, table_id, at_us)
+        })
         .into_iter()
         .filter_map(|l| {
             Some(DealerLine {

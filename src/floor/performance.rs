@@ -158,14 +158,24 @@ pub fn day_lines<'a>(
                 continue;
             }
             let shift = name_of_span[k];
-            for key in [(Some(spell.table_id), Some(shift)), (Some(spell.table_id), None), (None, Some(shift)), (None, None)] {
+            for key in [
+                (Some(spell.table_id), Some(shift)),
+                (Some(spell.table_id), None),
+                (None, Some(shift)),
+                (None, None),
+            ] {
                 tallies.entry(key).or_default().open_us += overlap_us;
             }
         }
     }
     let mut each = |table: &'a str, at_us: i64, f: &mut dyn FnMut(&mut Tally<'a>)| {
         let Some(shift) = shift_of(at_us) else { return };
-        for key in [(Some(table), Some(shift)), (Some(table), None), (None, Some(shift)), (None, None)] {
+        for key in [
+            (Some(table), Some(shift)),
+            (Some(table), None),
+            (None, Some(shift)),
+            (None, None),
+        ] {
             f(tallies.entry(key).or_default());
         }
     };
@@ -205,7 +215,10 @@ pub fn day_lines<'a>(
         })
         .collect();
     // Tables by name, the floor last; within each, shifts in order, the day last.
-    let shift_rank = |s: &Option<String>| s.as_deref().map_or(usize::MAX, |s| names.iter().position(|n| *n == s).unwrap_or(0));
+    let shift_rank = |s: &Option<String>| {
+        s.as_deref()
+            .map_or(usize::MAX, |s| names.iter().position(|n| *n == s).unwrap_or(0))
+    };
     lines.sort_by(|a, b| {
         (a.table_id.is_none(), &a.table_name, &a.table_id, shift_rank(&a.shift)).cmp(&(
             b.table_id.is_none(),
@@ -217,7 +230,12 @@ pub fn day_lines<'a>(
     lines
 }
 
-fn line(tally: &Tally<'_>, table_id: Option<&str>, info: Option<&TableInfo<'_>>, shift: Option<&str>) -> PerformanceLine {
+fn line(
+    tally: &Tally<'_>,
+    table_id: Option<&str>,
+    info: Option<&TableInfo<'_>>,
+    shift: Option<&str>,
+) -> PerformanceLine {
     // The side bets' theoretical win and its spread, per certified bet.
     let mut by_bet: BTreeMap<(&str, &str), Vec<&BetFact>> = BTreeMap::new();
     for b in &tally.bets {
@@ -256,16 +274,25 @@ fn line(tally: &Tally<'_>, table_id: Option<&str>, info: Option<&TableInfo<'_>>,
         shift: shift.map(str::to_owned),
         rounds: tally.rounds,
         voided_rounds: tally.voided_rounds,
-        open_hours: format!("{:.2}", hours(tally.open_us).round_dp_with_strategy(2, RoundingStrategy::MidpointNearestEven)),
+        open_hours: format!(
+            "{:.2}",
+            hours(tally.open_us).round_dp_with_strategy(2, RoundingStrategy::MidpointNearestEven)
+        ),
         rounds_per_hour: (tally.open_us > 0).then(|| {
             let rate = Decimal::from(tally.rounds) / hours(tally.open_us);
-            format!("{:.1}", rate.round_dp_with_strategy(1, RoundingStrategy::MidpointNearestEven))
+            format!(
+                "{:.1}",
+                rate.round_dp_with_strategy(1, RoundingStrategy::MidpointNearestEven)
+            )
         }),
         drop: format_minor(tally.drop_minor),
         house_win: format_minor(tally.win_minor),
         hold_percent: (tally.drop_minor != 0).then(|| {
             let hold = Decimal::from(tally.win_minor) * Decimal::from(100) / Decimal::from(tally.drop_minor);
-            format!("{:.2}", hold.round_dp_with_strategy(2, RoundingStrategy::MidpointNearestEven))
+            format!(
+                "{:.2}",
+                hold.round_dp_with_strategy(2, RoundingStrategy::MidpointNearestEven)
+            )
         }),
         covered_win: format_minor(covered_minor),
         theo_win: money(theo_minor + Decimal::from(tally.fees_minor)),
@@ -286,7 +313,11 @@ const MICROS_PER_HOUR: i64 = 3_600_000_000;
 pub(super) fn money(minor: Decimal) -> String {
     let units = minor / Decimal::from(10i64.pow(MINOR_DIGITS));
     let cents = units.round_dp_with_strategy(MINOR_DIGITS, RoundingStrategy::MidpointNearestEven);
-    format_minor((cents * Decimal::from(10i64.pow(MINOR_DIGITS))).to_i64().unwrap_or(i64::MAX))
+    format_minor(
+        (cents * Decimal::from(10i64.pow(MINOR_DIGITS)))
+            .to_i64()
+            .unwrap_or(i64::MAX),
+    )
 }
 
 /// The lines as CSV, a header first.

@@ -41,7 +41,9 @@ pub struct RatingRuleSpec {
 pub enum RatingRuleError {
     #[error("session_gap_minutes must be 1 to {MAX_SESSION_GAP_MINUTES}, not {0}")]
     SessionGap(u32),
-    #[error("points_per_theo_unit must be a decimal from 0 to {MAX_POINTS_PER_THEO_UNIT} with at most 4 places, not {0:?}")]
+    #[error(
+        "points_per_theo_unit must be a decimal from 0 to {MAX_POINTS_PER_THEO_UNIT} with at most 4 places, not {0:?}"
+    )]
     PointsPerTheoUnit(String),
 }
 
@@ -73,7 +75,11 @@ impl RatingRule {
             && text.bytes().all(|b| b.is_ascii_digit() || b == b'.')
             && text.split('.').count() <= 2
             && text.split('.').all(|part| !part.is_empty());
-        let points: Decimal = if well_formed { text.parse().map_err(|_| bad())? } else { return Err(bad()) };
+        let points: Decimal = if well_formed {
+            text.parse().map_err(|_| bad())?
+        } else {
+            return Err(bad());
+        };
         if points.scale() > 4 || points > Decimal::from(MAX_POINTS_PER_THEO_UNIT) {
             return Err(bad());
         }
@@ -189,11 +195,17 @@ pub fn sessions(
                     ..Tally::default()
                 }),
             }
-            let (Some(t), Some(tally)) = (transfer, tallies.last_mut()) else { continue };
+            let (Some(t), Some(tally)) = (transfer, tallies.last_mut()) else {
+                continue;
+            };
             if let Some(round) = t.round_id {
                 tally.rounds.insert(round);
             }
-            if let Some(bet) = t.bet_id.filter(|_| t.kind == "bet_stake").and_then(|id| settled_bets.get(id)) {
+            if let Some(bet) = t
+                .bet_id
+                .filter(|_| t.kind == "bet_stake")
+                .and_then(|id| settled_bets.get(id))
+            {
                 tally.theo_minor += Decimal::from(bet.stake_minor) * bet.house_edge;
             }
             if t.out_of_wallet {

@@ -727,7 +727,10 @@ pub fn transcript(
         })),
         pay_tables: Vec::new(),
         players: names.parties(viewer),
-        seats: vec![SeatEntry { suit: None, player: player.into() }],
+        seats: vec![SeatEntry {
+            suit: None,
+            player: player.into(),
+        }],
         decisions: Vec::new(),
         plays: plays(row)?,
         bets: Vec::new(),

@@ -15,7 +15,6 @@ use super::seed_vault::SeedVault;
 use crate::api::error::ApiError;
 use crate::cards::shuffle::{self, ClientSeed, Game, Shuffler};
 use crate::cards::transcript::{Reshuffle, ShuffleTranscript};
-use crate::transcript::{BetEntry, DecisionEntry, PayTableEntry, Pseudonyms, RoundTranscript, SeatEntry, Viewer};
 use crate::cards::{Card, Suit};
 use crate::domain::{format_minor, Amount};
 use crate::games::prima_carta::{
@@ -27,6 +26,7 @@ use crate::store::schema::seats as st;
 use crate::store::{new_id, now_us, AnyConnection};
 use crate::tables::config::PrimaCartaConfig;
 use crate::tables::{self, Table, TableConfig};
+use crate::transcript::{BetEntry, DecisionEntry, PayTableEntry, Pseudonyms, RoundTranscript, SeatEntry, Viewer};
 
 /// Seats a Prima Carta round needs before betting closes, and may hold.
 pub const MIN_SEATS: usize = 2;
@@ -625,7 +625,11 @@ impl Played {
             Event::Reshuffled { before, after } => Some(Reshuffle::new(before, after)),
             _ => None,
         });
-        of_game.or_else(|| self.deal_out.reshuffle().map(|(before, after)| Reshuffle::new(before, after)))
+        of_game.or_else(|| {
+            self.deal_out
+                .reshuffle()
+                .map(|(before, after)| Reshuffle::new(before, after))
+        })
     }
 }
 
@@ -710,7 +714,11 @@ pub fn transcript(
     };
     let transfers = round_transfers(conn, &row.id)?;
     let transfers = crate::transcript::transfer_entries(&transfers, &mut names, &row.id, &row.table_id);
-    let events = |list: &[Event]| list.iter().map(|e| serde_json::to_value(e).unwrap_or_default()).collect();
+    let events = |list: &[Event]| {
+        list.iter()
+            .map(|e| serde_json::to_value(e).unwrap_or_default())
+            .collect()
+    };
     Ok(RoundTranscript {
         transcript: crate::transcript::FORMAT.to_owned().into(),
         version: crate::transcript::VERSION,
@@ -738,7 +746,10 @@ pub fn transcript(
             .as_ref()
             .map(|s| crate::transcript::raw(&crate::transcript::PrimaOutcome::new(&s.result, &s.facts))),
         events: played.as_ref().filter(|_| with_events).map(|p| events(&p.game.events)),
-        deal_out_events: played.as_ref().filter(|_| with_events).map(|p| events(&p.deal_out.events)),
+        deal_out_events: played
+            .as_ref()
+            .filter(|_| with_events)
+            .map(|p| events(&p.deal_out.events)),
         transfers,
     })
 }
@@ -924,7 +935,12 @@ pub struct RoundRecall {
     pub transfers: Option<Vec<crate::ledger::read::TransferView>>,
 }
 
-pub fn recall(conn: &mut AnyConnection, vault: &SeedVault, row: &RoundRow, viewer: &Viewer) -> Result<RoundRecall, ApiError> {
+pub fn recall(
+    conn: &mut AnyConnection,
+    vault: &SeedVault,
+    row: &RoundRow,
+    viewer: &Viewer,
+) -> Result<RoundRecall, ApiError> {
     let transcript = transcript(conn, vault, row, viewer, true)?;
     let staff = viewer.sees_identities;
     Ok(RoundRecall {
@@ -932,12 +948,22 @@ pub fn recall(conn: &mut AnyConnection, vault: &SeedVault, row: &RoundRow, viewe
         transcript,
         decisions: staff.then(|| decisions(row)),
         bets: if staff {
-            Some(crate::side_bets::round_bets(conn, &row.id)?.iter().map(crate::side_bets::BetView::from).collect())
+            Some(
+                crate::side_bets::round_bets(conn, &row.id)?
+                    .iter()
+                    .map(crate::side_bets::BetView::from)
+                    .collect(),
+            )
         } else {
             None
         },
         transfers: if staff {
-            Some(round_transfers(conn, &row.id)?.iter().map(crate::ledger::read::TransferView::from).collect())
+            Some(
+                round_transfers(conn, &row.id)?
+                    .iter()
+                    .map(crate::ledger::read::TransferView::from)
+                    .collect(),
+            )
         } else {
             None
         },

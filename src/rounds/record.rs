@@ -152,7 +152,11 @@ pub fn insert(conn: &mut AnyConnection, vault: &super::SeedVault, new: &NewRound
 /// from before rounds kept one).
 pub fn pay_table_of(conn: &mut AnyConnection, round_id: &str) -> QueryResult<Option<String>> {
     use crate::store::schema::round_pay_tables as rpt;
-    rpt::table.find(round_id).select(rpt::pay_table_id).first(conn).optional()
+    rpt::table
+        .find(round_id)
+        .select(rpt::pay_table_id)
+        .first(conn)
+        .optional()
 }
 
 /// A table's rounds, newest first.

@@ -286,6 +286,5 @@ pub fn transfer_entries(
 
 pub use replay::{LoboOutcome, PrimaOutcome};
 
-
 #[cfg(test)]
 mod tests;

@@ -83,51 +83,55 @@ pub fn verify(t: &RoundTranscript) -> VerificationReport {
     }
 }
 fn verify_prima(t: &RoundTranscript, dealt: Option<Recomputed>, run: &mut Run<'_>) {
-        let config = run.check_value("rules", prima_rules(&t.rules));
-        let pay_tables = run.check_value("pay_tables", pay_tables_of(t));
-        let Some(config) = config else {
-            for name in ["play", "outcome", "bets", "transfers"] {
-                run.not_checked(name, "the rules do not parse");
-            }
-            return;
-        };
-        let Some(dealt) = dealt else {
-            for name in ["play", "outcome", "bets", "transfers"] {
-                run.not_checked(name, "the shuffle does not verify");
-            }
-            return;
-        };
-        let voided = t.status == "voided";
-        let played = run.check_value("play", play_prima(t, &config, &dealt, voided));
-        let Some(played) = played else {
-            for name in ["outcome", "bets", "transfers"] {
-                run.not_checked(name, "the play does not replay");
-            }
-            return;
-        };
-        if let (Some(given), Some(game)) = (&t.events, &played.game) {
-            run.check("events", same_events(given, &game.events));
+    let config = run.check_value("rules", prima_rules(&t.rules));
+    let pay_tables = run.check_value("pay_tables", pay_tables_of(t));
+    let Some(config) = config else {
+        for name in ["play", "outcome", "bets", "transfers"] {
+            run.not_checked(name, "the rules do not parse");
         }
-        if let (Some(given), Some(out)) = (&t.deal_out_events, &played.deal_out) {
-            run.check("deal_out_events", same_events(given, &out.events));
+        return;
+    };
+    let Some(dealt) = dealt else {
+        for name in ["play", "outcome", "bets", "transfers"] {
+            run.not_checked(name, "the shuffle does not verify");
         }
-        run.check("outcome", check_outcome(t.outcome.as_deref(), prima_outcome(&played).as_ref()));
-        let returns = match (&pay_tables, &played.deal_out) {
-            (Some(tables), deal_out) => {
-                run.check_value("bets", bet_returns(t, tables, deal_out.as_ref().map(|d| &d.facts), voided))
-            }
-            (None, _) => {
-                run.not_checked("bets", "the pay tables do not verify");
-                None
-            }
-        };
-        match returns {
-            Some(returns) => {
-                run.check("transfers", prima_transfers(t, &config, &played, &returns, voided));
-            }
-            None => run.not_checked("transfers", "the bets do not verify"),
+        return;
+    };
+    let voided = t.status == "voided";
+    let played = run.check_value("play", play_prima(t, &config, &dealt, voided));
+    let Some(played) = played else {
+        for name in ["outcome", "bets", "transfers"] {
+            run.not_checked(name, "the play does not replay");
         }
+        return;
+    };
+    if let (Some(given), Some(game)) = (&t.events, &played.game) {
+        run.check("events", same_events(given, &game.events));
     }
+    if let (Some(given), Some(out)) = (&t.deal_out_events, &played.deal_out) {
+        run.check("deal_out_events", same_events(given, &out.events));
+    }
+    run.check(
+        "outcome",
+        check_outcome(t.outcome.as_deref(), prima_outcome(&played).as_ref()),
+    );
+    let returns = match (&pay_tables, &played.deal_out) {
+        (Some(tables), deal_out) => run.check_value(
+            "bets",
+            bet_returns(t, tables, deal_out.as_ref().map(|d| &d.facts), voided),
+        ),
+        (None, _) => {
+            run.not_checked("bets", "the pay tables do not verify");
+            None
+        }
+    };
+    match returns {
+        Some(returns) => {
+            run.check("transfers", prima_transfers(t, &config, &played, &returns, voided));
+        }
+        None => run.not_checked("transfers", "the bets do not verify"),
+    }
+}
 
 /// Pay tables already checked, by fingerprint, with the exact JSON text of
 /// their spec: a bulk run over many rounds under the same few tables reads,
@@ -146,7 +150,10 @@ struct RoundPayTables<'t>(Vec<(&'t str, Rc<PayTable>)>);
 
 impl RoundPayTables<'_> {
     fn get(&self, fingerprint: &str) -> Option<&PayTable> {
-        self.0.iter().find(|(f, _)| *f == fingerprint).map(|(_, table)| table.as_ref())
+        self.0
+            .iter()
+            .find(|(f, _)| *f == fingerprint)
+            .map(|(_, table)| table.as_ref())
     }
 }
 
@@ -187,8 +194,16 @@ fn pay_tables_of<'t>(t: &'t RoundTranscript) -> Result<RoundPayTables<'t>, Strin
         };
         tables.0.push((entry.fingerprint.as_ref(), table));
     }
-    if let Some((i, bet)) = t.bets.iter().enumerate().find(|(_, b)| tables.get(&b.pay_table).is_none()) {
-        return Err(format!("bet {i} names pay table {}, which is not listed", bet.pay_table));
+    if let Some((i, bet)) = t
+        .bets
+        .iter()
+        .enumerate()
+        .find(|(_, b)| tables.get(&b.pay_table).is_none())
+    {
+        return Err(format!(
+            "bet {i} names pay table {}, which is not listed",
+            bet.pay_table
+        ));
     }
     Ok(tables)
 }
@@ -197,7 +212,11 @@ fn pay_tables_of<'t>(t: &'t RoundTranscript) -> Result<RoundPayTables<'t>, Strin
 fn unreadable(why: impl Into<String>) -> VerificationReport {
     VerificationReport {
         passed: false,
-        checks: vec![fail("transcript", None, format!("not a readable transcript: {}", why.into()))],
+        checks: vec![fail(
+            "transcript",
+            None,
+            format!("not a readable transcript: {}", why.into()),
+        )],
     }
 }
 
@@ -268,7 +287,9 @@ fn minor(text: &str) -> Result<i64, String> {
     if matches!(text, "0" | "0.0" | "0.00") {
         return Ok(0);
     }
-    Amount::parse(text).map(Amount::minor).map_err(|e| format!("{text:?}: {e}"))
+    Amount::parse(text)
+        .map(Amount::minor)
+        .map_err(|e| format!("{text:?}: {e}"))
 }
 
 fn suit(name: &str) -> Result<Suit, String> {
@@ -314,13 +335,20 @@ fn play_prima<'t>(
     let decisions = t
         .decisions
         .iter()
-        .map(|d| Ok(CopaDecision { suit: suit(&d.suit)?, pay: d.pay }))
+        .map(|d| {
+            Ok(CopaDecision {
+                suit: suit(&d.suit)?,
+                pay: d.pay,
+            })
+        })
         .collect::<Result<Vec<_>, String>>()?;
     let seated: Vec<Suit> = seats.iter().map(|(s, _)| *s).collect();
     let rules = config.rules();
     let mut stream = dealt.stream.clone();
-    let game = engine::play(&dealt.deck, &rules, &seated, &decisions, &mut |cards| stream.shuffle(cards))
-        .map_err(|e| format!("the decisions do not replay: {e}"))?;
+    let game = engine::play(&dealt.deck, &rules, &seated, &decisions, &mut |cards| {
+        stream.shuffle(cards)
+    })
+    .map_err(|e| format!("the decisions do not replay: {e}"))?;
     if let Phase::AwaitingCopa(turn) = &game.phase {
         return Err(format!(
             "the round stops at {}'s copa decision, which the transcript lacks",
@@ -342,7 +370,11 @@ fn play_prima<'t>(
                 "the reshuffle's pile differs from the discards at position {}",
                 first_difference(&e.before, &g.before).unwrap_or(0)
             ),
-            _ => format!("the rules call for {} reshuffle(s), the transcript shows {}", expected.len(), t.shuffle.reshuffles.len()),
+            _ => format!(
+                "the rules call for {} reshuffle(s), the transcript shows {}",
+                expected.len(),
+                t.shuffle.reshuffles.len()
+            ),
         };
         return Err(detail);
     }
@@ -501,7 +533,11 @@ fn first_field_difference(given: &Value, replayed: &Value, path: &str) -> Option
             .enumerate()
             .find_map(|(i, (gv, rv))| first_field_difference(gv, rv, &format!("{path}/{i}"))),
         _ if given == replayed => None,
-        _ => Some(if path.is_empty() { "/".to_owned() } else { path.to_owned() }),
+        _ => Some(if path.is_empty() {
+            "/".to_owned()
+        } else {
+            path.to_owned()
+        }),
     }
 }
 
@@ -647,7 +683,14 @@ fn leg<'a>(kind: &'a str, from: Account<'a>, to: Account<'a>, amount_minor: i64)
 
 impl fmt::Display for Leg<'_> {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(f, "{} {} → {} {}", self.kind, self.from, self.to, format_minor(self.amount_minor))
+        write!(
+            f,
+            "{} {} → {} {}",
+            self.kind,
+            self.from,
+            self.to,
+            format_minor(self.amount_minor)
+        )
     }
 }
 
@@ -718,7 +761,11 @@ fn prima_transfers(
             expected.push(leg("cobre_carried", COBRE, winner, carried));
         }
         if let Some(cobre) = &result.cobre {
-            let to = if cobre.disposition == CobreRule::House { HOUSE_REVENUE } else { COBRE };
+            let to = if cobre.disposition == CobreRule::House {
+                HOUSE_REVENUE
+            } else {
+                COBRE
+            };
             expected.push(leg("cobre", POT, to, unit * cobre.units as i64));
         }
     }
@@ -770,7 +817,6 @@ struct LoboRules {
     hints: bool,
 }
 
-
 fn verify_lobo(t: &RoundTranscript, dealt: Option<Recomputed>, run: &mut Run<'_>) {
     let rules = run.check_value(
         "rules",
@@ -794,8 +840,18 @@ fn verify_lobo(t: &RoundTranscript, dealt: Option<Recomputed>, run: &mut Run<'_>
     let state = if t.status == "voided" {
         Err("a Lobo round is never voided".to_owned())
     } else if dealt.deck.len() != mode.deck_len() {
-        Err(format!("a {} deck has {} cards, not {}", mode.name(), mode.deck_len(), dealt.deck.len()))
-    } else if let Some(p) = t.seats.first().map(|s| &s.player).filter(|p| known_player(t, p).is_err()) {
+        Err(format!(
+            "a {} deck has {} cards, not {}",
+            mode.name(),
+            mode.deck_len(),
+            dealt.deck.len()
+        ))
+    } else if let Some(p) = t
+        .seats
+        .first()
+        .map(|s| &s.player)
+        .filter(|p| known_player(t, p).is_err())
+    {
         Err(format!("{p} is not among the round's players"))
     } else {
         lobo::replay(mode, &dealt.deck, &t.plays)
@@ -811,7 +867,10 @@ fn verify_lobo(t: &RoundTranscript, dealt: Option<Recomputed>, run: &mut Run<'_>
         }
         return;
     };
-    let wolf_points: u32 = dealt.deck[..lobo::HAND_SIZE].iter().map(|c| c.rank().value() as u32).sum();
+    let wolf_points: u32 = dealt.deck[..lobo::HAND_SIZE]
+        .iter()
+        .map(|c| c.rank().value() as u32)
+        .sum();
     let replayed = LoboOutcome::new(&outcome, rules.loss_cap_points, wolf_points);
     run.check("outcome", check_outcome(t.outcome.as_deref(), Some(&replayed)));
     run.check("bets", Ok("Lobo has no side bets".into()));

@@ -55,7 +55,11 @@ fn wallet(p: &str) -> String {
     format!("wallet:{p}")
 }
 
-fn shuffle_of(rng: &mut ChaCha8Rng, game: Game, max_rank: u8) -> (ShuffleTranscript, crate::cards::transcript::Recomputed) {
+fn shuffle_of(
+    rng: &mut ChaCha8Rng,
+    game: Game,
+    max_rank: u8,
+) -> (ShuffleTranscript, crate::cards::transcript::Recomputed) {
     let server_seed = ServerSeed::from_bytes(rng.gen());
     let round_id = uuid::Builder::from_random_bytes(rng.gen()).into_uuid().to_string();
     let n_seeds = match game {
@@ -71,7 +75,12 @@ fn shuffle_of(rng: &mut ChaCha8Rng, game: Game, max_rank: u8) -> (ShuffleTranscr
     (shuffle, crate::cards::transcript::Recomputed { deck, stream })
 }
 
-fn skeleton(game: &str, shuffle: ShuffleTranscript, rules: serde_json::Value, status: &str) -> RoundTranscript<'static> {
+fn skeleton(
+    game: &str,
+    shuffle: ShuffleTranscript,
+    rules: serde_json::Value,
+    status: &str,
+) -> RoundTranscript<'static> {
     RoundTranscript {
         transcript: FORMAT.to_owned().into(),
         version: VERSION,
@@ -97,8 +106,12 @@ fn skeleton(game: &str, shuffle: ShuffleTranscript, rules: serde_json::Value, st
 }
 
 fn prima_round(rng: &mut ChaCha8Rng) -> RoundTranscript<'static> {
-    let variant = *[PrimaVariant::Classic, PrimaVariant::Cinco, PrimaVariant::Jasper].choose(rng).unwrap();
-    let cobre = *[CobreOption::Off, CobreOption::Carry, CobreOption::House].choose(rng).unwrap();
+    let variant = *[PrimaVariant::Classic, PrimaVariant::Cinco, PrimaVariant::Jasper]
+        .choose(rng)
+        .unwrap();
+    let cobre = *[CobreOption::Off, CobreOption::Carry, CobreOption::House]
+        .choose(rng)
+        .unwrap();
     let amount = |minor: i64| Amount::from_minor(minor).expect("positive");
     let config = PrimaCartaConfig {
         variant,
@@ -183,28 +196,41 @@ fn prima_round(rng: &mut ChaCha8Rng) -> RoundTranscript<'static> {
     if !bets.is_empty() {
         t.pay_tables.push(PayTableEntry::new("sample-pay-table", &pay_table));
     }
-    let bet_entry = |(player, kind, selection, stake): &(String, BetKind, Selection, i64), status: &str, returned: i64| {
-        let (suit, number) = match selection {
-            Selection::Suit(s) => (Some(s.name().to_owned()), None),
-            Selection::Number(n) => (None, Some(*n as i64)),
-            Selection::None => (None, None),
+    let bet_entry =
+        |(player, kind, selection, stake): &(String, BetKind, Selection, i64), status: &str, returned: i64| {
+            let (suit, number) = match selection {
+                Selection::Suit(s) => (Some(s.name().to_owned()), None),
+                Selection::Number(n) => (None, Some(*n as i64)),
+                Selection::None => (None, None),
+            };
+            BetEntry {
+                player: player.clone().into(),
+                kind: kind.name().to_owned().into(),
+                suit,
+                number,
+                amount: format_minor(*stake).into(),
+                pay_table: fingerprint.clone().into(),
+                status: status.to_owned().into(),
+                returned: format_minor(returned).into(),
+            }
         };
-        BetEntry {
-            player: player.clone().into(),
-            kind: kind.name().to_owned().into(),
-            suit,
-            number,
-            amount: format_minor(*stake).into(),
-            pay_table: fingerprint.clone().into(),
-            status: status.to_owned().into(),
-            returned: format_minor(returned).into(),
-        }
-    };
 
     if voided {
-        let seat_moves: Vec<TransferEntry> = ledger.transfers.iter().filter(|m| m.kind != "bet_stake").cloned().collect();
+        let seat_moves: Vec<TransferEntry> = ledger
+            .transfers
+            .iter()
+            .filter(|m| m.kind != "bet_stake")
+            .cloned()
+            .collect();
         for m in seat_moves {
-            ledger.post("refund", &m.to, &m.from, Amount::parse(&m.amount).map(Amount::minor).expect("posted amounts parse"));
+            ledger.post(
+                "refund",
+                &m.to,
+                &m.from,
+                Amount::parse(&m.amount)
+                    .map(Amount::minor)
+                    .expect("posted amounts parse"),
+            );
         }
         for bet in &bets {
             ledger.post("bet_refund", "escrow", &wallet(&bet.0), bet.3);
@@ -268,7 +294,11 @@ fn prima_round(rng: &mut ChaCha8Rng) -> RoundTranscript<'static> {
         ledger.post("cobre_carried", "cobre", &winner, carried);
     }
     if let Some(c) = &result.cobre {
-        let to = if c.disposition == CobreRule::House { "house:revenue" } else { "cobre" };
+        let to = if c.disposition == CobreRule::House {
+            "house:revenue"
+        } else {
+            "cobre"
+        };
         ledger.post("cobre", "pot", to, unit * c.units as i64);
     }
     for bet in &bets {
@@ -296,7 +326,11 @@ fn prima_round(rng: &mut ChaCha8Rng) -> RoundTranscript<'static> {
         };
         t.bets.push(bet_entry(bet, status, returned));
     }
-    let events = |list: &[Event]| list.iter().map(|e| serde_json::to_value(e).expect("serialises")).collect();
+    let events = |list: &[Event]| {
+        list.iter()
+            .map(|e| serde_json::to_value(e).expect("serialises"))
+            .collect()
+    };
     t.decisions = decisions
         .iter()
         .map(|d| DecisionEntry {
@@ -313,7 +347,9 @@ fn prima_round(rng: &mut ChaCha8Rng) -> RoundTranscript<'static> {
 }
 
 fn lobo_round(rng: &mut ChaCha8Rng) -> RoundTranscript<'static> {
-    let table_mode = *[LoboMode::Hard, LoboMode::Ordinary, LoboMode::Easy].choose(rng).unwrap();
+    let table_mode = *[LoboMode::Hard, LoboMode::Ordinary, LoboMode::Easy]
+        .choose(rng)
+        .unwrap();
     let mode: Mode = table_mode.engine();
     let unit = Amount::from_minor(*[100, 101, 250].choose(rng).unwrap()).expect("positive");
     let cap = 40;
@@ -336,7 +372,10 @@ fn lobo_round(rng: &mut ChaCha8Rng) -> RoundTranscript<'static> {
         plays.push(play);
     }
     let outcome = state.outcome().expect("over");
-    let wolf_points: u32 = dealt.deck[..lobo::HAND_SIZE].iter().map(|c| c.rank().value() as u32).sum();
+    let wolf_points: u32 = dealt.deck[..lobo::HAND_SIZE]
+        .iter()
+        .map(|c| c.rank().value() as u32)
+        .sum();
     let start = lobo::start_money(unit, cap, &house_rule, wolf_points);
     let settle = lobo::settle_money(unit, cap, start.escrow_minor, &outcome);
     let mut ledger = Ledger { transfers: Vec::new() };

@@ -20,11 +20,21 @@ fn every_random_round_replays() {
         let report = verify(&t);
         assert!(report.passed, "round {seed}:\n{}", report.to_text());
         let rules: serde_json::Value = serde_json::from_str(t.rules.get()).unwrap();
-        let variant = rules.get("variant").and_then(|v| v.as_str()).unwrap_or("lobo").to_owned();
+        let variant = rules
+            .get("variant")
+            .and_then(|v| v.as_str())
+            .unwrap_or("lobo")
+            .to_owned();
         let outcome: Option<serde_json::Value> = t.outcome.as_ref().map(|o| serde_json::from_str(o.get()).unwrap());
-        let how = outcome.as_ref().and_then(|o| o.get("how")).and_then(|h| h.as_str()).unwrap_or(&t.status);
+        let how = outcome
+            .as_ref()
+            .and_then(|o| o.get("how"))
+            .and_then(|h| h.as_str())
+            .unwrap_or(&t.status);
         let reshuffled = !t.shuffle.reshuffles.is_empty();
-        *seen.entry(format!("{variant} {how} reshuffled={reshuffled}")).or_insert(0) += 1;
+        *seen
+            .entry(format!("{variant} {how} reshuffled={reshuffled}"))
+            .or_insert(0) += 1;
         // Through JSON too, as a verifier reads it.
         let json = serde_json::to_value(&t).unwrap();
         assert!(verify_document(&json).passed);
@@ -64,7 +74,9 @@ fn doctorings() -> Vec<Doctor> {
             true
         }),
         ("reshuffle of another pile, consistently shuffled", "play", |t| {
-            let Some(r) = t.shuffle.reshuffles.first().cloned() else { return false };
+            let Some(r) = t.shuffle.reshuffles.first().cloned() else {
+                return false;
+            };
             if r.before.len() < 2 {
                 return false;
             }
@@ -77,12 +89,14 @@ fn doctorings() -> Vec<Doctor> {
             true
         }),
         ("reshuffle removed", "play", |t| t.shuffle.reshuffles.pop().is_some()),
-        ("decision flipped", "play|events|outcome", |t| match t.decisions.first_mut() {
-            Some(d) => {
-                d.pay = !d.pay;
-                true
+        ("decision flipped", "play|events|outcome", |t| {
+            match t.decisions.first_mut() {
+                Some(d) => {
+                    d.pay = !d.pay;
+                    true
+                }
+                None => false,
             }
-            None => false,
         }),
         ("bet return raised", "bets", |t| match t.bets.first_mut() {
             Some(b) if t.status == "settled" => {
@@ -99,21 +113,28 @@ fn doctorings() -> Vec<Doctor> {
             None => false,
         }),
         ("transfer removed", "transfers", |t| t.transfers.pop().is_some()),
-        ("pay table pays changed", "pay_tables", |t| match t.pay_tables.first_mut() {
-            Some(p) => {
-                let mut spec: crate::bets::PayTableSpec = serde_json::from_str(p.spec.get()).unwrap();
-                spec.prima.pays += rust_decimal::Decimal::ONE;
-                p.spec = raw(&spec);
-                true
+        ("pay table pays changed", "pay_tables", |t| {
+            match t.pay_tables.first_mut() {
+                Some(p) => {
+                    let mut spec: crate::bets::PayTableSpec = serde_json::from_str(p.spec.get()).unwrap();
+                    spec.prima.pays += rust_decimal::Decimal::ONE;
+                    p.spec = raw(&spec);
+                    true
+                }
+                None => false,
             }
-            None => false,
         }),
         ("winner changed", "outcome", |t| {
-            let Some(mut outcome) = t.outcome.as_ref().map(|o| serde_json::from_str::<serde_json::Value>(o.get()).unwrap())
+            let Some(mut outcome) = t
+                .outcome
+                .as_ref()
+                .map(|o| serde_json::from_str::<serde_json::Value>(o.get()).unwrap())
             else {
                 return false;
             };
-            let Some(w) = outcome.get_mut("winner") else { return false };
+            let Some(w) = outcome.get_mut("winner") else {
+                return false;
+            };
             *w = serde_json::json!(if w == "crowns" { "cups" } else { "crowns" });
             t.outcome = Some(raw(&outcome));
             true
@@ -147,7 +168,11 @@ fn every_doctored_round_fails_where_it_was_doctored() {
             *applied.entry(what).or_insert(0) += 1;
         }
     }
-    assert_eq!(applied.len(), doctorings().len(), "every doctoring applied: {applied:?}");
+    assert_eq!(
+        applied.len(),
+        doctorings().len(),
+        "every doctoring applied: {applied:?}"
+    );
 }
 
 /// The bulk path reads strings in place; one written with JSON escapes (as
@@ -156,7 +181,9 @@ fn every_doctored_round_fails_where_it_was_doctored() {
 fn escaped_strings_read_as_their_text() {
     for seed in 0..50 {
         let line = serde_json::to_string(&sample_round(seed)).unwrap();
-        let escaped = line.replace("\"P1\"", "\"\\u00501\"").replace("\"escrow\"", "\"esc\\u0072ow\"");
+        let escaped = line
+            .replace("\"P1\"", "\"\\u00501\"")
+            .replace("\"escrow\"", "\"esc\\u0072ow\"");
         assert_ne!(escaped, line);
         let t: RoundTranscript = serde_json::from_str(&escaped).expect("reads in place, escapes and all");
         let report = verify(&t);

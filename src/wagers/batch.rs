@@ -18,7 +18,8 @@ use crate::ledger::{sql_text, AccountId, Appender, LedgerError, Refs, TransferKi
 use crate::rounds::record::{RoundRow, RoundStatus};
 use crate::side_bets::{self, BetRow, BetView};
 use crate::store::schema::{
-    idempotency_keys as ik, pay_tables as pt, round_exposures as ex, round_pay_tables as rpt, rounds as r, table_pay_tables as tpt, users,
+    idempotency_keys as ik, pay_tables as pt, round_exposures as ex, round_pay_tables as rpt, rounds as r,
+    table_pay_tables as tpt, users,
 };
 use crate::store::{lock_for_update, new_id, on_backend, AnyConnection, Database};
 use crate::tables::config::PrimaCartaConfig;

@@ -115,7 +115,9 @@ pub enum WagerError {
     AmountOutOfLimits { min: Amount, max: Amount },
     #[error("{0}")]
     BadSelection(String),
-    #[error("the round's pay table is {id} (fingerprint {fingerprint}), not the one the bet names; read it and bet again")]
+    #[error(
+        "the round's pay table is {id} (fingerprint {fingerprint}), not the one the bet names; read it and bet again"
+    )]
     PayTableMismatch { id: String, fingerprint: String },
     #[error("your bets on this round would total {total}, over the limit of {limit}")]
     ExposureLimit { total: String, limit: String },

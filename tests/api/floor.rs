@@ -33,10 +33,18 @@ fn assert_now_consistent(view: &Value) {
     let (day_start, day_end) = bounds("day_starts_at_us", "day_ends_at_us");
     let (shift_start, shift_end) = bounds("shift_starts_at_us", "shift_ends_at_us");
     assert!(day_start <= at && at < day_end, "{now}");
-    assert!(day_start <= shift_start && shift_start <= at && at < shift_end && shift_end <= day_end, "{now}");
+    assert!(
+        day_start <= shift_start && shift_start <= at && at < shift_end && shift_end <= day_end,
+        "{now}"
+    );
     let hours = (day_end - day_start) as f64 / 3.6e9;
     assert!((23.0..=25.0).contains(&hours), "{hours} hours");
-    let shifts: Vec<&str> = view["shifts"].as_array().unwrap().iter().map(|s| s["name"].as_str().unwrap()).collect();
+    let shifts: Vec<&str> = view["shifts"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|s| s["name"].as_str().unwrap())
+        .collect();
     assert!(shifts.contains(&now["shift"].as_str().unwrap()), "{view}");
 }
 
@@ -111,12 +119,12 @@ both_backends! {
 // Table performance
 // ---------------------------------------------------------------------------
 
-
 /// A calendar of one shift whose cut-off is `seconds_ahead` from now (UTC).
 async fn calendar_with_cut_off_in(app: &TestApp, pitboss: &TestUser, seconds_ahead: i64) -> Value {
     let at = chrono::Utc::now() + chrono::Duration::seconds(seconds_ahead);
     let starts = at.format("%H:%M:%S").to_string();
-    let body = json!({ "timezone": "UTC", "day_starts_at": starts, "shifts": [{ "name": "all", "starts_at": starts }] });
+    let body =
+        json!({ "timezone": "UTC", "day_starts_at": starts, "shifts": [{ "name": "all", "starts_at": starts }] });
     app.put(PATH, Some(&pitboss.token), &body, None).await.expect(200)
 }
 
@@ -125,7 +133,9 @@ async fn round_with_bets(app: &TestApp, c: &Casino, salt: u64) -> (String, Vec<(
     let round = create_round(app, c).await;
     let id = s(&round["id"]).to_string();
     for (i, p) in c.players.iter().enumerate() {
-        seat(app, p, &id, SUITS[(i + salt as usize) % 5], None).await.expect(201);
+        seat(app, p, &id, SUITS[(i + salt as usize) % 5], None)
+            .await
+            .expect(201);
     }
     let bets = [
         json!({ "kind": "prima", "suit": "crowns", "amount": "2.00" }),
@@ -135,8 +145,14 @@ async fn round_with_bets(app: &TestApp, c: &Casino, salt: u64) -> (String, Vec<(
     let mut placed = Vec::new();
     for (k, body) in bets.iter().enumerate() {
         let p = &c.players[k % c.players.len()];
-        app.post(&format!("/api/v1/rounds/{id}/bets"), Some(&p.token), body, None).await.expect(201);
-        placed.push((s(&body["kind"]).to_owned(), body["number"].as_i64(), minor(s(&body["amount"]))));
+        app.post(&format!("/api/v1/rounds/{id}/bets"), Some(&p.token), body, None)
+            .await
+            .expect(201);
+        placed.push((
+            s(&body["kind"]).to_owned(),
+            body["number"].as_i64(),
+            minor(s(&body["amount"])),
+        ));
     }
     dealer_action(app, c, &id, "close").await.expect(200);
     let dealt = dealer_action(app, c, &id, "deal").await.expect(200);
@@ -197,7 +213,10 @@ fn house_net(accounts: (i64, i64)) -> i64 {
 }
 
 async fn house_accounts(app: &TestApp) -> (i64, i64) {
-    (account_net(app, "house:revenue").await, account_net(app, "house:bankroll").await)
+    (
+        account_net(app, "house:revenue").await,
+        account_net(app, "house:bankroll").await,
+    )
 }
 
 fn day_line<'a>(report: &'a Value, table: Option<&str>) -> &'a Value {
@@ -262,7 +281,13 @@ both_backends! {
 
 /// The table report's CSV with its `rounds_per_hour` column emptied.
 fn without_rounds_per_hour(csv: &str) -> String {
-    let column = csv.lines().next().unwrap().split(',').position(|c| c == "rounds_per_hour").unwrap();
+    let column = csv
+        .lines()
+        .next()
+        .unwrap()
+        .split(',')
+        .position(|c| c == "rounds_per_hour")
+        .unwrap();
     csv.lines()
         .map(|line| {
             // Quoted fields hold no comma in these tests (names are "Centrale xxxxxxxx").
@@ -360,7 +385,12 @@ both_backends! {
 const RULE: &str = "/api/v1/floor/rating-rule";
 
 fn sessions_of<'a>(report: &'a Value, player: &str) -> Vec<&'a Value> {
-    report["sessions"].as_array().unwrap().iter().filter(|s| s["player_id"] == player).collect()
+    report["sessions"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|s| s["player_id"] == player)
+        .collect()
 }
 
 both_backends! {
@@ -491,9 +521,14 @@ fn box_path(c: &Casino, action: &str) -> String {
 /// A second dealer, assigned to the casino's table by its pit boss.
 async fn second_dealer(app: &TestApp, c: &Casino) -> TestUser {
     let dealer = app.create_user(Role::Dealer).await;
-    app.put(&format!("/api/v1/tables/{}/dealers/{}", c.table, dealer.id), Some(&c.pitboss.token), &json!({}), None)
-        .await
-        .expect(200);
+    app.put(
+        &format!("/api/v1/tables/{}/dealers/{}", c.table, dealer.id),
+        Some(&c.pitboss.token),
+        &json!({}),
+        None,
+    )
+    .await
+    .expect(200);
     dealer
 }
 

@@ -268,7 +268,11 @@ both_backends!(
         assert_eq!(by_auditor["transcript"]["shuffle"], recall["transcript"]["shuffle"]);
         assert_eq!(by_auditor["transcript"]["transfers"], recall["transcript"]["transfers"]);
         let whole = djego::transcript::verify_document(&recall);
-        assert!(whole.passed, "the Lobo round replays from its transcript:\n{}", whole.to_text());
+        assert!(
+            whole.passed,
+            "the Lobo round replays from its transcript:\n{}",
+            whole.to_text()
+        );
         assert_eq!(recall["transcript"]["players"][0]["you"], true);
         let transcript: djego::cards::transcript::ShuffleTranscript =
             serde_json::from_value(recall["transcript"]["shuffle"].clone()).unwrap();

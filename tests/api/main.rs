@@ -22,6 +22,6 @@ mod prima_carta;
 mod roles;
 mod schema;
 mod sessions;
-mod transcripts;
 mod side_bets;
+mod transcripts;
 mod wagers;

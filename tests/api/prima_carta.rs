@@ -388,7 +388,11 @@ pub fn check_recall(rec: &Value, commitment: &str, c: &Casino) {
     assert_eq!(rec["round"]["server_seed"], t.server_seed.as_str());
     let dealt = t.deck.clone();
     let whole = djego::transcript::verify_document(rec);
-    assert!(whole.passed, "the round does not replay from its transcript:\n{}", whole.to_text());
+    assert!(
+        whole.passed,
+        "the round does not replay from its transcript:\n{}",
+        whole.to_text()
+    );
     let res = &rec["round"]["result"]["result"];
     // Jasper reshuffles once whenever the deal-out goes past the first pass:
     // a repasso, or a round won at the copa with no suit complete yet (the
@@ -401,7 +405,10 @@ pub fn check_recall(rec: &Value, commitment: &str, c: &Casino) {
     if c.variant == "jasper" && !first_pass_completed {
         assert_eq!(t.reshuffles.len(), 1, "Jasper's reshuffle is in the transcript");
         let deal_out = rec["transcript"]["deal_out_events"].as_array().unwrap();
-        assert!(deal_out.iter().any(|e| e["type"] == "reshuffled"), "and in the deal-out's events");
+        assert!(
+            deal_out.iter().any(|e| e["type"] == "reshuffled"),
+            "and in the deal-out's events"
+        );
     } else {
         assert!(t.reshuffles.is_empty());
     }
@@ -469,7 +476,12 @@ pub fn check_recall(rec: &Value, commitment: &str, c: &Casino) {
 
 /// Five values in suit order as the API shows them: an object by suit name.
 fn by_suit<T: serde::Serialize>(values: &[T]) -> Value {
-    SUITS.iter().zip(values).map(|(suit, v)| (suit.to_string(), json!(v))).collect::<serde_json::Map<_, _>>().into()
+    SUITS
+        .iter()
+        .zip(values)
+        .map(|(suit, v)| (suit.to_string(), json!(v)))
+        .collect::<serde_json::Map<_, _>>()
+        .into()
 }
 
 /// `shuffle-v1`'s uniform draw and Fisher–Yates (docs/shuffle.md) over the ChaCha20 words of the round's stream.

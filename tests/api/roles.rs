@@ -64,7 +64,14 @@ fn cases() -> Vec<Case> {
     let none = |_: &Fixture| None;
     let mut list = vec![
         case("me", Method::GET, |_| "/api/v1/me".into(), none, ALL, 200),
-        case("floor calendar", Method::GET, |_| "/api/v1/floor/calendar".into(), none, ALL, 200),
+        case(
+            "floor calendar",
+            Method::GET,
+            |_| "/api/v1/floor/calendar".into(),
+            none,
+            ALL,
+            200,
+        ),
         case(
             "table performance",
             Method::GET,
@@ -81,7 +88,14 @@ fn cases() -> Vec<Case> {
             &[Pitboss, Auditor],
             200,
         ),
-        case("rating rule", Method::GET, |_| "/api/v1/floor/rating-rule".into(), none, ALL, 200),
+        case(
+            "rating rule",
+            Method::GET,
+            |_| "/api/v1/floor/rating-rule".into(),
+            none,
+            ALL,
+            200,
+        ),
         case(
             "player ratings",
             Method::GET,

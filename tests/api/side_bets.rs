@@ -699,7 +699,14 @@ both_backends!(
 
 both_backends!(
     async fn players_read_the_pay_tables_and_a_swap_waits_for_the_next_round(app: TestApp) {
-        let c = casino(&app, TableOptions { players: 2, ..Default::default() }).await;
+        let c = casino(
+            &app,
+            TableOptions {
+                players: 2,
+                ..Default::default()
+            },
+        )
+        .await;
         let player = &c.players[0];
         let round = create_round(&app, &c).await;
         let id = s(&round["id"]).to_string();
@@ -707,7 +714,10 @@ both_backends!(
         // A player reads every pay table, and the round's by id and by fingerprint, with its certificate.
         let list = app.get("/api/v1/pay-tables", Some(&player.token)).await.expect(200);
         assert!(list.as_array().unwrap().iter().any(|p| p["id"] == old_id.as_str()));
-        let old = app.get(&format!("/api/v1/pay-tables/{old_id}"), Some(&player.token)).await.expect(200);
+        let old = app
+            .get(&format!("/api/v1/pay-tables/{old_id}"), Some(&player.token))
+            .await
+            .expect(200);
         assert!(old["certificate"].is_object(), "{old}");
         let old_fingerprint = s(&old["fingerprint"]).to_string();
         let by_fingerprint = app
@@ -723,7 +733,12 @@ both_backends!(
         let mut spec = serde_json::to_value(djego::bets::PayTable::house_table().spec()).unwrap();
         spec["name"] = json!("swapped mid-round");
         let new = app
-            .put(&format!("/api/v1/tables/{}/pay-table", c.table), Some(&c.pitboss.token), &spec, None)
+            .put(
+                &format!("/api/v1/tables/{}/pay-table", c.table),
+                Some(&c.pitboss.token),
+                &spec,
+                None,
+            )
             .await
             .expect(200);
         let new_id = s(&new["id"]).to_string();
@@ -731,18 +746,42 @@ both_backends!(
 
         // Bets on the open round keep its pay table; one naming the new table is refused and moves nothing.
         let before = app.balance(&player.id).await;
-        place(&app, player, &id, &json!({ "kind": "conto_alto", "amount": "1.00", "pay_table": new_id }), None)
-            .await
-            .assert_error(409, "pay_table_mismatch");
+        place(
+            &app,
+            player,
+            &id,
+            &json!({ "kind": "conto_alto", "amount": "1.00", "pay_table": new_id }),
+            None,
+        )
+        .await
+        .assert_error(409, "pay_table_mismatch");
         assert_eq!(app.balance(&player.id).await, before);
         for shown in [&old_id, &old_fingerprint] {
-            let bet = place(&app, player, &id, &json!({ "kind": "conto_alto", "amount": "1.00", "pay_table": shown }), None)
-                .await
-                .expect(201);
+            let bet = place(
+                &app,
+                player,
+                &id,
+                &json!({ "kind": "conto_alto", "amount": "1.00", "pay_table": shown }),
+                None,
+            )
+            .await
+            .expect(201);
             assert_eq!(bet["pay_table_id"], old_id.as_str());
         }
-        let unnamed = place(&app, player, &id, &json!({ "kind": "conto_bajo", "amount": "1.00" }), None).await.expect(201);
-        assert_eq!(unnamed["pay_table_id"], old_id.as_str(), "a bet after the swap still gets the round's pays");
+        let unnamed = place(
+            &app,
+            player,
+            &id,
+            &json!({ "kind": "conto_bajo", "amount": "1.00" }),
+            None,
+        )
+        .await
+        .expect(201);
+        assert_eq!(
+            unnamed["pay_table_id"],
+            old_id.as_str(),
+            "a bet after the swap still gets the round's pays"
+        );
         app.post(
             &format!("/api/v1/rounds/{id}/void"),
             Some(&c.pitboss.token),
@@ -755,7 +794,15 @@ both_backends!(
         let next = create_round(&app, &c).await;
         assert_eq!(next["pay_table_id"], new_id.as_str());
         let next_id = s(&next["id"]).to_string();
-        let bet = place(&app, player, &next_id, &json!({ "kind": "conto_alto", "amount": "1.00" }), None).await.expect(201);
+        let bet = place(
+            &app,
+            player,
+            &next_id,
+            &json!({ "kind": "conto_alto", "amount": "1.00" }),
+            None,
+        )
+        .await
+        .expect(201);
         assert_eq!(bet["pay_table_id"], new_id.as_str());
     }
 );

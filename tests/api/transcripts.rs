@@ -6,7 +6,9 @@
 use serde_json::{json, Value};
 
 use crate::helpers::TestApp;
-use crate::prima_carta::{casino, create_round, dealer_action, play_copa, recall, s, seat, table_config, Casino, TableOptions, SUITS};
+use crate::prima_carta::{
+    casino, create_round, dealer_action, play_copa, recall, s, seat, table_config, Casino, TableOptions, SUITS,
+};
 
 /// Seats the players, closes, deals; returns the round id and the view after the deal.
 async fn deal_round(app: &TestApp, c: &Casino, salt: usize) -> (String, Value) {
@@ -42,7 +44,15 @@ async fn pay_then_fold(app: &TestApp, c: &Casino, id: &str, mut view: Value) -> 
 
 both_backends!(
     async fn a_jasper_round_won_at_the_copa_shows_the_reshuffle_its_bets_settled_on(app: TestApp) {
-        let c = casino(&app, TableOptions { variant: "jasper", players: 3, ..Default::default() }).await;
+        let c = casino(
+            &app,
+            TableOptions {
+                variant: "jasper",
+                players: 3,
+                ..Default::default()
+            },
+        )
+        .await;
         let bettor = &c.players[2];
         let mut found = false;
         for attempt in 0..40 {
@@ -81,7 +91,10 @@ both_backends!(
             let reshuffles = transcript["shuffle"]["reshuffles"].as_array().unwrap();
             assert_eq!(reshuffles.len(), 1, "the deal-out's reshuffle is in the transcript");
             let deal_out = transcript["deal_out_events"].as_array().unwrap();
-            let reshuffled = deal_out.iter().find(|e| e["type"] == "reshuffled").expect("a reshuffled event");
+            let reshuffled = deal_out
+                .iter()
+                .find(|e| e["type"] == "reshuffled")
+                .expect("a reshuffled event");
             assert_eq!(reshuffled["after"], reshuffles[0]["after"]);
             let first_completed = deal_out
                 .iter()
@@ -89,7 +102,12 @@ both_backends!(
                 .map(|e| e["suit"].clone())
                 .unwrap();
             assert_eq!(transcript["outcome"]["facts"]["first_to_complete"], first_completed);
-            let won: Vec<&Value> = transcript["bets"].as_array().unwrap().iter().filter(|b| b["status"] == "won").collect();
+            let won: Vec<&Value> = transcript["bets"]
+                .as_array()
+                .unwrap()
+                .iter()
+                .filter(|b| b["status"] == "won")
+                .collect();
             assert_eq!(won.len(), 1);
             assert_eq!(won[0]["suit"], first_completed, "the winning Escúcha is the deal-out's");
             let report = djego::transcript::verify_document(&rec);
@@ -102,25 +120,45 @@ both_backends!(
             found = true;
             break;
         }
-        assert!(found, "no Jasper round was won at the copa before a suit completed in 40 rounds");
+        assert!(
+            found,
+            "no Jasper round was won at the copa before a suit completed in 40 rounds"
+        );
     }
 );
 
 both_backends!(
     async fn a_round_keeps_the_options_it_was_dealt_under(app: TestApp) {
-        let c = casino(&app, TableOptions { variant: "jasper", players: 2, ..Default::default() }).await;
+        let c = casino(
+            &app,
+            TableOptions {
+                variant: "jasper",
+                players: 2,
+                ..Default::default()
+            },
+        )
+        .await;
         let (id, dealt) = deal_round(&app, &c, 0).await;
         let view = play_copa(&app, &c, &id, dealt, 5).await;
         assert_eq!(view["rules"]["variant"], "jasper");
         // The pit boss closes the table and changes it to Cinco before settlement.
         dealer_action(&app, &c, &id, "settle").await.expect(200);
-        app.post(&format!("/api/v1/tables/{}/close", c.table), Some(&c.pitboss.token), &json!({}), None)
-            .await
-            .expect(200);
+        app.post(
+            &format!("/api/v1/tables/{}/close", c.table),
+            Some(&c.pitboss.token),
+            &json!({}),
+            None,
+        )
+        .await
+        .expect(200);
         app.put(
             &format!("/api/v1/tables/{}/config", c.table),
             Some(&c.pitboss.token),
-            &table_config(&TableOptions { variant: "cinco", corte: false, ..Default::default() }),
+            &table_config(&TableOptions {
+                variant: "cinco",
+                corte: false,
+                ..Default::default()
+            }),
             None,
         )
         .await
@@ -135,7 +173,14 @@ both_backends!(
 
 both_backends!(
     async fn the_round_is_in_play_while_the_repasso_is_dealt(app: TestApp) {
-        let c = casino(&app, TableOptions { players: 3, ..Default::default() }).await;
+        let c = casino(
+            &app,
+            TableOptions {
+                players: 3,
+                ..Default::default()
+            },
+        )
+        .await;
         let mut found = false;
         for attempt in 0..20 {
             let (id, dealt) = deal_round(&app, &c, attempt).await;
@@ -156,10 +201,16 @@ both_backends!(
                     .expect(200);
             }
             assert_eq!(view["status"], "in_play", "{view}");
-            assert!(view["result"].is_null(), "the repasso's outcome is not shown before settlement");
+            assert!(
+                view["result"].is_null(),
+                "the repasso's outcome is not shown before settlement"
+            );
             let settled = dealer_action(&app, &c, &id, "settle").await.expect(200);
             assert_eq!(settled["status"], "settled");
-            assert_eq!(recall(&app, &id).await["round"]["result"]["result"]["how"], "repasso_completion");
+            assert_eq!(
+                recall(&app, &id).await["round"]["result"]["result"]["how"],
+                "repasso_completion"
+            );
             found = true;
             break;
         }
@@ -169,12 +220,22 @@ both_backends!(
 
 both_backends!(
     async fn a_player_sees_their_own_transcript_with_everyone_else_pseudonymous(app: TestApp) {
-        let c = casino(&app, TableOptions { players: 3, ..Default::default() }).await;
+        let c = casino(
+            &app,
+            TableOptions {
+                players: 3,
+                ..Default::default()
+            },
+        )
+        .await;
         let (id, dealt) = deal_round(&app, &c, 1).await;
         play_copa(&app, &c, &id, dealt, 9).await;
         dealer_action(&app, &c, &id, "settle").await.expect(200);
         let me = &c.players[1];
-        let rec = app.get(&format!("/api/v1/rounds/{id}/recall"), Some(&me.token)).await.expect(200);
+        let rec = app
+            .get(&format!("/api/v1/rounds/{id}/recall"), Some(&me.token))
+            .await
+            .expect(200);
         for staff_only in ["bets", "transfers", "decisions"] {
             assert!(rec.get(staff_only).is_none(), "{staff_only} is for staff");
         }
@@ -194,20 +255,35 @@ both_backends!(
         assert!(djego::transcript::verify_document(&rec).passed);
         // The public verification: the same round, nobody named.
         let outsider = app.create_user(djego::domain::Role::Player).await;
-        let ver = app.get(&format!("/api/v1/rounds/{id}/verification"), Some(&outsider.token)).await.expect(200);
+        let ver = app
+            .get(&format!("/api/v1/rounds/{id}/verification"), Some(&outsider.token))
+            .await
+            .expect(200);
         assert!(!ver["transcript"].to_string().contains(&me.id));
         let report = djego::transcript::verify_document(&ver);
         assert!(report.passed, "{}", report.to_text());
         // Staff see who is who.
         let staff = recall(&app, &id).await;
-        assert!(staff["transcript"]["players"].as_array().unwrap().iter().all(|p| p["player_id"].is_string()));
+        assert!(staff["transcript"]["players"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .all(|p| p["player_id"].is_string()));
         assert!(staff["transfers"].is_array());
     }
 );
 
 both_backends!(
     async fn the_auditor_exports_a_period_and_every_round_replays(app: TestApp) {
-        let c = casino(&app, TableOptions { variant: "jasper", players: 2, ..Default::default() }).await;
+        let c = casino(
+            &app,
+            TableOptions {
+                variant: "jasper",
+                players: 2,
+                ..Default::default()
+            },
+        )
+        .await;
         let from_us = djego::store::now_us();
         let mut ids = Vec::new();
         for k in 0..3 {
@@ -230,10 +306,16 @@ both_backends!(
         let to_us = djego::store::now_us() + 1;
         let auditor = app.auditor().await.token.clone();
         let export = app
-            .get(&format!("/api/v1/audit/transcripts?from_us={from_us}&to_us={to_us}"), Some(&auditor))
+            .get(
+                &format!("/api/v1/audit/transcripts?from_us={from_us}&to_us={to_us}"),
+                Some(&auditor),
+            )
             .await;
         assert_eq!(export.status, 200, "{}", export.text);
-        assert!(export.headers["content-type"].to_str().unwrap().starts_with("application/x-ndjson"));
+        assert!(export.headers["content-type"]
+            .to_str()
+            .unwrap()
+            .starts_with("application/x-ndjson"));
         let lines: Vec<Value> = export.text.lines().map(|l| serde_json::from_str(l).unwrap()).collect();
         let exported: Vec<&str> = lines.iter().map(|l| s(&l["round_id"])).collect();
         assert_eq!(exported, ids.iter().map(String::as_str).collect::<Vec<_>>());
@@ -246,7 +328,12 @@ both_backends!(
         let file = tempfile::NamedTempFile::new().unwrap();
         std::fs::write(file.path(), &export.text).unwrap();
         let script = concat!(env!("CARGO_MANIFEST_DIR"), "/docs/verify/verify_round.py");
-        let out = std::process::Command::new("python3").arg(script).arg("--json").arg(file.path()).output().unwrap();
+        let out = std::process::Command::new("python3")
+            .arg(script)
+            .arg("--json")
+            .arg(file.path())
+            .output()
+            .unwrap();
         let python: Value = serde_json::from_slice(&out.stdout)
             .unwrap_or_else(|e| panic!("{e}: {}", String::from_utf8_lossy(&out.stderr)));
         let python = python.as_array().unwrap();
@@ -254,11 +341,17 @@ both_backends!(
         assert!(python.iter().all(|r| r["passed"] == true), "{python:?}");
         // Paged, and refused to players.
         let page = app
-            .get(&format!("/api/v1/audit/transcripts?from_us={from_us}&to_us={to_us}&limit=2&offset=2"), Some(&auditor))
+            .get(
+                &format!("/api/v1/audit/transcripts?from_us={from_us}&to_us={to_us}&limit=2&offset=2"),
+                Some(&auditor),
+            )
             .await;
         assert_eq!(page.text.lines().count(), 2);
-        app.get(&format!("/api/v1/audit/transcripts?from_us={from_us}&to_us={to_us}"), Some(&c.players[0].token))
-            .await
-            .assert_error(403, "forbidden");
+        app.get(
+            &format!("/api/v1/audit/transcripts?from_us={from_us}&to_us={to_us}"),
+            Some(&c.players[0].token),
+        )
+        .await
+        .assert_error(403, "forbidden");
     }
 );

@@ -57,7 +57,10 @@ pub fn run(args: VerifyBenchArgs) -> Result<ExitCode, String> {
         if parsed != lines.len() || verified != lines.len() {
             return Err(format!("run {run}: {verified} of {} rounds verified", lines.len()));
         }
-        println!("run {run}: anchor (JSON parse) {a:.0} rounds/s, replay {r:.0} rounds/s, ratio {:.3}", r / a);
+        println!(
+            "run {run}: anchor (JSON parse) {a:.0} rounds/s, replay {r:.0} rounds/s, ratio {:.3}",
+            r / a
+        );
         anchor.push(a);
         replay.push(r);
     }

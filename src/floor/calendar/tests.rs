@@ -2,7 +2,9 @@ use super::*;
 use proptest::prelude::*;
 
 fn utc(text: &str) -> DateTime<Utc> {
-    DateTime::parse_from_rfc3339(text).expect("an RFC 3339 instant").with_timezone(&Utc)
+    DateTime::parse_from_rfc3339(text)
+        .expect("an RFC 3339 instant")
+        .with_timezone(&Utc)
 }
 
 fn day(text: &str) -> NaiveDate {
@@ -43,7 +45,11 @@ fn the_cut_off_divides_gaming_days_and_shifts_divide_them() {
         ("2026-11-25T00:30:00Z", "2026-11-24", "graveyard"),
     ] {
         let p = c.place(utc(at));
-        assert_eq!((p.gaming_day, shift_name(&c, &p).as_str()), (day(gaming_day), shift), "{at}");
+        assert_eq!(
+            (p.gaming_day, shift_name(&c, &p).as_str()),
+            (day(gaming_day), shift),
+            "{at}"
+        );
     }
     let (start, end) = c.day_bounds(day("2026-11-24"));
     assert_eq!((start, end), (utc("2026-11-24T06:00:00Z"), utc("2026-11-25T06:00:00Z")));
@@ -71,9 +77,15 @@ fn gaming_days_follow_the_local_clock_across_changes_of_clocks() {
 #[test]
 fn a_cut_off_the_clocks_skip_or_repeat_is_the_first_instant_it_names() {
     // 01:30 does not exist in Lisbon on 29 March 2026 (01:00 → 02:00): the day starts at 02:00.
-    assert_eq!(lisbon("01:30").day_start(day("2026-03-29")), utc("2026-03-29T01:00:00Z"));
+    assert_eq!(
+        lisbon("01:30").day_start(day("2026-03-29")),
+        utc("2026-03-29T01:00:00Z")
+    );
     // 01:30 happens twice on 25 October 2026 (02:00 → 01:00): the day starts at the first.
-    assert_eq!(lisbon("01:30").day_start(day("2026-10-25")), utc("2026-10-25T00:30:00Z"));
+    assert_eq!(
+        lisbon("01:30").day_start(day("2026-10-25")),
+        utc("2026-10-25T00:30:00Z")
+    );
 }
 
 #[test]
@@ -81,7 +93,10 @@ fn a_shift_after_midnight_belongs_to_the_day_that_started_before_it() {
     let c = calendar("America/New_York", "10:00", &[("open", "10:00"), ("late", "02:00")]).unwrap();
     // 03:00 local on 1 July is 07:00 UTC, in the late shift of the gaming day of 30 June.
     let p = c.place(utc("2026-07-01T07:00:00Z"));
-    assert_eq!((p.gaming_day, shift_name(&c, &p)), (day("2026-06-30"), "late".to_owned()));
+    assert_eq!(
+        (p.gaming_day, shift_name(&c, &p)),
+        (day("2026-06-30"), "late".to_owned())
+    );
     assert_eq!(
         c.shift_bounds(day("2026-06-30"), 1),
         (utc("2026-07-01T06:00:00Z"), utc("2026-07-01T14:00:00Z"))
@@ -95,7 +110,16 @@ fn a_bad_calendar_is_refused_with_the_reason() {
         calendar("Mars/Olympus", "06:00", &three),
         Err(CalendarError::UnknownTimeZone("Mars/Olympus".into()))
     );
-    for bad in ["6:00", "24:00", "06:60", "06:00:60", "0600", "06:00:00:00", " 06:00", "+6:00"] {
+    for bad in [
+        "6:00",
+        "24:00",
+        "06:60",
+        "06:00:60",
+        "0600",
+        "06:00:00:00",
+        " 06:00",
+        "+6:00",
+    ] {
         assert!(
             matches!(calendar("UTC", bad, &[("a", bad)]), Err(CalendarError::BadTime { .. })),
             "{bad}"
@@ -117,8 +141,14 @@ fn a_bad_calendar_is_refused_with_the_reason() {
         calendar("UTC", "06:00", &[("a", "06:00"), ("a", "14:00")]),
         Err(CalendarError::DuplicateShiftName(1, "a".into()))
     );
-    assert_eq!(calendar("UTC", "06:00", &[("", "06:00")]), Err(CalendarError::BadShiftName(0)));
-    assert_eq!(calendar("UTC", "06:00", &[("a\nb", "06:00")]), Err(CalendarError::BadShiftName(0)));
+    assert_eq!(
+        calendar("UTC", "06:00", &[("", "06:00")]),
+        Err(CalendarError::BadShiftName(0))
+    );
+    assert_eq!(
+        calendar("UTC", "06:00", &[("a\nb", "06:00")]),
+        Err(CalendarError::BadShiftName(0))
+    );
     let c = calendar("Europe/Lisbon", "06:00", &three).unwrap();
     assert_eq!(FloorCalendar::new(&c.spec()), Ok(c));
 }
@@ -134,15 +164,23 @@ const ZONES: [&str; 5] = [
 ];
 
 fn any_calendar() -> impl Strategy<Value = FloorCalendar> {
-    (0..ZONES.len(), 0u32..24 * 4, proptest::collection::btree_set(1u32..24 * 4, 0..4)).prop_map(
-        |(zone, start_quarter, later)| {
+    (
+        0..ZONES.len(),
+        0u32..24 * 4,
+        proptest::collection::btree_set(1u32..24 * 4, 0..4),
+    )
+        .prop_map(|(zone, start_quarter, later)| {
             let at = |q: u32| format!("{:02}:{:02}", (q / 4) % 24, (q % 4) * 15);
             let mut shifts = vec![("s0".to_owned(), at(start_quarter))];
-            shifts.extend(later.iter().enumerate().map(|(i, q)| (format!("s{}", i + 1), at(start_quarter + q))));
+            shifts.extend(
+                later
+                    .iter()
+                    .enumerate()
+                    .map(|(i, q)| (format!("s{}", i + 1), at(start_quarter + q))),
+            );
             let shifts: Vec<(&str, &str)> = shifts.iter().map(|(n, t)| (n.as_str(), t.as_str())).collect();
             calendar(ZONES[zone], &at(start_quarter), &shifts).expect("shifts in order")
-        },
-    )
+        })
 }
 
 proptest! {

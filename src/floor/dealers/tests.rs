@@ -6,21 +6,61 @@ use BoxEvent::*;
 #[test]
 fn a_relief_a_break_and_a_closing() {
     let events = [
-        SignedIn { table_id: "t1", dealer_id: "ana", at_us: 0 },
+        SignedIn {
+            table_id: "t1",
+            dealer_id: "ana",
+            at_us: 0,
+        },
         // Bea relieves Ana at t1; Ana goes to t2.
-        SignedIn { table_id: "t1", dealer_id: "bea", at_us: 100 },
-        SignedIn { table_id: "t2", dealer_id: "ana", at_us: 110 },
+        SignedIn {
+            table_id: "t1",
+            dealer_id: "bea",
+            at_us: 100,
+        },
+        SignedIn {
+            table_id: "t2",
+            dealer_id: "ana",
+            at_us: 110,
+        },
         // Ana takes t1 back from Bea: she leaves t2 empty.
-        SignedIn { table_id: "t1", dealer_id: "ana", at_us: 200 },
+        SignedIn {
+            table_id: "t1",
+            dealer_id: "ana",
+            at_us: 200,
+        },
         // A sign-out of a dealer who is not in changes nothing.
-        SignedOut { table_id: "t1", dealer_id: "bea", at_us: 250 },
+        SignedOut {
+            table_id: "t1",
+            dealer_id: "bea",
+            at_us: 250,
+        },
         // A break, then back, then the table closes.
-        SignedOut { table_id: "t1", dealer_id: "ana", at_us: 300 },
-        SignedIn { table_id: "t1", dealer_id: "ana", at_us: 320 },
-        TableClosed { table_id: "t1", at_us: 400 },
-        SignedIn { table_id: "t2", dealer_id: "bea", at_us: 500 },
+        SignedOut {
+            table_id: "t1",
+            dealer_id: "ana",
+            at_us: 300,
+        },
+        SignedIn {
+            table_id: "t1",
+            dealer_id: "ana",
+            at_us: 320,
+        },
+        TableClosed {
+            table_id: "t1",
+            at_us: 400,
+        },
+        SignedIn {
+            table_id: "t2",
+            dealer_id: "bea",
+            at_us: 500,
+        },
     ];
-    let spell = |table_id, dealer_id, from_us, to_us| DealerSpell { table_id, dealer_id, from_us, to_us };
+    let spell = |table_id, dealer_id, from_us, to_us| DealerSpell {
+        table_id,
+        dealer_id,
+        from_us,
+        to_us,
+    };
     let got = spells(&events, 1000);
     assert_eq!(
         got,

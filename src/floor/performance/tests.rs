@@ -48,15 +48,29 @@ fn a_day_by_hand() {
         transfer("seat_fee", "wallet:p", "house:revenue", 50, 200),
     ];
     let rounds = [
-        RoundFact { table_id: "t1", voided: true, at_us: 50 },
-        RoundFact { table_id: "t1", voided: false, at_us: 150 },
+        RoundFact {
+            table_id: "t1",
+            voided: true,
+            at_us: 50,
+        },
+        RoundFact {
+            table_id: "t1",
+            voided: false,
+            at_us: 150,
+        },
     ];
     let bets = [bet(1000, 0), bet(200, 600)];
     // Open from 50 to 200 (after the day too): 0.5 of the first shift, all the second.
-    let open = [OpenSpell { table_id: "t1", from_us: 50, to_us: 200 }];
+    let open = [OpenSpell {
+        table_id: "t1",
+        from_us: 50,
+        to_us: 200,
+    }];
     let lines = day_lines(&shifts, &tables, &open, &transfers, &rounds, &bets);
-    let shown: Vec<(Option<&str>, Option<&str>)> =
-        lines.iter().map(|l| (l.table_id.as_deref(), l.shift.as_deref())).collect();
+    let shown: Vec<(Option<&str>, Option<&str>)> = lines
+        .iter()
+        .map(|l| (l.table_id.as_deref(), l.shift.as_deref()))
+        .collect();
     assert_eq!(
         shown,
         [
@@ -81,13 +95,52 @@ fn a_day_by_hand() {
         )
     };
     let s = |x: &str| x.to_owned();
-    assert_eq!(figures(&lines[0]), (0, 1, s("15.00"), s("0.50"), Some(s("3.33")), s("0.50"), s("0.50"), s("0.00")));
-    assert_eq!(figures(&lines[1]), (1, 0, s("-2.50"), s("6.00"), Some(s("-240.00")), s("6.00"), s("0.60"), s("5.40")));
+    assert_eq!(
+        figures(&lines[0]),
+        (
+            0,
+            1,
+            s("15.00"),
+            s("0.50"),
+            Some(s("3.33")),
+            s("0.50"),
+            s("0.50"),
+            s("0.00")
+        )
+    );
+    assert_eq!(
+        figures(&lines[1]),
+        (
+            1,
+            0,
+            s("-2.50"),
+            s("6.00"),
+            Some(s("-240.00")),
+            s("6.00"),
+            s("0.60"),
+            s("5.40")
+        )
+    );
     // The day: drop 15.00 − 2.50; win 0.50 + 10.00 − 4.00; theo 5% of 12.00 plus the fee.
-    assert_eq!(figures(&lines[2]), (1, 1, s("12.50"), s("6.50"), Some(s("52.00")), s("6.50"), s("1.10"), s("5.40")));
+    assert_eq!(
+        figures(&lines[2]),
+        (
+            1,
+            1,
+            s("12.50"),
+            s("6.50"),
+            Some(s("52.00")),
+            s("6.50"),
+            s("1.10"),
+            s("5.40")
+        )
+    );
     assert_eq!(figures(&lines[5]), figures(&lines[2]));
     // σ √(10² + 2²) with σ = 1 per unit: 10.20; the band 2.5758 × that.
-    assert_eq!((lines[2].theo_sd.as_str(), lines[2].band_99.as_str()), ("10.20", "26.27"));
+    assert_eq!(
+        (lines[2].theo_sd.as_str(), lines[2].band_99.as_str()),
+        ("10.20", "26.27")
+    );
     assert!(!lines[2].outside_band);
     let csv = to_csv("2026-11-24", &lines);
     let mut rows = csv.lines();
@@ -112,8 +165,14 @@ fn a_table_far_from_its_theoretical_win_is_flagged() {
         })
         .collect();
     let lines = day_lines(&shifts, &[], &[], &[], &[], &bets);
-    let day = lines.iter().find(|l| l.table_id.is_some() && l.shift.is_none()).unwrap();
-    assert_eq!((day.theo_win.as_str(), day.actual_minus_theo.as_str()), ("5.00", "95.00"));
+    let day = lines
+        .iter()
+        .find(|l| l.table_id.is_some() && l.shift.is_none())
+        .unwrap();
+    assert_eq!(
+        (day.theo_win.as_str(), day.actual_minus_theo.as_str()),
+        ("5.00", "95.00")
+    );
     assert!(day.outside_band, "{day:?}");
 }
 
@@ -124,16 +183,35 @@ fn rounds_per_hour_count_the_hours_open() {
     const HOUR: i64 = 3_600_000_000;
     let shifts = [("day", 6 * HOUR, 14 * HOUR), ("swing", 14 * HOUR, 22 * HOUR)];
     let open = [
-        OpenSpell { table_id: "t1", from_us: 7 * HOUR, to_us: 10 * HOUR },
-        OpenSpell { table_id: "t1", from_us: 11 * HOUR, to_us: 16 * HOUR + HOUR / 2 },
+        OpenSpell {
+            table_id: "t1",
+            from_us: 7 * HOUR,
+            to_us: 10 * HOUR,
+        },
+        OpenSpell {
+            table_id: "t1",
+            from_us: 11 * HOUR,
+            to_us: 16 * HOUR + HOUR / 2,
+        },
     ];
     let rounds: Vec<RoundFact> = (0..120)
-        .map(|i| RoundFact { table_id: "t1", voided: false, at_us: if i < 60 { 8 * HOUR } else { 15 * HOUR } })
+        .map(|i| RoundFact {
+            table_id: "t1",
+            voided: false,
+            at_us: if i < 60 { 8 * HOUR } else { 15 * HOUR },
+        })
         .collect();
     let lines = day_lines(&shifts, &[], &open, &[], &rounds, &[]);
     let figures: Vec<(Option<&str>, Option<&str>, &str, Option<&str>)> = lines
         .iter()
-        .map(|l| (l.table_id.as_deref(), l.shift.as_deref(), l.open_hours.as_str(), l.rounds_per_hour.as_deref()))
+        .map(|l| {
+            (
+                l.table_id.as_deref(),
+                l.shift.as_deref(),
+                l.open_hours.as_str(),
+                l.rounds_per_hour.as_deref(),
+            )
+        })
         .collect();
     assert_eq!(
         figures,
@@ -157,11 +235,17 @@ fn a_period_counts_each_shift_by_name_across_days() {
     let shifts = [("early", 0, 10), ("late", 10, 20), ("early", 20, 30), ("late", 30, 40)];
     let rounds: Vec<RoundFact> = [1, 11, 12, 21, 39, 40]
         .into_iter()
-        .map(|at_us| RoundFact { table_id: "t1", voided: false, at_us })
+        .map(|at_us| RoundFact {
+            table_id: "t1",
+            voided: false,
+            at_us,
+        })
         .collect();
     let lines = day_lines(&shifts, &[], &[], &[], &rounds, &[]);
-    let shown: Vec<(Option<&str>, Option<&str>, i64)> =
-        lines.iter().map(|l| (l.table_id.as_deref(), l.shift.as_deref(), l.rounds)).collect();
+    let shown: Vec<(Option<&str>, Option<&str>, i64)> = lines
+        .iter()
+        .map(|l| (l.table_id.as_deref(), l.shift.as_deref(), l.rounds))
+        .collect();
     // The round at 40 is after the period.
     assert_eq!(
         shown,

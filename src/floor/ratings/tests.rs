@@ -60,7 +60,10 @@ fn sessions_by_hand() {
     let sessions = sessions(&rule(30, "2"), &transfers, &ends, &bets);
     assert_eq!(sessions.len(), 2, "{sessions:#?}");
     let first = &sessions[0];
-    assert_eq!((first.started_at_us, first.ended_at_us, first.seconds_played), (0, 14 * MINUTE_US, 14 * 60));
+    assert_eq!(
+        (first.started_at_us, first.ended_at_us, first.seconds_played),
+        (0, 14 * MINUTE_US, 14 * 60)
+    );
     assert_eq!(first.rounds, 2);
     assert_eq!(first.staked, "20.25"); // 5.00 + 0.25 + 10.00 + 5.00
     assert_eq!(first.average_bet.as_deref(), Some("10.12")); // 20.25 / 2 = 10.125, half to even
@@ -68,12 +71,18 @@ fn sessions_by_hand() {
     assert_eq!(first.theo_loss, "0.75"); // 10.00 × 5% + the fee 0.25
     assert_eq!(first.points, 1); // ⌊0.75 × 2⌋
     let second = &sessions[1];
-    assert_eq!((second.rounds, second.staked.as_str(), second.actual_result.as_str()), (1, "0.00", "0.00"));
+    assert_eq!(
+        (second.rounds, second.staked.as_str(), second.actual_result.as_str()),
+        (1, "0.00", "0.00")
+    );
     assert_eq!((second.seconds_played, second.points), (60, 0));
     // With a two-hour gap it is one session.
     let one = super::sessions(&rule(120, "1"), &transfers, &ends, &bets);
     assert_eq!(one.len(), 1);
-    assert_eq!((one[0].rounds, one[0].staked.as_str(), one[0].seconds_played), (3, "20.25", 81 * 60));
+    assert_eq!(
+        (one[0].rounds, one[0].staked.as_str(), one[0].seconds_played),
+        (3, "20.25", 81 * 60)
+    );
 }
 
 #[test]
@@ -82,13 +91,27 @@ fn a_rule_out_of_range_is_refused() {
         session_gap_minutes: gap,
         points_per_theo_unit: points.into(),
     };
-    for (gap, points) in [(0, "1"), (1441, "1"), (30, ""), (30, "-1"), (30, "1e3"), (30, "0.00001"), (30, "1001"), (30, "1."), (30, ".5"), (30, "1.2.3")] {
+    for (gap, points) in [
+        (0, "1"),
+        (1441, "1"),
+        (30, ""),
+        (30, "-1"),
+        (30, "1e3"),
+        (30, "0.00001"),
+        (30, "1001"),
+        (30, "1."),
+        (30, ".5"),
+        (30, "1.2.3"),
+    ] {
         assert!(RatingRule::new(&spec(gap, points)).is_err(), "{gap} {points:?}");
     }
     for (gap, points) in [(1, "0"), (1440, "1000"), (30, "0.0001"), (45, "1.50")] {
         assert!(RatingRule::new(&spec(gap, points)).is_ok(), "{gap} {points:?}");
     }
-    assert_eq!(RatingRule::new(&spec(45, "1.50")).unwrap().spec().points_per_theo_unit, "1.5");
+    assert_eq!(
+        RatingRule::new(&spec(45, "1.50")).unwrap().spec().points_per_theo_unit,
+        "1.5"
+    );
 }
 
 proptest! {
