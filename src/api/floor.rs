@@ -185,24 +185,34 @@ pub async fn table_performance(
     caller: Caller,
     query: web::Query<TablesParams>,
 ) -> ApiResult<HttpResponse> {
+    period_report(state, caller, query.into_inner(), floor::day_report, |report| {
+        let label = floor::period_label(&report.gaming_day, &report.last_gaming_day);
+        floor::performance::to_csv(&label, &report.lines)
+    })
+    .await
+}
+
+/// A report over a period for the pit boss and the auditor, as JSON or CSV.
+async fn period_report<T: Serialize + Send + 'static>(
+    state: web::Data<AppState>,
+    caller: Caller,
+    q: TablesParams,
+    read: fn(&mut crate::store::AnyConnection, Period) -> Result<T, FloorError>,
+    to_csv: fn(&T) -> String,
+) -> ApiResult<HttpResponse> {
     caller.require(&[Role::Pitboss, Role::Auditor])?;
-    let q = query.into_inner();
     let csv = is_csv(q.format.as_deref())?;
     let period = q.period()?;
     let report = state
         .blocking(move |s| {
             s.db.read(|conn| {
                 let period = floor::period_or_today(conn, period)?;
-                floor::day_report(conn, period).map_err(ApiError::from)
+                read(conn, period).map_err(ApiError::from)
             })
         })
         .await?;
     if csv {
-        let body = floor::performance::to_csv(
-            &floor::period_label(&report.gaming_day, &report.last_gaming_day),
-            &report.lines,
-        );
-        Ok(HttpResponse::Ok().content_type("text/csv").body(body))
+        Ok(HttpResponse::Ok().content_type("text/csv").body(to_csv(&report)))
     } else {
         Ok(HttpResponse::Ok().json(report))
     }
@@ -406,7 +416,6 @@ pub async fn sign_in(
     let table_id = path.into_inner();
     let caller_id = caller.user_id.clone();
     idempotency::run(&state, &caller_id, idem, StatusCode::OK, move |conn, _key| {
-        super::tables::load_table(conn, &table_id)?;
         let dealer = floor::sign_in(conn, &table_id, &dealer_id, &caller.user_id)?;
         Ok(TableDealer {
             table_id,
@@ -468,23 +477,12 @@ pub async fn dealer_performance(
     caller: Caller,
     query: web::Query<TablesParams>,
 ) -> ApiResult<HttpResponse> {
-    caller.require(&[Role::Pitboss, Role::Auditor])?;
-    let q = query.into_inner();
-    let csv = is_csv(q.format.as_deref())?;
-    let period = q.period()?;
-    let report = state
-        .blocking(move |s| {
-            s.db.read(|conn| {
-                let period = floor::period_or_today(conn, period)?;
-                floor::dealer_report(conn, period).map_err(ApiError::from)
-            })
-        })
-        .await?;
-    if csv {
-        Ok(HttpResponse::Ok()
-            .content_type("text/csv")
-            .body(floor::dealer_csv(&report)))
-    } else {
-        Ok(HttpResponse::Ok().json(report))
-    }
+    period_report(
+        state,
+        caller,
+        query.into_inner(),
+        floor::dealer_report,
+        floor::dealer_csv,
+    )
+    .await
 }
