@@ -2,6 +2,7 @@
 
 use diesel::prelude::*;
 use serde::Serialize;
+use std::collections::HashMap;
 use utoipa::ToSchema;
 
 use crate::auth::hash_password;
@@ -155,19 +156,39 @@ pub struct Session {
     pub version: i64,
 }
 
+type SessionColumns = (String, String, bool, i64);
+
+impl Session {
+    fn from_row((username, role, active, version): SessionColumns) -> Session {
+        Session {
+            username,
+            // The CHECK constraint on users.role admits only the five names.
+            role: Role::parse(&role).unwrap_or(Role::Player),
+            active,
+            version,
+        }
+    }
+}
+
 pub fn session(conn: &mut AnyConnection, id: &str) -> QueryResult<Option<Session>> {
-    let row: Option<(String, String, bool, i64)> = users::table
+    let row: Option<SessionColumns> = users::table
         .find(id)
         .select((users::username, users::role, users::active, users::session_version))
         .first(conn)
         .optional()?;
-    Ok(row.map(|(username, role, active, version)| Session {
-        username,
-        // The CHECK constraint on users.role admits only the five names.
-        role: Role::parse(&role).unwrap_or(Role::Player),
-        active,
-        version,
-    }))
+    Ok(row.map(Session::from_row))
+}
+
+/// The sessions of several accounts by id, in one query; unknown ids are absent.
+pub fn sessions(conn: &mut AnyConnection, ids: &[&str]) -> QueryResult<HashMap<String, Session>> {
+    let rows: Vec<(String, SessionColumns)> = users::table
+        .filter(users::id.eq_any(ids))
+        .select((
+            users::id,
+            (users::username, users::role, users::active, users::session_version),
+        ))
+        .load(conn)?;
+    Ok(rows.into_iter().map(|(id, row)| (id, Session::from_row(row))).collect())
 }
 
 /// Ends every session of an account: tokens issued before stop working at

@@ -12,7 +12,7 @@ use utoipa::ToSchema;
 use super::error::{ApiError, ApiResult};
 use super::state::AppState;
 use crate::auth::throttle::{self, Attempt, ThrottleError};
-use crate::auth::{self, hash_password, verify_password, Caller, TokenKeys};
+use crate::auth::{self, hash_password, verify_password, Caller, ClaimedCaller, TokenKeys};
 use crate::domain::{Password, Role};
 use crate::significant_events::{self, EventKind};
 use crate::store::now_us;
@@ -48,6 +48,26 @@ impl FromRequest for Caller {
                     Ok(auth::authenticate(&mut conn, &keys, &token)?)
                 })
                 .await
+        })
+    }
+}
+
+/// The wager path's caller: the token is checked here, the account by the
+/// transaction that commits the wager (`ClaimedCaller`).
+impl FromRequest for ClaimedCaller {
+    type Error = ApiError;
+    type Future = std::future::Ready<Result<ClaimedCaller, ApiError>>;
+
+    fn from_request(req: &HttpRequest, _: &mut Payload) -> Self::Future {
+        let token = auth::bearer_token(
+            req.headers()
+                .get(actix_web::http::header::AUTHORIZATION)
+                .map(|h| h.as_bytes()),
+        );
+        std::future::ready(match (token, req.app_data::<web::Data<TokenKeys>>()) {
+            (Err(e), _) => Err(e.into()),
+            (Ok(token), Some(keys)) => auth::claim(keys, token).map_err(ApiError::from),
+            (Ok(_), None) => Err(ApiError::internal("authentication is not configured")),
         })
     }
 }

@@ -9,7 +9,7 @@ use super::error::{ApiError, ApiResult};
 use super::idempotency::{self, IdempotentRequest};
 use super::pagination::Page;
 use super::state::AppState;
-use crate::auth::Caller;
+use crate::auth::{Caller, ClaimedCaller};
 use crate::domain::{format_minor, Amount, Role};
 use crate::ledger::read::{self, TransferFilter, TransferView};
 use crate::ledger::{accounts, post, AccountId, LedgerError, Refs, TransferKind, TransferSpec};
@@ -92,7 +92,7 @@ fn move_money(conn: &mut AnyConnection, spec: TransferSpec, wallet: &AccountId) 
 #[post("/api/v1/cage/deposits")]
 pub async fn deposit(
     state: web::Data<AppState>,
-    caller: Caller,
+    caller: ClaimedCaller,
     req: HttpRequest,
     body: web::Json<CageRequest>,
 ) -> ApiResult<HttpResponse> {
@@ -113,7 +113,7 @@ pub async fn deposit(
 #[post("/api/v1/cage/withdrawals")]
 pub async fn withdraw(
     state: web::Data<AppState>,
-    caller: Caller,
+    caller: ClaimedCaller,
     req: HttpRequest,
     body: web::Json<CageRequest>,
 ) -> ApiResult<HttpResponse> {
@@ -124,7 +124,7 @@ pub async fn withdraw(
 /// wager path (committed in groups).
 async fn cash_movement(
     state: web::Data<AppState>,
-    caller: Caller,
+    caller: ClaimedCaller,
     req: HttpRequest,
     body: web::Json<CageRequest>,
     direction: CashDirection,
@@ -140,7 +140,7 @@ async fn cash_movement(
         amount: body.amount,
         memo: body.memo,
     });
-    let committed = idempotency::commit_wager(&state, &caller.user_id, idem, wager).await?;
+    let committed = idempotency::commit_wager(&state, caller, idem, wager).await?;
     Ok(idempotency::committed_response(&committed))
 }
 

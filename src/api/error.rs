@@ -96,11 +96,20 @@ impl From<crate::auth::AuthError> for ApiError {
     fn from(e: crate::auth::AuthError) -> ApiError {
         use crate::auth::AuthError as A;
         match e {
-            A::Forbidden(_) => ApiError::forbidden(e.to_string()),
-            A::SessionRevoked => ApiError::new(StatusCode::UNAUTHORIZED, "session_revoked", e.to_string()),
-            A::AccountInactive => ApiError::new(StatusCode::UNAUTHORIZED, "account_inactive", e.to_string()),
+            A::Refused(refusal) => ApiError::from(refusal),
             A::MissingToken | A::MalformedHeader | A::InvalidToken(_) => ApiError::unauthenticated(e.to_string()),
             A::Db(db) => ApiError::from(db),
+        }
+    }
+}
+
+impl From<crate::auth::SessionRefusal> for ApiError {
+    fn from(e: crate::auth::SessionRefusal) -> ApiError {
+        use crate::auth::SessionRefusal as S;
+        match e {
+            S::Forbidden(_) => ApiError::forbidden(e.to_string()),
+            S::Revoked => ApiError::new(StatusCode::UNAUTHORIZED, "session_revoked", e.to_string()),
+            S::Inactive => ApiError::new(StatusCode::UNAUTHORIZED, "account_inactive", e.to_string()),
         }
     }
 }
@@ -143,6 +152,7 @@ impl From<crate::wagers::WagerError> for ApiError {
         use crate::wagers::WagerError as W;
         let message = e.to_string();
         match e {
+            W::Session(refusal) => ApiError::from(refusal),
             W::RoundNotFound => ApiError::not_found("Prima Carta round"),
             W::BettingClosed { .. } => ApiError::conflict("betting_closed", message),
             W::AmountOutOfLimits { .. } => ApiError::unprocessable("amount_out_of_limits", message),

@@ -11,6 +11,7 @@ use sha2::{Digest, Sha256};
 
 use super::error::ApiError;
 use super::state::AppState;
+use crate::auth::ClaimedCaller;
 use crate::store::schema::idempotency_keys as ik;
 use crate::store::{now_us, on_backend, AnyConnection};
 use crate::wagers::{Committed, IdempotencyKey, Wager, WagerRequest};
@@ -54,7 +55,7 @@ impl IdempotentRequest {
 /// waits for its commit; the wager path stores and replays the answer itself.
 pub async fn commit_wager(
     state: &AppState,
-    caller_id: &str,
+    caller: ClaimedCaller,
     request: IdempotentRequest,
     wager: Wager,
 ) -> Result<Committed, ApiError> {
@@ -65,7 +66,7 @@ pub async fn commit_wager(
     Ok(state
         .committer
         .submit(WagerRequest {
-            caller_id: caller_id.to_string(),
+            caller,
             idempotency,
             wager,
         })

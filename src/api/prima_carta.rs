@@ -11,7 +11,7 @@ use super::error::{ApiError, ApiResult};
 use super::idempotency::{self, IdempotentRequest};
 use super::state::AppState;
 use super::tables::load_table;
-use crate::auth::Caller;
+use crate::auth::{Caller, ClaimedCaller};
 use crate::bets::BetKind;
 use crate::cards::shuffle::ClientSeed;
 use crate::cards::Suit;
@@ -754,7 +754,7 @@ pub struct BetRequest {
 #[post("/api/v1/rounds/{round_id}/bets")]
 pub async fn place_bet(
     state: web::Data<AppState>,
-    caller: Caller,
+    caller: ClaimedCaller,
     req: HttpRequest,
     path: web::Path<String>,
     body: web::Json<BetRequest>,
@@ -780,7 +780,7 @@ pub async fn place_bet(
         client_seed: body.client_seed.filter(|s| !s.is_empty()),
         pay_table: body.pay_table,
     });
-    let committed = idempotency::commit_wager(&state, &caller.user_id, idem, wager).await?;
+    let committed = idempotency::commit_wager(&state, caller, idem, wager).await?;
     if let Some(round) = committed.round.clone() {
         refresh_live_soon(&state, round);
     }

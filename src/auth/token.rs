@@ -5,12 +5,14 @@ use sha2::{Digest, Sha256};
 use crate::domain::Role;
 
 /// What a token says. Only `sub`, `sv` and the expiry are trusted: the role,
-/// name and active flag are read from the database on every request.
+/// name and active flag are read from the database on every request (the
+/// wager path reads them in the transaction that commits the request).
 #[derive(Debug, Serialize, Deserialize, Clone)]
 pub struct Claims {
     /// The user's id.
     pub sub: String,
-    /// The role when the token was issued (for clients; never trusted).
+    /// The role when the token was issued: for clients, and for the wager
+    /// path's early refusal, which its transaction confirms against the account.
     pub role: Role,
     pub name: String,
     /// The account's session version when the token was issued.

@@ -19,10 +19,11 @@ use crate::rounds::record::{RoundRow, RoundStatus};
 use crate::side_bets::{self, BetRow, BetView};
 use crate::store::schema::{
     idempotency_keys as ik, pay_tables as pt, round_exposures as ex, round_pay_tables as rpt, rounds as r,
-    table_pay_tables as tpt, users,
+    table_pay_tables as tpt,
 };
 use crate::store::{lock_for_update, new_id, on_backend, AnyConnection, Database};
 use crate::tables::config::PrimaCartaConfig;
+use crate::users::{self, Session};
 
 impl From<diesel::result::Error> for WagerError {
     fn from(e: diesel::result::Error) -> WagerError {
@@ -145,8 +146,8 @@ struct Loaded {
     stored_keys: HashMap<(String, String), (String, i32, String)>,
     /// (round, player) → staked so far.
     exposures: HashMap<(String, String), i64>,
-    /// Player id → role.
-    roles: HashMap<String, Role>,
+    /// The account of every caller and every player the cage pays, by id.
+    accounts: HashMap<String, Session>,
 }
 
 /// What a batch will write besides the ledger.
@@ -208,8 +209,14 @@ fn commit_batch(
     let mut answered: HashMap<(String, String), (String, Committed)> = HashMap::new();
     let mut outcomes = Vec::with_capacity(requests.len());
     for q in requests {
+        // The caller's rights as they are in this transaction, before
+        // anything else (a stored answer is replayed only to its session).
+        if let Err(refusal) = q.caller.admitted_by(loaded.accounts.get(&q.caller.user_id)) {
+            outcomes.push(Err(WagerError::Session(refusal)));
+            continue;
+        }
         if let Some(idem) = &q.idempotency {
-            let slot = (q.caller_id.clone(), idem.key.clone());
+            let slot = (q.caller.user_id.clone(), idem.key.clone());
             if let Some((fingerprint, status, body)) = loaded.stored_keys.get(&slot) {
                 outcomes.push(replay(fingerprint, &idem.fingerprint, || Committed {
                     status: *status as u16,
@@ -230,14 +237,14 @@ fn commit_batch(
         };
         if let (Ok(committed), Some(idem)) = (&outcome, &q.idempotency) {
             writes.keys.push((
-                q.caller_id.clone(),
+                q.caller.user_id.clone(),
                 idem.key.clone(),
                 idem.fingerprint.clone(),
                 committed.status,
                 committed.body.clone(),
             ));
             answered.insert(
-                (q.caller_id.clone(), idem.key.clone()),
+                (q.caller.user_id.clone(), idem.key.clone()),
                 (idem.fingerprint.clone(), committed.clone()),
             );
         }
@@ -268,14 +275,18 @@ fn load(
         pay_table_of: HashMap::new(),
         stored_keys: HashMap::new(),
         exposures: HashMap::new(),
-        roles: HashMap::new(),
+        accounts: HashMap::new(),
     };
 
     // Stored answers to the keys in this batch: one exact (caller, key) match
     // each (a plain IN on both columns would scan every key of every caller).
     let mut slots: Vec<(&str, &str)> = requests
         .iter()
-        .filter_map(|q| q.idempotency.as_ref().map(|i| (q.caller_id.as_str(), i.key.as_str())))
+        .filter_map(|q| {
+            q.idempotency
+                .as_ref()
+                .map(|i| (q.caller.user_id.as_str(), i.key.as_str()))
+        })
         .collect();
     slots.sort_unstable();
     slots.dedup();
@@ -366,25 +377,18 @@ fn load(
         }
     }
 
-    // The cage pays only players.
-    let cash_players: BTreeSet<&str> = requests
-        .iter()
-        .filter_map(|q| match &q.wager {
-            Wager::Cash(c) => Some(c.player_id.as_str()),
-            Wager::Bet(_) => None,
-        })
-        .collect();
-    if !cash_players.is_empty() {
-        let rows: Vec<(String, String)> = users::table
-            .filter(users::id.eq_any(cash_players.iter().copied().collect::<Vec<_>>()))
-            .select((users::id, users::role))
-            .load(conn)?;
-        for (id, role) in rows {
-            if let Some(role) = Role::parse(&role) {
-                loaded.roles.insert(id, role);
-            }
+    // Every caller's account (its session is checked in this transaction),
+    // and every player the cage pays (the cage pays only players).
+    let mut ids: Vec<&str> = Vec::with_capacity(requests.len() * 2);
+    for q in requests {
+        ids.push(&q.caller.user_id);
+        if let Wager::Cash(c) = &q.wager {
+            ids.push(&c.player_id);
         }
     }
+    ids.sort_unstable();
+    ids.dedup();
+    loaded.accounts = users::sessions(conn, &ids)?;
     Ok(loaded)
 }
 
@@ -502,7 +506,7 @@ fn place_bet(
 }
 
 fn move_cash(cash: &CashWager, key: Option<&str>, loaded: &Loaded, appender: &mut Appender) -> Outcome {
-    match loaded.roles.get(&cash.player_id) {
+    match loaded.accounts.get(&cash.player_id).map(|a| a.role) {
         None => return Err(WagerError::PlayerNotFound),
         Some(Role::Player) => {}
         Some(_) => return Err(WagerError::NotAPlayer),

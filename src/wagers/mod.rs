@@ -18,6 +18,7 @@ mod committer;
 use serde::Serialize;
 use utoipa::ToSchema;
 
+use crate::auth::{ClaimedCaller, SessionRefusal};
 use crate::bets::BetKind;
 use crate::domain::Amount;
 use crate::ledger::read::TransferView;
@@ -74,7 +75,9 @@ pub struct IdempotencyKey {
 /// A wager with who asks and how a retry is recognised.
 #[derive(Clone, Debug)]
 pub struct WagerRequest {
-    pub caller_id: String,
+    /// Who asks; the batch checks their session against the account in its
+    /// own transaction before anything else.
+    pub caller: ClaimedCaller,
     pub idempotency: Option<IdempotencyKey>,
     pub wager: Wager,
 }
@@ -107,6 +110,8 @@ pub struct CageReceipt {
 /// Why a wager was refused. Nothing moved.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 pub enum WagerError {
+    #[error(transparent)]
+    Session(SessionRefusal),
     #[error("Prima Carta round not found")]
     RoundNotFound,
     #[error("bets are accepted only while betting is open; round is {status}")]

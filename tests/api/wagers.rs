@@ -363,3 +363,100 @@ both_backends!(
         assert!(line.contains(&round_id) && line.contains(&c.players[0].id), "{line}");
     }
 );
+
+both_backends!(
+    async fn a_wager_is_judged_against_its_callers_account_at_its_commit(app: TestApp) {
+        let c = casino(
+            &app,
+            TableOptions {
+                players: 4,
+                funds: "100.00",
+                ..TableOptions::default()
+            },
+        )
+        .await;
+        let round = create_round(&app, &c).await;
+        let round_id = s(&round["id"]).to_string();
+        let path = format!("/api/v1/rounds/{round_id}/bets");
+        let body = json!({ "kind": "prima", "suit": "cups", "amount": "10.00" });
+        let [leaving, deactivated, staying, other] = [&c.players[0], &c.players[1], &c.players[2], &c.players[3]];
+        app.post(&path, Some(&leaving.token), &body, Some("before-logout"))
+            .await
+            .expect(201);
+
+        // One player logs out and another is deactivated; then all four bet
+        // in one burst, so the refusals share batches with accepted bets.
+        let out = app
+            .post("/api/v1/auth/logout", Some(&leaving.token), &json!({}), None)
+            .await;
+        assert_eq!(out.status, 204, "{}", out.text);
+        app.put(
+            &format!("/api/v1/users/{}", deactivated.id),
+            Some(&c.pitboss.token),
+            &json!({ "active": false }),
+            None,
+        )
+        .await
+        .expect(200);
+        let mut requests = Vec::new();
+        for (p, player) in [leaving, deactivated, staying, other].into_iter().enumerate() {
+            for i in 0..5 {
+                requests.push((
+                    path.clone(),
+                    player.token.clone(),
+                    body.clone(),
+                    Some(format!("burst-{p}-{i}")),
+                ));
+            }
+        }
+        // A retry of the bet placed before the logout is not replayed to the ended session.
+        requests.push((
+            path.clone(),
+            leaving.token.clone(),
+            body.clone(),
+            Some("before-logout".into()),
+        ));
+        let results = app.post_all_at_once(requests).await;
+        let codes = |range: std::ops::Range<usize>| -> Vec<(u16, String)> {
+            results[range].iter().map(|(st, t)| (*st, error_code(t))).collect()
+        };
+        assert!(
+            codes(0..5).iter().all(|c| *c == (401, "session_revoked".into())),
+            "{results:?}"
+        );
+        assert!(
+            codes(5..10).iter().all(|c| *c == (401, "account_inactive".into())),
+            "{results:?}"
+        );
+        assert!(codes(10..20).iter().all(|(st, _)| *st == 201), "{results:?}");
+        assert_eq!(codes(20..21), vec![(401, "session_revoked".to_string())], "{results:?}");
+        assert_eq!(app.balance(&leaving.id).await, "90.00");
+        assert_eq!(app.balance(&deactivated.id).await, "100.00");
+        assert_eq!(app.balance(&staying.id).await, "50.00");
+
+        // The token's role opens the door only to the role's own requests:
+        // a pit boss cannot bet, a player cannot deposit.
+        app.post(&path, Some(&c.pitboss.token), &body, None)
+            .await
+            .assert_error(403, "forbidden");
+        let deposit = json!({ "player_id": other.id, "amount": "5.00" });
+        app.post("/api/v1/cage/deposits", Some(&other.token), &deposit, None)
+            .await
+            .assert_error(403, "forbidden");
+
+        // A cashier made a dealer moves no money with the old token.
+        app.put(
+            &format!("/api/v1/users/{}", c.cashier.id),
+            Some(&c.pitboss.token),
+            &json!({ "role": "dealer" }),
+            None,
+        )
+        .await
+        .expect(200);
+        app.cage(&c.cashier, "deposits", &deposit, Some("after-demotion"))
+            .await
+            .assert_error(401, "session_revoked");
+        assert_eq!(app.balance(&other.id).await, "50.00");
+        app.assert_ledger_sound().await;
+    }
+);
