@@ -90,6 +90,19 @@ enum ReportCommand {
     /// Dealer performance over a gaming day: per dealer and shift, the play while they were in the
     /// box, with hours, rounds per hour, hold and the theoretical win's 99% band (as `GET /api/v1/floor/dealers`).
     Dealers(ReportDayArgs),
+    /// A gaming day's closing report (as `GET /api/v1/floor/days/{day}`): once closed, the report
+    /// frozen at close with its hash and whether it is intact; before, the report as it reads now
+    /// and the rounds not yet ended. Exits 1 when a closed day's report is not intact.
+    Day(ReportClosedDayArgs),
+}
+
+#[derive(Args)]
+pub struct ReportClosedDayArgs {
+    #[command(flatten)]
+    pub database: DatabaseArgs,
+    /// The gaming day, YYYY-MM-DD (default: the present one under the floor calendar).
+    #[arg(long, value_name = "DATE")]
+    pub gaming_day: Option<chrono::NaiveDate>,
 }
 
 #[derive(Args)]
@@ -511,6 +524,9 @@ fn run(cli: Cli) -> Result<ExitCode, String> {
         Command::Report {
             command: ReportCommand::Dealers(args),
         } => cli::report::dealers(args),
+        Command::Report {
+            command: ReportCommand::Day(args),
+        } => cli::report::day(args),
         Command::Openapi => cli::serve::openapi(),
     }
 }

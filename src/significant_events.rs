@@ -39,6 +39,8 @@ pub enum EventKind {
     FloorRatingRuleChanged,
     DealerSignedIn,
     DealerSignedOut,
+    FloorPitsChanged,
+    GamingDayClosed,
 }
 
 impl EventKind {
@@ -69,6 +71,8 @@ impl EventKind {
             EventKind::FloorRatingRuleChanged => "floor_rating_rule_changed",
             EventKind::DealerSignedIn => "dealer_signed_in",
             EventKind::DealerSignedOut => "dealer_signed_out",
+            EventKind::FloorPitsChanged => "floor_pits_changed",
+            EventKind::GamingDayClosed => "gaming_day_closed",
         }
     }
 }

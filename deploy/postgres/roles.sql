@@ -4,8 +4,8 @@
 -- The owner owns the schema and runs the migrations; the service, which
 -- `djego serve` connects as, reads everything, inserts, and changes rows only
 -- of the tables it must. It may never UPDATE, DELETE or TRUNCATE the ledger,
--- the significant-events log, their chain or the checkpoints, nor drop or
--- disable their triggers (only a table's owner may).
+-- the significant-events log, their chain, the checkpoints or the closed
+-- gaming days, nor drop or disable their triggers (only a table's owner may).
 --
 -- Create the roles and the database first, as a superuser:
 --
@@ -30,14 +30,16 @@ ALTER DEFAULT PRIVILEGES FOR ROLE :"owner" IN SCHEMA public
 
 -- The tables whose rows the service changes: balances and the ledger head,
 -- accounts (roles, session versions), tables, rounds, bets and their running
--- totals, idempotency keys (a claim is filled in with its answer), login limits.
+-- totals, idempotency keys (a claim is filled in with its answer), login limits,
+-- the floor's settings (calendar, rating rule, pits).
 GRANT UPDATE ON accounts, ledger_head, users, casino_tables, rounds, bets, round_exposures, round_bet_totals,
-    idempotency_keys, login_throttles
+    idempotency_keys, login_throttles, settings
     TO :"service";
 -- Dealers unassigned, pay tables replaced at a table, login limits lifted or expired.
 GRANT DELETE ON table_dealers, table_pay_tables, login_throttles TO :"service";
 
 -- Insert-only, whatever was granted before.
-REVOKE UPDATE, DELETE, TRUNCATE ON transfers, significant_events, event_chain, checkpoints FROM :"service";
+REVOKE UPDATE, DELETE, TRUNCATE ON transfers, significant_events, event_chain, checkpoints, gaming_day_closes
+    FROM :"service";
 -- The migrations' own record is the owner's alone.
 REVOKE INSERT, UPDATE, DELETE, TRUNCATE ON __diesel_schema_migrations FROM :"service";

@@ -48,6 +48,11 @@ pub struct CorrectionRequest {
     /// Why the correction is made (required; recorded as a significant event).
     #[schema(value_type = super::contract::Reason)]
     pub reason: String,
+    /// The earlier gaming day this corrects, "YYYY-MM-DD": the correction
+    /// belongs to the present day (a closed day never changes) and names it.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[schema(value_type = Option<String>, format = Date)]
+    pub corrects_gaming_day: Option<String>,
 }
 
 impl From<LedgerError> for ApiError {
@@ -167,8 +172,18 @@ pub async fn correction(
     let reason = super::contract::check_reason(&body.reason, "a correction")?;
     let idem = IdempotentRequest::from_request(&req, &*body)?;
     let body = body.into_inner();
+    let corrects = super::floor::gaming_day(body.corrects_gaming_day.as_deref())?;
     let cashier = caller.user_id.clone();
     idempotency::run(&state, &caller.user_id, idem, StatusCode::CREATED, move |conn, key| {
+        if let Some(day) = corrects {
+            let today = crate::floor::day_or_today(conn, None)?;
+            if day >= today {
+                return Err(ApiError::unprocessable(
+                    "invalid_corrected_day",
+                    format!("a correction names an earlier gaming day than the present one ({today})"),
+                ));
+            }
+        }
         let wallet = player_wallet(conn, &body.player_id)?;
         let (debit, credit) = match body.direction {
             CorrectionDirection::Credit => (AccountId::cage(), wallet.clone()),
@@ -192,6 +207,7 @@ pub async fn correction(
                 "amount": body.amount.to_string(),
                 "direction": if body.direction == CorrectionDirection::Credit { "credit" } else { "debit" },
                 "reason": reason,
+                "corrects_gaming_day": corrects.map(|d| d.to_string()),
             }),
         )?;
         Ok(receipt)

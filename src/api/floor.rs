@@ -12,9 +12,10 @@ use super::idempotency::{self, IdempotentRequest};
 use super::state::AppState;
 use crate::auth::Caller;
 use crate::domain::Role;
+use crate::floor::close::{CloseError, GamingDayView};
 use crate::floor::{
-    self, CalendarSpec, DayReport, DealerInBox, DealerReport, FloorCalendar, FloorError, Period, RatingReport,
-    RatingRule, RatingRuleSpec, ShiftSpec,
+    self, CalendarSpec, DayReport, DealerInBox, DealerReport, FloorCalendar, FloorError, Period, PitsSpec,
+    RatingReport, RatingRule, RatingRuleSpec, ShiftSpec,
 };
 
 impl From<FloorError> for ApiError {
@@ -22,6 +23,7 @@ impl From<FloorError> for ApiError {
         match e {
             FloorError::Calendar(e) => ApiError::unprocessable("invalid_calendar", e.to_string()),
             FloorError::RatingRule(e) => ApiError::unprocessable("invalid_rating_rule", e.to_string()),
+            FloorError::Pits(e) => ApiError::unprocessable("invalid_pits", e.to_string()),
             e @ FloorError::TableClosed => ApiError::new(StatusCode::CONFLICT, "table_closed", e.to_string()),
             FloorError::NoSuchTable => ApiError::not_found("table"),
             e @ FloorError::NotAssigned => ApiError::unprocessable("not_assigned", e.to_string()),
@@ -31,6 +33,19 @@ impl From<FloorError> for ApiError {
             }
             FloorError::Database(e) => e.into(),
             FloorError::Store(e) => e.into(),
+        }
+    }
+}
+
+impl From<CloseError> for ApiError {
+    fn from(e: CloseError) -> ApiError {
+        let message = e.to_string();
+        match e {
+            CloseError::NotOver(_) => ApiError::conflict("day_not_over", message),
+            CloseError::AlreadyClosed(_) => ApiError::conflict("day_closed", message),
+            CloseError::UnfinishedRounds { .. } => ApiError::conflict("unfinished_rounds", message),
+            CloseError::NotReconciled { .. } => ApiError::conflict("not_reconciled", message),
+            CloseError::Floor(e) => e.into(),
         }
     }
 }
@@ -228,7 +243,7 @@ fn is_csv(format: Option<&str>) -> ApiResult<bool> {
 }
 
 /// `gaming_day`, "YYYY-MM-DD" to the letter.
-fn gaming_day(text: Option<&str>) -> ApiResult<Option<NaiveDate>> {
+pub(super) fn gaming_day(text: Option<&str>) -> ApiResult<Option<NaiveDate>> {
     text.map(|text| {
         NaiveDate::parse_from_str(text, "%Y-%m-%d")
             .ok()
@@ -485,4 +500,104 @@ pub async fn dealer_performance(
         floor::dealer_csv,
     )
     .await
+}
+
+/// The pits in force (any role): named groups of tables that the table
+/// report totals like the floor. None until a pit boss sets them.
+#[utoipa::path(tag = "floor", security(("bearer" = [])), responses(
+    (status = 200, body = PitsSpec),
+))]
+#[get("/api/v1/floor/pits")]
+pub async fn get_pits(state: web::Data<AppState>, _caller: Caller) -> ApiResult<web::Json<PitsSpec>> {
+    let pits = state
+        .blocking(|s| s.db.read(|conn| floor::pits(conn).map_err(ApiError::from)))
+        .await?;
+    Ok(web::Json(pits.spec().clone()))
+}
+
+/// Replaces the pits (pit boss): every table in at most one; a significant
+/// event with the old and the new pits. Reports are read with the pits in
+/// force, so new pits apply to past days too (a closed day keeps its own).
+#[utoipa::path(tag = "floor", security(("bearer" = [])), request_body = PitsSpec,
+    params(super::contract::IdempotencyKeyHeader),
+    responses(
+    (status = 200, body = PitsSpec),
+    (status = 403, body = super::error::ErrorBody),
+    (status = 422, body = super::error::ErrorBody, description = "A blank or repeated name, a table in two pits, an unknown table, or too many pits or tables."),
+))]
+#[put("/api/v1/floor/pits")]
+pub async fn set_pits(
+    state: web::Data<AppState>,
+    caller: Caller,
+    http: HttpRequest,
+    body: web::Json<PitsSpec>,
+) -> ApiResult<HttpResponse> {
+    caller.require(&[Role::Pitboss])?;
+    let idem = IdempotentRequest::from_request(&http, &*body)?;
+    let spec = body.into_inner();
+    floor::Pits::new(&spec).map_err(FloorError::from)?;
+    let caller_id = caller.user_id.clone();
+    idempotency::run(&state, &caller_id, idem, StatusCode::OK, move |conn, _key| {
+        Ok(floor::set_pits(conn, &caller.user_id, &spec)?.spec().clone())
+    })
+    .await
+}
+
+/// A gaming day (pit boss, auditor): once closed, the report frozen at close
+/// with who closed it, its hash and whether it is intact; before, the report
+/// as it reads now and the rounds of the day not yet ended. Either way, the
+/// corrections made on later days that name it.
+#[utoipa::path(tag = "floor", security(("bearer" = [])),
+    params(("gaming_day" = String, Path, format = Date, description = "YYYY-MM-DD")),
+    responses(
+    (status = 200, body = GamingDayView),
+    (status = 400, body = super::error::ErrorBody),
+    (status = 403, body = super::error::ErrorBody),
+))]
+#[get("/api/v1/floor/days/{gaming_day}")]
+pub async fn gaming_day_view(
+    state: web::Data<AppState>,
+    caller: Caller,
+    path: web::Path<String>,
+) -> ApiResult<web::Json<GamingDayView>> {
+    caller.require(&[Role::Pitboss, Role::Auditor])?;
+    let day = day_in_path(&path)?;
+    let view = state
+        .blocking(move |s| s.db.read(|conn| floor::close::view(conn, day).map_err(ApiError::from)))
+        .await?;
+    Ok(web::Json(view))
+}
+
+/// Closes a gaming day (pit boss): freezes its report, hashes it into the
+/// significant events the signed checkpoints chain, and refuses it for ever
+/// after. Refused before the day's cut-off, while a round of the day is
+/// unfinished (the message names them), when the day does not reconcile to
+/// the ledger, and when it is closed already.
+#[utoipa::path(tag = "floor", security(("bearer" = [])),
+    params(("gaming_day" = String, Path, format = Date, description = "YYYY-MM-DD"), super::contract::IdempotencyKeyHeader),
+    responses(
+    (status = 201, body = GamingDayView),
+    (status = 400, body = super::error::ErrorBody),
+    (status = 403, body = super::error::ErrorBody),
+    (status = 409, body = super::error::ErrorBody, description = "day_not_over, unfinished_rounds, not_reconciled or day_closed."),
+))]
+#[post("/api/v1/floor/days/{gaming_day}/close")]
+pub async fn close_gaming_day(
+    state: web::Data<AppState>,
+    caller: Caller,
+    http: HttpRequest,
+    path: web::Path<String>,
+) -> ApiResult<HttpResponse> {
+    caller.require(&[Role::Pitboss])?;
+    let day = day_in_path(&path)?;
+    let idem = IdempotentRequest::from_request(&http, &serde_json::Value::Null)?;
+    let caller_id = caller.user_id.clone();
+    idempotency::run(&state, &caller_id, idem, StatusCode::CREATED, move |conn, _key| {
+        Ok(floor::close::close(conn, day, &caller.user_id)?)
+    })
+    .await
+}
+
+fn day_in_path(text: &str) -> ApiResult<NaiveDate> {
+    gaming_day(Some(text))?.ok_or_else(|| ApiError::bad_request("invalid_gaming_day", "a gaming day is YYYY-MM-DD"))
 }

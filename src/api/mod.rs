@@ -49,6 +49,7 @@ use utoipa::{Modify, OpenApi};
         floor::get_calendar, floor::set_calendar, floor::table_performance,
         floor::get_rating_rule, floor::set_rating_rule, floor::player_ratings,
         floor::table_dealer, floor::sign_in, floor::sign_out, floor::dealer_performance,
+        floor::get_pits, floor::set_pits, floor::gaming_day_view, floor::close_gaming_day,
     ),
     modifiers(&BearerAuth, &Conformance),
     tags(
@@ -171,5 +172,9 @@ pub fn routes(cfg: &mut web::ServiceConfig) {
         .service(floor::table_dealer)
         .service(floor::sign_in)
         .service(floor::sign_out)
-        .service(floor::dealer_performance);
+        .service(floor::dealer_performance)
+        .service(floor::get_pits)
+        .service(floor::set_pits)
+        .service(floor::gaming_day_view)
+        .service(floor::close_gaming_day);
 }

@@ -7,7 +7,7 @@ use djego::config::DatabaseArgs;
 use djego::floor::{self, FloorError, Period};
 use djego::store::AnyConnection;
 
-use crate::{ReportDayArgs, ReportPlayersArgs};
+use crate::{ReportClosedDayArgs, ReportDayArgs, ReportPlayersArgs};
 
 /// A gaming day's (or a period's) table performance, as JSON or CSV on standard output.
 pub fn tables(args: ReportDayArgs) -> Result<ExitCode, String> {
@@ -52,6 +52,26 @@ pub fn players(args: ReportPlayersArgs) -> Result<ExitCode, String> {
         println!("{}", serde_json::to_string_pretty(&report).map_err(|e| e.to_string())?);
     }
     Ok(ExitCode::SUCCESS)
+}
+
+/// A gaming day's closing report, frozen if the day is closed, as JSON on
+/// standard output; exit 1 when a closed day's stored report is not intact.
+pub fn day(args: ReportClosedDayArgs) -> Result<ExitCode, String> {
+    let view = read(&args.database, |conn| {
+        let day = floor::day_or_today(conn, args.gaming_day)?;
+        floor::close::view(conn, day)
+    })?;
+    println!("{}", serde_json::to_string_pretty(&view).map_err(|e| e.to_string())?);
+    match &view.close {
+        Some(close) if !close.intact => {
+            eprintln!(
+                "gaming day {}: the stored report does not match its recorded hash",
+                view.gaming_day
+            );
+            Ok(ExitCode::FAILURE)
+        }
+        _ => Ok(ExitCode::SUCCESS),
+    }
 }
 
 /// The period the arguments name; None for the present gaming day.

@@ -6,8 +6,10 @@
 //! the bets and those events.
 
 pub mod calendar;
+pub mod close;
 pub mod dealers;
 pub mod performance;
+pub mod pits;
 pub mod ratings;
 
 use chrono::NaiveDate;
@@ -23,12 +25,15 @@ use crate::store::schema::settings;
 use crate::store::AnyConnection;
 pub use calendar::{CalendarError, CalendarSpec, FloorCalendar, Placement, ShiftSpec};
 pub use performance::PerformanceLine;
+pub use pits::{Pits, PitsError, PitsSpec};
 pub use ratings::{RatingRule, RatingRuleError, RatingRuleSpec, RatingSession};
 
 /// The `settings` row holding the calendar (a [`CalendarSpec`] as JSON).
 const CALENDAR_SETTING: &str = "floor.calendar";
 /// The `settings` row holding the rating rule (a [`RatingRuleSpec`] as JSON).
 const RATING_RULE_SETTING: &str = "floor.rating_rule";
+/// The `settings` row holding the pits (a [`PitsSpec`] as JSON).
+const PITS_SETTING: &str = "floor.pits";
 /// Ids bound in one `IN (…)`: far under either database's limit on parameters.
 const MAX_IDS_PER_QUERY: usize = 1000;
 
@@ -38,6 +43,8 @@ pub enum FloorError {
     Calendar(#[from] CalendarError),
     #[error(transparent)]
     RatingRule(#[from] RatingRuleError),
+    #[error(transparent)]
+    Pits(#[from] PitsError),
     #[error("the table is closed: a dealer signs in at an open table")]
     TableClosed,
     #[error("no such table")]
@@ -170,6 +177,44 @@ pub fn set_rating_rule(
     Ok(new)
 }
 
+/// The pits in force: the stored ones, or none until a pit boss sets them.
+pub fn pits(conn: &mut AnyConnection) -> Result<Pits, FloorError> {
+    match setting::<PitsSpec>(conn, PITS_SETTING)? {
+        None => Ok(Pits::default()),
+        Some(spec) => Pits::new(&spec).map_err(|e| FloorError::StoredSetting(PITS_SETTING, e.to_string())),
+    }
+}
+
+/// Replaces the pits and records who did it, with the old and the new. Every
+/// table named must exist.
+pub fn set_pits(conn: &mut AnyConnection, actor_id: &str, spec: &PitsSpec) -> Result<Pits, FloorError> {
+    use crate::store::schema::casino_tables as ct;
+    let new = Pits::new(spec)?;
+    let named: Vec<&str> = new.table_ids().collect();
+    let mut known: Vec<String> = Vec::with_capacity(named.len());
+    for chunk in named.chunks(MAX_IDS_PER_QUERY) {
+        known.extend(
+            ct::table
+                .filter(ct::id.eq_any(chunk))
+                .select(ct::id)
+                .load::<String>(conn)?,
+        );
+    }
+    if let Some(unknown) = named.iter().find(|id| !known.iter().any(|k| k == *id)) {
+        return Err(PitsError::UnknownTable(unknown.to_string()).into());
+    }
+    let old = pits(conn)?;
+    put_setting(
+        conn,
+        PITS_SETTING,
+        actor_id,
+        EventKind::FloorPitsChanged,
+        old.spec(),
+        new.spec(),
+    )?;
+    Ok(new)
+}
+
 /// The certified figures of each bet, read once per pay table.
 #[derive(Default)]
 struct Certificates(HashMap<String, crate::math::Certificate>);
@@ -247,13 +292,18 @@ pub struct DayReport {
     /// The period's first instant and the next day's, microseconds since the Unix epoch.
     pub from_us: i64,
     pub to_us: i64,
-    /// Per table: a line per shift with activity, then the period; then the floor's.
+    /// Per table: a line per shift with activity, then the period; then each
+    /// pit's the same way; then the floor's.
     pub lines: Vec<PerformanceLine>,
 }
 
 /// The table performance of a period under the calendar in force.
 pub fn day_report(conn: &mut AnyConnection, period: Period) -> Result<DayReport, FloorError> {
     let rows = DayRows::load(conn, period)?;
+    day_report_of(conn, &rows, period)
+}
+
+fn day_report_of(conn: &mut AnyConnection, rows: &DayRows, period: Period) -> Result<DayReport, FloorError> {
     let until_us = rows.to_us.min(chrono::Utc::now().timestamp_micros());
     let open_spells = open_spells(conn, rows.from_us, until_us)?;
     let open: Vec<performance::OpenSpell> = open_spells
@@ -269,11 +319,51 @@ pub fn day_report(conn: &mut AnyConnection, period: Period) -> Result<DayReport,
         .iter()
         .map(|(id, name, game)| performance::TableInfo { id, name, game })
         .collect();
-    let lines = rows.lines(&tables, &open, |table_id, _| Some(table_id));
+    let mut lines = rows.lines(&tables, &open, |table_id, _| Some(table_id));
+    let pits = pits(conn)?;
+    for line in &mut lines {
+        line.pit = line
+            .table_id
+            .as_deref()
+            .and_then(|id| pits.pit_of(id))
+            .map(str::to_owned);
+    }
+    // Each pit's lines, as if its tables were one: before the floor's.
+    let pit_infos: Vec<performance::TableInfo> = pits
+        .names()
+        .map(|name| performance::TableInfo {
+            id: name,
+            name,
+            game: "",
+        })
+        .collect();
+    let pit_open: Vec<performance::OpenSpell> = open
+        .iter()
+        .filter_map(|o| {
+            Some(performance::OpenSpell {
+                table_id: pits.pit_of(o.table_id)?,
+                from_us: o.from_us,
+                to_us: o.to_us,
+            })
+        })
+        .collect();
+    let pit_lines = rows
+        .lines(&pit_infos, &pit_open, |table_id, _| pits.pit_of(table_id))
+        .into_iter()
+        .filter(|l| l.table_id.is_some()) // the floor's lines are already there
+        .map(|l| PerformanceLine {
+            pit: l.table_id,
+            table_id: None,
+            table_name: None,
+            game: None,
+            ..l
+        });
+    let floor_at = lines.iter().position(|l| l.table_id.is_none()).unwrap_or(lines.len());
+    lines.splice(floor_at..floor_at, pit_lines);
     Ok(DayReport {
         gaming_day: period.first.to_string(),
         last_gaming_day: period.last.to_string(),
-        timezone: rows.timezone,
+        timezone: rows.timezone.clone(),
         from_us: rows.from_us,
         to_us: rows.to_us,
         lines,
@@ -818,8 +908,12 @@ pub struct DealerLine {
 /// Each dealer's performance over a period: the play at each table
 /// counted for whoever was in its box at the instant.
 pub fn dealer_report(conn: &mut AnyConnection, period: Period) -> Result<DealerReport, FloorError> {
-    use crate::store::schema::{significant_events as se, users as u};
     let rows = DayRows::load(conn, period)?;
+    dealer_report_of(conn, &rows, period)
+}
+
+fn dealer_report_of(conn: &mut AnyConnection, rows: &DayRows, period: Period) -> Result<DealerReport, FloorError> {
+    use crate::store::schema::{significant_events as se, users as u};
     let until_us = rows.to_us.min(chrono::Utc::now().timestamp_micros());
     // Who was in each box as the day started, then what happened during it.
     let mut starting: Vec<(String, String, i64)> = Vec::new();

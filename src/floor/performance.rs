@@ -59,6 +59,9 @@ pub struct PerformanceLine {
     pub table_id: Option<String>,
     pub table_name: Option<String>,
     pub game: Option<String>,
+    /// The table's pit; on a pit's line, the pit (with `table_id` null); null
+    /// on the floor's lines and for a table in no pit.
+    pub pit: Option<String>,
     /// Null on a whole-day line.
     pub shift: Option<String>,
     pub rounds: i64,
@@ -119,7 +122,7 @@ struct Tally<'a> {
 pub(super) const FEE_KINDS: [&str; 2] = ["seat_fee", "lobo_fee"];
 /// The transfers that give a player's money back (a voided round, the corte returned).
 pub(super) const REFUND_KINDS: [&str; 2] = ["refund", "bet_refund"];
-const HOUSE_ACCOUNTS: [&str; 2] = ["house:bankroll", "house:revenue"];
+pub(super) const HOUSE_ACCOUNTS: [&str; 2] = ["house:bankroll", "house:revenue"];
 
 /// The lines of a period of one or more gaming days: for each table open or
 /// with activity, one per shift with activity and one for the period; then
@@ -271,6 +274,7 @@ fn line(
         table_id: table_id.map(str::to_owned),
         table_name: info.map(|t| t.name.to_owned()),
         game: info.map(|t| t.game.to_owned()),
+        pit: None,
         shift: shift.map(str::to_owned),
         rounds: tally.rounds,
         voided_rounds: tally.voided_rounds,
@@ -323,15 +327,16 @@ pub(super) fn money(minor: Decimal) -> String {
 /// The lines as CSV, a header first.
 pub fn to_csv(gaming_day: &str, lines: &[PerformanceLine]) -> String {
     let mut out = String::from(
-        "gaming_day,table_id,table_name,game,shift,rounds,voided_rounds,open_hours,rounds_per_hour,drop,house_win,hold_percent,covered_win,theo_win,theo_sd,actual_minus_theo,band_99,outside_band\n",
+        "gaming_day,table_id,table_name,game,pit,shift,rounds,voided_rounds,open_hours,rounds_per_hour,drop,house_win,hold_percent,covered_win,theo_win,theo_sd,actual_minus_theo,band_99,outside_band\n",
     );
     for l in lines {
         let text = |v: &Option<String>| csv_field(v.as_deref().unwrap_or(""));
         out.push_str(&format!(
-            "{gaming_day},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{}\n",
+            "{gaming_day},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{}\n",
             text(&l.table_id),
             text(&l.table_name),
             text(&l.game),
+            text(&l.pit),
             text(&l.shift),
             l.rounds,
             l.voided_rounds,

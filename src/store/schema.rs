@@ -230,6 +230,18 @@ diesel::table! {
     }
 }
 
+diesel::table! {
+    gaming_day_closes (gaming_day) {
+        gaming_day -> Text,
+        closed_at_us -> BigInt,
+        closed_by -> Text,
+        report -> Text,
+        report_sha256 -> Text,
+        last_seq -> BigInt,
+        last_hash -> Text,
+    }
+}
+
 diesel::joinable!(event_chain -> significant_events (event_id));
 
 diesel::allow_tables_to_appear_in_same_query!(
@@ -252,4 +264,5 @@ diesel::allow_tables_to_appear_in_same_query!(
     round_bet_totals,
     event_chain,
     checkpoints,
+    gaming_day_closes,
 );

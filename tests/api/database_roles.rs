@@ -193,6 +193,26 @@ async fn postgres_service_role_inserts_into_the_ledger_and_changes_nothing_in_it
     let token = app.login(&player.username, &player.password).await;
     let out = app.post("/api/v1/auth/logout", Some(&token), &json!({}), None).await;
     assert_eq!(out.status, 204, "{}", out.text);
+    // The floor's settings are set, then changed (an UPDATE); a past gaming day is closed.
+    for _ in 0..2 {
+        let calendar =
+            json!({ "timezone": "UTC", "day_starts_at": "06:00", "shifts": [{ "name": "all", "starts_at": "06:00" }] });
+        app.put("/api/v1/floor/calendar", Some(&c.pitboss.token), &calendar, None)
+            .await
+            .expect(200);
+        let pits = json!({ "pits": [{ "name": "Main", "table_ids": [c.table] }] });
+        app.put("/api/v1/floor/pits", Some(&c.pitboss.token), &pits, None)
+            .await
+            .expect(200);
+    }
+    app.post(
+        "/api/v1/floor/days/2020-01-01/close",
+        Some(&c.pitboss.token),
+        &json!({}),
+        None,
+    )
+    .await
+    .expect(201);
     app.assert_ledger_sound().await;
 
     // What the service's role may not do, whoever holds it.
@@ -205,6 +225,8 @@ async fn postgres_service_role_inserts_into_the_ledger_and_changes_nothing_in_it
         "DELETE FROM significant_events",
         "DELETE FROM event_chain",
         "UPDATE checkpoints SET signature = ''",
+        "UPDATE gaming_day_closes SET report = '{}'",
+        "DELETE FROM gaming_day_closes",
         "INSERT INTO __diesel_schema_migrations (version) VALUES ('99999999999999')",
     ] {
         let e = sql_error(&mut as_service, sql);

@@ -264,10 +264,10 @@ both_backends! {
         // The same as CSV.
         let csv = app.get("/api/v1/floor/tables?format=csv", Some(&app.auditor().await.token.clone())).await;
         assert_eq!(csv.status, 200);
-        assert!(csv.text.starts_with("gaming_day,table_id,table_name,game,shift,rounds,"), "{}", csv.text);
+        assert!(csv.text.starts_with("gaming_day,table_id,table_name,game,pit,shift,rounds,"), "{}", csv.text);
         // Rounds per hour is of the time open until the present, so it moves between two reads.
         let rows = without_rounds_per_hour(&csv.text);
-        let row = rows.lines().find(|l| l.contains(&c.table) && l.split(',').nth(4) == Some("")).unwrap();
+        let row = rows.lines().find(|l| l.contains(&c.table) && l.split(',').nth(5) == Some("")).unwrap();
         let expected = format!(",3,0,{},,{},{},", s(&line["open_hours"]), s(&line["drop"]), s(&line["house_win"]));
         assert!(row.contains(&expected), "{row}");
         // And from the command line, on the database itself.
@@ -619,5 +619,159 @@ both_backends! {
         let cli = String::from_utf8_lossy(&o.stdout);
         assert_eq!(cli.lines().count(), csv.text.lines().count(), "{cli}");
         app.get("/api/v1/floor/dealers", Some(&c.dealer.token)).await.assert_error(403, "forbidden");
+    }
+}
+
+// ---------------------------------------------------------------------------
+// Pits and the day close.
+
+both_backends! {
+    async fn a_pit_totals_its_tables_like_the_floor(app: TestApp) {
+        let c = casino(&app, TableOptions::default()).await;
+        let other = casino(&app, TableOptions::default()).await;
+        calendar_with_cut_off_in(&app, &c.pitboss, 12 * 3600).await;
+        round_with_bets(&app, &c, 1).await;
+        round_with_bets(&app, &other, 2).await;
+        let path = "/api/v1/floor/pits";
+        assert_eq!(app.get(path, Some(&c.dealer.token)).await.expect(200), json!({ "pits": [] }));
+
+        // A table in two pits, an unknown table, a blank name: refused, nothing recorded.
+        for (bad, why) in [
+            (json!({ "pits": [{ "name": "A", "table_ids": [c.table] }, { "name": "B", "table_ids": [c.table] }] }), "two pits"),
+            (json!({ "pits": [{ "name": "A", "table_ids": ["no-such-table"] }] }), "no-such-table"),
+            (json!({ "pits": [{ "name": " ", "table_ids": [] }] }), "not blank"),
+        ] {
+            let r = app.put(path, Some(&c.pitboss.token), &bad, None).await;
+            r.assert_error(422, "invalid_pits");
+            assert!(r.text.contains(why), "{}", r.text);
+        }
+        let pits = json!({ "pits": [{ "name": "Main pit", "table_ids": [c.table, other.table] }] });
+        app.put(path, Some(&c.dealer.token), &pits, None).await.assert_error(403, "forbidden");
+        assert!(app.events("floor_pits_changed").await.is_empty());
+        assert_eq!(app.put(path, Some(&c.pitboss.token), &pits, None).await.expect(200), pits);
+        let events = app.events("floor_pits_changed").await;
+        assert_eq!(events.len(), 1, "{events:?}");
+        assert_eq!(events[0]["actor_id"], c.pitboss.id.as_str());
+
+        let report = app.get("/api/v1/floor/tables", Some(&c.pitboss.token)).await.expect(200);
+        let lines = report["lines"].as_array().unwrap();
+        let pit = lines
+            .iter()
+            .find(|l| l["pit"] == "Main pit" && l["table_id"].is_null() && l["shift"].is_null())
+            .unwrap_or_else(|| panic!("no pit line in {report}"));
+        let (a, b) = (day_line(&report, Some(&c.table)), day_line(&report, Some(&other.table)));
+        assert_eq!((a["pit"].as_str(), b["pit"].as_str()), (Some("Main pit"), Some("Main pit")));
+        assert_eq!(pit["rounds"], 2, "{pit}");
+        for figure in ["drop", "house_win", "covered_win"] {
+            assert_eq!(minor(s(&pit[figure])), minor(s(&a[figure])) + minor(s(&b[figure])), "{figure}: {pit}");
+        }
+        // The pit's lines come before the floor's, which they equal here (every table is in the pit).
+        let floor_at = lines.iter().position(|l| l["table_id"].is_null() && l["pit"].is_null()).unwrap();
+        let pit_at = lines.iter().position(|l| l["pit"] == "Main pit" && l["table_id"].is_null()).unwrap();
+        assert!(pit_at < floor_at);
+        assert_eq!(day_line(&report, None)["house_win"], pit["house_win"]);
+    }
+}
+
+/// Waits until just after `day_ends_at_us`.
+async fn sleep_past(day_ends_at_us: i64) {
+    let wait_us = day_ends_at_us - chrono::Utc::now().timestamp_micros();
+    assert!(
+        wait_us > 0,
+        "the day's play ended after its cut-off; the machine is too slow for this test"
+    );
+    tokio::time::sleep(std::time::Duration::from_micros(wait_us as u64 + 50_000)).await;
+}
+
+both_backends! {
+    async fn a_closed_gaming_day_is_frozen_reconciled_and_corrected_only_later(app: TestApp) {
+        let c = casino(&app, TableOptions { seat_fee: Some("0.25"), ..Default::default() }).await;
+        let calendar = calendar_with_cut_off_in(&app, &c.pitboss, 8).await;
+        let day = s(&calendar["now"]["gaming_day"]).to_owned();
+        let day_ends_at_us = calendar["now"]["day_ends_at_us"].as_i64().unwrap();
+        let (close, view) = (format!("/api/v1/floor/days/{day}/close"), format!("/api/v1/floor/days/{day}"));
+        app.post(&box_path(&c, "/sign-in"), Some(&c.dealer.token), &json!({}), None).await.expect(200);
+        let house_before = house_accounts(&app).await;
+        let (_, bets) = round_with_bets(&app, &c, 3).await;
+        // A round left open at the cut-off.
+        let open = s(&create_round(&app, &c).await["id"]).to_owned();
+        let house_at_cut_off = house_accounts(&app).await;
+        app.post(&close, Some(&c.pitboss.token), &json!({}), None).await.assert_error(409, "day_not_over");
+        sleep_past(day_ends_at_us).await;
+
+        let refused = app.post(&close, Some(&c.pitboss.token), &json!({}), None).await;
+        refused.assert_error(409, "unfinished_rounds");
+        assert!(refused.text.contains(&open), "the refusal names the round: {}", refused.text);
+        let ended = app.get(&view, Some(&c.pitboss.token)).await.expect(200);
+        assert_eq!(ended["status"], "ended");
+        assert_eq!(ended["unfinished_rounds"][0]["round_id"], open.as_str(), "{ended}");
+        assert!(ended["close"].is_null());
+        app.post(&format!("/api/v1/rounds/{open}/void"), Some(&c.pitboss.token), &json!({ "reason": "left open at the cut-off" }), None)
+            .await
+            .expect(200);
+        app.post(&close, Some(&c.dealer.token), &json!({}), None).await.assert_error(403, "forbidden");
+
+        let closed = app.post(&close, Some(&c.pitboss.token), &json!({}), Some("close-once")).await.expect(201);
+        assert_eq!(closed["status"], "closed", "{closed}");
+        assert_eq!(closed["close"]["closed_by"], c.pitboss.id.as_str());
+        assert_eq!(closed["close"]["intact"], true);
+        let report = &closed["report"];
+        let r = &report["reconciliation"];
+        assert_eq!(r["reconciled"], true, "{r}");
+        assert_eq!(r["trial_balance"], "0.00");
+        let house_win = house_net(house_at_cut_off) - house_net(house_before);
+        assert_eq!(minor(s(&r["table_wins"])), house_win, "{r}");
+        assert_eq!(r["house_change"], r["table_wins"]);
+        assert_eq!(r["last_seq"], app.last_seq().await, "nothing moved after the play of the day: {r}");
+        let floor_line = report["tables"].as_array().unwrap().iter().find(|l| l["table_id"].is_null() && l["pit"].is_null() && l["shift"].is_null()).unwrap();
+        assert_eq!(floor_line["house_win"], r["table_wins"]);
+        let meters = report["meters"].as_array().unwrap();
+        assert_eq!(meters.len(), 1, "{meters:?}");
+        assert_eq!((meters[0]["rounds"].as_i64(), meters[0]["voided_rounds"].as_i64()), (Some(1), Some(0)), "the void came after the cut-off: {meters:?}");
+        let staked: i64 = report["bets"].as_array().unwrap().iter().map(|b| minor(s(&b["staked"]))).sum();
+        assert_eq!(staked, bets.iter().map(|(.., stake)| stake).sum::<i64>());
+        let dealt = report["dealers"].as_array().unwrap().iter().find(|l| l["dealer_id"] == c.dealer.id.as_str() && l["shift"].is_null());
+        assert_eq!(dealt.unwrap_or_else(|| panic!("no line for the dealer: {report}"))["rounds"], 1);
+
+        // On record, with the report's hash; closing again is refused, and the retry of the first is its answer.
+        let events = app.events("gaming_day_closed").await;
+        assert_eq!(events.len(), 1, "{events:?}");
+        let details: Value = serde_json::from_str(s(&events[0]["details"])).unwrap();
+        assert_eq!(details["report_sha256"], closed["close"]["report_sha256"]);
+        assert_eq!(events[0]["subject"], day.as_str());
+        app.post(&close, Some(&c.pitboss.token), &json!({}), None).await.assert_error(409, "day_closed");
+        assert_eq!(app.post(&close, Some(&c.pitboss.token), &json!({}), Some("close-once")).await.expect(201), closed);
+
+        // A correction belongs to the present day and names the closed one; the closed report does not move.
+        let correction = |corrects: &str| json!({ "player_id": c.players[0].id, "amount": "1.50", "direction": "credit", "reason": "a payout missed on the closed day", "corrects_gaming_day": corrects });
+        let today = s(&app.get(PATH, Some(&c.pitboss.token)).await.expect(200)["now"]["gaming_day"]).to_owned();
+        app.post("/api/v1/cage/corrections", Some(&c.cashier.token), &correction(&today), None).await.assert_error(422, "invalid_corrected_day");
+        app.post("/api/v1/cage/corrections", Some(&c.cashier.token), &correction("2026-13-01"), None).await.assert_error(400, "invalid_gaming_day");
+        let corrected = app.post("/api/v1/cage/corrections", Some(&c.cashier.token), &correction(&day), None).await.expect(201);
+        app.put(PATH, Some(&c.pitboss.token), &lisbon(), None).await.expect(200);
+        let after = app.get(&view, Some(&app.auditor().await.token.clone())).await.expect(200);
+        assert_eq!(after["report"], closed["report"], "a closed day's report never changes");
+        assert_eq!(after["close"]["intact"], true);
+        let later = after["later_corrections"].as_array().unwrap();
+        assert_eq!(later.len(), 1, "{after}");
+        assert_eq!(later[0]["transfer_id"], corrected["transfer"]["id"]);
+        assert_eq!(later[0]["corrects_gaming_day"], day.as_str());
+
+        // The stored row is insert-only; rewritten behind djego's back, it no longer matches its hash.
+        let direct = app.state.db.write(|conn| -> Result<usize, djego::store::StoreError> {
+            use diesel::RunQueryDsl;
+            Ok(diesel::sql_query("UPDATE gaming_day_closes SET report = '{}'").execute(conn)?)
+        });
+        assert!(direct.is_err(), "an UPDATE of a closed day must be refused");
+        let args = ["report", "day", "--database-url", app.db.url(), "--gaming-day", day.as_str()];
+        let o = crate::checkpoints::djego(&args).await;
+        assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+        let printed: Value = serde_json::from_slice(&o.stdout).unwrap();
+        assert_eq!(printed["report"], closed["report"]);
+        let rewritten = report.to_string().replace(&format!("\"{}\"", s(&r["table_wins"])), "\"0.00\"");
+        app.tamper(&[format!("UPDATE gaming_day_closes SET report = '{}'", rewritten.replace('\'', "''"))]);
+        assert_eq!(app.get(&view, Some(&c.pitboss.token)).await.expect(200)["close"]["intact"], false);
+        let o = crate::checkpoints::djego(&args).await;
+        assert!(!o.status.success(), "a tampered day fails the command");
     }
 }

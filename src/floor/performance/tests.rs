@@ -147,7 +147,7 @@ fn a_day_by_hand() {
     assert!(rows.next().unwrap().starts_with("gaming_day,table_id,table_name,"));
     assert_eq!(
         rows.nth(2).unwrap(),
-        "2026-11-24,t1,\"Mesa, 1\",prima_carta,,1,1,0.00,24000000.0,12.50,6.50,52.00,6.50,1.10,10.20,5.40,26.27,false"
+        "2026-11-24,t1,\"Mesa, 1\",prima_carta,,,1,1,0.00,24000000.0,12.50,6.50,52.00,6.50,1.10,10.20,5.40,26.27,false"
     );
     assert_eq!(csv.lines().count(), 7);
 }

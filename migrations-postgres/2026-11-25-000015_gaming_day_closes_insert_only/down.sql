@@ -1,0 +1,1 @@
+DROP TRIGGER gaming_day_closes_insert_only ON gaming_day_closes;

@@ -1,0 +1,2 @@
+DROP TRIGGER gaming_day_closes_refuse_update;
+DROP TRIGGER gaming_day_closes_refuse_delete;

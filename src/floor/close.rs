@@ -1,0 +1,546 @@
+//! Closing a gaming day (docs/floor.md, "Closing a gaming day"): once the
+//! day is over and every round of it has ended, a pit boss freezes its
+//! report — tables, pits and floor per shift, dealers, meters per table and
+//! per bet, corrections, and its reconciliation to the ledger — stores it
+//! with its SHA-256, and records that hash in the `gaming_day_closed`
+//! significant event, which the signed checkpoints chain. The stored row is
+//! insert-only; a later correction belongs to a later day and names the day
+//! it corrects.
+
+use chrono::NaiveDate;
+use diesel::prelude::*;
+use serde::{Deserialize, Serialize};
+use serde_json::value::RawValue;
+use sha2::{Digest, Sha256};
+use std::collections::BTreeMap;
+use utoipa::ToSchema;
+
+use super::performance::{money, HOUSE_ACCOUNTS, REFUND_KINDS};
+use super::{calendar, DayRows, DealerLine, FloorError, PerformanceLine, Period};
+use crate::domain::format_minor;
+use crate::ledger::GENESIS_HASH;
+use crate::significant_events::{self, EventKind};
+use crate::store::schema::{gaming_day_closes as gdc, rounds as r, significant_events as se, transfers as t};
+use crate::store::{now_us, AnyConnection};
+
+/// Most unfinished rounds a refusal names in its message (the day's view lists them all).
+const MAX_ROUNDS_NAMED: usize = 20;
+
+/// Why a day cannot be closed.
+#[derive(Debug, thiserror::Error)]
+pub enum CloseError {
+    #[error("gaming day {0} is not over yet: it ends at its cut-off")]
+    NotOver(NaiveDate),
+    #[error("gaming day {0} is already closed")]
+    AlreadyClosed(NaiveDate),
+    #[error("gaming day {day} has {count} unfinished round(s); settle or void them first: {named}")]
+    UnfinishedRounds {
+        day: NaiveDate,
+        count: usize,
+        named: String,
+    },
+    #[error(
+        "gaming day {day} does not reconcile: the tables' house win is {table_wins} but the house's accounts \
+         changed by {house_change}, and the trial balance is {trial_balance}"
+    )]
+    NotReconciled {
+        day: NaiveDate,
+        table_wins: String,
+        house_change: String,
+        trial_balance: String,
+    },
+    #[error(transparent)]
+    Floor(#[from] FloorError),
+}
+
+impl From<diesel::result::Error> for CloseError {
+    fn from(e: diesel::result::Error) -> CloseError {
+        CloseError::Floor(e.into())
+    }
+}
+
+/// A round of the day that has not ended (neither settled nor voided).
+#[derive(Clone, Debug, Serialize, ToSchema)]
+pub struct UnfinishedRound {
+    pub round_id: String,
+    pub table_id: String,
+    pub game: String,
+    pub status: String,
+    pub created_at_us: i64,
+}
+
+/// What moved at one table over the day, as its meters count it.
+#[derive(Clone, Debug, PartialEq, Serialize, ToSchema)]
+pub struct TableMeters {
+    pub table_id: String,
+    /// Every transfer from a player's wallet to the table (stakes, copas, fees).
+    #[schema(value_type = String)]
+    pub stakes_in: String,
+    /// Every transfer from the table to a player's wallet, refunds aside.
+    #[schema(value_type = String)]
+    pub payouts_out: String,
+    /// The refunds to players' wallets (voided rounds, the corte returned).
+    #[schema(value_type = String)]
+    pub refunds: String,
+    /// Rounds that ended settled, and voided, that day.
+    pub rounds: i64,
+    pub voided_rounds: i64,
+}
+
+/// The side bets settled over the day, per certified bet (kind, and number for Cartas).
+#[derive(Clone, Debug, PartialEq, Serialize, ToSchema)]
+pub struct BetMeters {
+    #[schema(example = "prima")]
+    pub bet: String,
+    pub bets: i64,
+    #[schema(value_type = String)]
+    pub staked: String,
+    #[schema(value_type = String)]
+    pub returned: String,
+    /// staked − returned.
+    #[schema(value_type = String)]
+    pub house_win: String,
+    /// Σ stake × the house edge of each bet's certificate.
+    #[schema(value_type = String)]
+    pub theo_win: String,
+}
+
+/// A cage correction, with the earlier gaming day it corrects if it names one.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, ToSchema)]
+pub struct CorrectionNote {
+    pub transfer_id: String,
+    pub player_id: Option<String>,
+    pub at_us: i64,
+    #[schema(value_type = String)]
+    pub amount: String,
+    /// `credit` (to the wallet) or `debit`.
+    pub direction: String,
+    pub reason: String,
+    #[schema(value_type = Option<String>, format = Date)]
+    pub corrects_gaming_day: Option<String>,
+}
+
+/// The day checked against the ledger.
+#[derive(Clone, Debug, PartialEq, Serialize, ToSchema)]
+pub struct Reconciliation {
+    /// The house win of the floor's whole-day line: Σ over the tables.
+    #[schema(value_type = String)]
+    pub table_wins: String,
+    /// What every transfer of the day into and out of the house's accounts
+    /// (bankroll, revenue) changed them by, with or without a table.
+    #[schema(value_type = String)]
+    pub house_change: String,
+    /// The sum of every account's balance when the report was made: 0.00.
+    #[schema(value_type = String)]
+    pub trial_balance: String,
+    /// `table_wins = house_change` and the trial balance is zero.
+    pub reconciled: bool,
+    /// The day's last ledger transfer (0 and the genesis hash when the ledger
+    /// was empty): the day's money is the chain up to here.
+    pub last_seq: i64,
+    pub last_hash: String,
+}
+
+/// A gaming day's closing report.
+#[derive(Serialize, ToSchema)]
+pub struct CloseReport {
+    #[schema(value_type = String, format = Date)]
+    pub gaming_day: String,
+    pub timezone: String,
+    /// The day's bounds, microseconds since the Unix epoch.
+    pub from_us: i64,
+    pub to_us: i64,
+    /// The calendar the day was read with.
+    pub calendar: super::CalendarSpec,
+    /// The table performance: per table, pit and the floor, per shift and whole day.
+    pub tables: Vec<PerformanceLine>,
+    /// The dealer performance, per dealer and shift.
+    pub dealers: Vec<DealerLine>,
+    pub meters: Vec<TableMeters>,
+    pub bets: Vec<BetMeters>,
+    /// Corrections made during the day (each names the earlier day it corrects, if any).
+    pub corrections: Vec<CorrectionNote>,
+    pub reconciliation: Reconciliation,
+}
+
+/// Where a gaming day stands.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, ToSchema)]
+#[serde(rename_all = "snake_case")]
+pub enum DayStatus {
+    /// Its cut-off has not come yet.
+    InProgress,
+    /// Over and not closed.
+    Ended,
+    Closed,
+}
+
+/// Who closed the day, when, and what was frozen.
+#[derive(Clone, Debug, Serialize, ToSchema)]
+pub struct CloseRecord {
+    pub closed_at_us: i64,
+    pub closed_by: String,
+    /// SHA-256 of the stored report's exact text.
+    pub report_sha256: String,
+    pub last_seq: i64,
+    pub last_hash: String,
+    /// The stored report still hashes to `report_sha256`, and the
+    /// `gaming_day_closed` event (chained by the signed checkpoints) names
+    /// the same hash.
+    pub intact: bool,
+}
+
+/// A gaming day: its report (frozen when closed; as it reads now otherwise).
+#[derive(Serialize, ToSchema)]
+pub struct GamingDayView {
+    #[schema(value_type = String, format = Date)]
+    pub gaming_day: String,
+    pub status: DayStatus,
+    pub close: Option<CloseRecord>,
+    /// Rounds of the day not yet ended (none once closed).
+    pub unfinished_rounds: Vec<UnfinishedRound>,
+    #[schema(value_type = CloseReport)]
+    pub report: Box<RawValue>,
+    /// Corrections made on later days that name this day.
+    pub later_corrections: Vec<CorrectionNote>,
+}
+
+/// The day's report as it reads now.
+fn report(conn: &mut AnyConnection, day: NaiveDate) -> Result<CloseReport, FloorError> {
+    let period = Period::day(day);
+    let rows = DayRows::load(conn, period)?;
+    let tables = super::day_report_of(conn, &rows, period)?.lines;
+    let dealers = super::dealer_report_of(conn, &rows, period)?.lines;
+    let floor_win = tables
+        .iter()
+        .find(|l| l.table_id.is_none() && l.pit.is_none() && l.shift.is_none())
+        .map(|l| l.house_win.clone())
+        .unwrap_or_else(|| format_minor(0));
+    let reconciliation = reconcile(conn, &rows, floor_win)?;
+    Ok(CloseReport {
+        gaming_day: day.to_string(),
+        timezone: rows.timezone.clone(),
+        from_us: rows.from_us,
+        to_us: rows.to_us,
+        calendar: calendar(conn)?.spec(),
+        tables,
+        dealers,
+        meters: table_meters(&rows),
+        bets: bet_meters(&rows),
+        corrections: corrections(conn, Corrections::MadeWithin(rows.from_us, rows.to_us))?,
+        reconciliation,
+    })
+}
+
+fn table_meters(rows: &DayRows) -> Vec<TableMeters> {
+    #[derive(Default)]
+    struct Tally {
+        stakes_in: i64,
+        payouts_out: i64,
+        refunds: i64,
+        rounds: i64,
+        voided_rounds: i64,
+    }
+    let mut by_table: BTreeMap<&str, Tally> = BTreeMap::new();
+    let is_wallet = |account: &str| account.starts_with("wallet:");
+    for (table_id, kind, debit, credit, amount, _) in &rows.transfers {
+        let Some(table_id) = table_id.as_deref() else { continue };
+        let tally = by_table.entry(table_id).or_default();
+        match (is_wallet(debit), is_wallet(credit)) {
+            (true, false) => tally.stakes_in += amount,
+            (false, true) if REFUND_KINDS.contains(&kind.as_str()) => tally.refunds += amount,
+            (false, true) => tally.payouts_out += amount,
+            _ => {}
+        }
+    }
+    for (table_id, status, _) in &rows.rounds {
+        let tally = by_table.entry(table_id).or_default();
+        if status == "voided" {
+            tally.voided_rounds += 1;
+        } else {
+            tally.rounds += 1;
+        }
+    }
+    by_table
+        .into_iter()
+        .map(|(table_id, t)| TableMeters {
+            table_id: table_id.to_owned(),
+            stakes_in: format_minor(t.stakes_in),
+            payouts_out: format_minor(t.payouts_out),
+            refunds: format_minor(t.refunds),
+            rounds: t.rounds,
+            voided_rounds: t.voided_rounds,
+        })
+        .collect()
+}
+
+fn bet_meters(rows: &DayRows) -> Vec<BetMeters> {
+    let mut by_bet: BTreeMap<&str, (i64, i64, i64, rust_decimal::Decimal)> = BTreeMap::new();
+    for ((_, _, _, stake, returned, _), (bet, edge, _)) in &rows.bets {
+        let m = by_bet.entry(bet).or_default();
+        m.0 += 1;
+        m.1 += stake;
+        m.2 += returned;
+        m.3 += rust_decimal::Decimal::from(*stake) * edge;
+    }
+    by_bet
+        .into_iter()
+        .map(|(bet, (bets, staked, returned, theo))| BetMeters {
+            bet: bet.to_owned(),
+            bets,
+            staked: format_minor(staked),
+            returned: format_minor(returned),
+            house_win: format_minor(staked - returned),
+            theo_win: money(theo),
+        })
+        .collect()
+}
+
+fn reconcile(conn: &mut AnyConnection, rows: &DayRows, table_wins: String) -> Result<Reconciliation, FloorError> {
+    let house: Vec<(String, String, i64)> = t::table
+        .filter(t::created_at_us.ge(rows.from_us).and(t::created_at_us.lt(rows.to_us)))
+        .filter(
+            t::debit_account
+                .eq_any(HOUSE_ACCOUNTS)
+                .or(t::credit_account.eq_any(HOUSE_ACCOUNTS)),
+        )
+        .select((t::debit_account, t::credit_account, t::amount_minor))
+        .load(conn)?;
+    let in_house = |account: &str| HOUSE_ACCOUNTS.contains(&account);
+    let house_change: i64 = house
+        .iter()
+        .map(|(debit, credit, amount)| match (in_house(debit), in_house(credit)) {
+            (false, true) => *amount,
+            (true, false) => -amount,
+            _ => 0,
+        })
+        .sum();
+    let trial = crate::ledger::read::trial_balance(conn)?;
+    let last: Option<(i64, String)> = t::table
+        .filter(t::created_at_us.lt(rows.to_us))
+        .order(t::seq.desc())
+        .select((t::seq, t::hash))
+        .first(conn)
+        .optional()?;
+    let (last_seq, last_hash) = last.unwrap_or((0, GENESIS_HASH.to_owned()));
+    let house_change = format_minor(house_change);
+    Ok(Reconciliation {
+        reconciled: table_wins == house_change && trial.balanced,
+        table_wins,
+        house_change,
+        trial_balance: trial.total,
+        last_seq,
+        last_hash,
+    })
+}
+
+/// Which corrections to read.
+enum Corrections {
+    /// Made within `[from_us, to_us)`.
+    MadeWithin(i64, i64),
+    /// Naming this gaming day as the one they correct (made on a later day).
+    Naming(NaiveDate),
+}
+
+/// The cage's corrections, oldest first.
+fn corrections(conn: &mut AnyConnection, which: Corrections) -> Result<Vec<CorrectionNote>, FloorError> {
+    let mut query = se::table
+        .filter(se::kind.eq(EventKind::Correction.as_str()))
+        .into_boxed();
+    query = match which {
+        Corrections::MadeWithin(from_us, to_us) => query.filter(se::at_us.ge(from_us).and(se::at_us.lt(to_us))),
+        // The details are compact JSON: narrow in the database, confirm below.
+        Corrections::Naming(day) => query.filter(se::details.like(format!("%\"corrects_gaming_day\":\"{day}\"%"))),
+    };
+    let events: Vec<(Option<String>, String, i64)> = query
+        .order((se::at_us.asc(), se::id.asc()))
+        .select((se::subject, se::details, se::at_us))
+        .load(conn)?;
+    Ok(events
+        .into_iter()
+        .filter_map(|(player_id, details, at_us)| {
+            let d: serde_json::Value = serde_json::from_str(&details).ok()?;
+            let text = |k: &str| d[k].as_str().map(str::to_owned);
+            Some(CorrectionNote {
+                transfer_id: text("transfer_id")?,
+                player_id,
+                at_us,
+                amount: text("amount")?,
+                direction: text("direction")?,
+                reason: text("reason").unwrap_or_default(),
+                corrects_gaming_day: text("corrects_gaming_day"),
+            })
+        })
+        .collect())
+}
+
+/// The rounds created before the day's end that have not ended.
+fn unfinished_rounds(conn: &mut AnyConnection, to_us: i64) -> Result<Vec<UnfinishedRound>, FloorError> {
+    let rows: Vec<(String, String, String, String, i64)> = r::table
+        .filter(r::created_at_us.lt(to_us))
+        .filter(r::status.ne_all(["settled", "voided"]))
+        .order((r::created_at_us.asc(), r::id.asc()))
+        .select((r::id, r::table_id, r::game, r::status, r::created_at_us))
+        .load(conn)?;
+    Ok(rows
+        .into_iter()
+        .map(|(round_id, table_id, game, status, created_at_us)| UnfinishedRound {
+            round_id,
+            table_id,
+            game,
+            status,
+            created_at_us,
+        })
+        .collect())
+}
+
+type StoredClose = (i64, String, String, String, i64, String);
+
+fn stored(conn: &mut AnyConnection, day: NaiveDate) -> Result<Option<StoredClose>, FloorError> {
+    Ok(gdc::table
+        .find(day.to_string())
+        .select((
+            gdc::closed_at_us,
+            gdc::closed_by,
+            gdc::report,
+            gdc::report_sha256,
+            gdc::last_seq,
+            gdc::last_hash,
+        ))
+        .first(conn)
+        .optional()?)
+}
+
+fn sha256_hex(text: &str) -> String {
+    hex::encode(Sha256::digest(text.as_bytes()))
+}
+
+/// The report hash the day's `gaming_day_closed` event records, if any.
+fn recorded_hash(conn: &mut AnyConnection, day: NaiveDate) -> Result<Option<String>, FloorError> {
+    let details: Option<String> = se::table
+        .filter(se::kind.eq(EventKind::GamingDayClosed.as_str()))
+        .filter(se::subject.eq(day.to_string()))
+        .select(se::details)
+        .first(conn)
+        .optional()?;
+    Ok(details.and_then(|d| {
+        let d: serde_json::Value = serde_json::from_str(&d).ok()?;
+        d["report_sha256"].as_str().map(str::to_owned)
+    }))
+}
+
+fn raw(text: String) -> Result<Box<RawValue>, FloorError> {
+    RawValue::from_string(text).map_err(|e| FloorError::StoredSetting("gaming_day_closes.report", e.to_string()))
+}
+
+/// A gaming day as it stands: frozen if closed, read now if not.
+pub fn view(conn: &mut AnyConnection, day: NaiveDate) -> Result<GamingDayView, FloorError> {
+    let later_corrections: Vec<CorrectionNote> = corrections(conn, Corrections::Naming(day))?
+        .into_iter()
+        .filter(|c| c.corrects_gaming_day.as_deref() == Some(&day.to_string()))
+        .collect();
+    if let Some((closed_at_us, closed_by, text, sha, last_seq, last_hash)) = stored(conn, day)? {
+        let intact = sha256_hex(&text) == sha && recorded_hash(conn, day)?.as_deref() == Some(sha.as_str());
+        return Ok(GamingDayView {
+            gaming_day: day.to_string(),
+            status: DayStatus::Closed,
+            close: Some(CloseRecord {
+                closed_at_us,
+                closed_by,
+                report_sha256: sha,
+                last_seq,
+                last_hash,
+                intact,
+            }),
+            unfinished_rounds: Vec::new(),
+            report: raw(text)?,
+            later_corrections,
+        });
+    }
+    let report = report(conn, day)?;
+    let status = if now_us() >= report.to_us {
+        DayStatus::Ended
+    } else {
+        DayStatus::InProgress
+    };
+    Ok(GamingDayView {
+        gaming_day: day.to_string(),
+        status,
+        close: None,
+        unfinished_rounds: unfinished_rounds(conn, report.to_us)?,
+        report: raw(serde_json::to_string(&report).expect("a report serialises"))?,
+        later_corrections,
+    })
+}
+
+/// Closes a gaming day: refused before its cut-off, while a round of it is
+/// unfinished, when it does not reconcile, or when it is closed already.
+/// Call inside a write transaction.
+pub fn close(conn: &mut AnyConnection, day: NaiveDate, actor_id: &str) -> Result<GamingDayView, CloseError> {
+    if stored(conn, day)?.is_some() {
+        return Err(CloseError::AlreadyClosed(day));
+    }
+    let (_, day_end) = calendar(conn)?.day_bounds(day);
+    let day_end_us = day_end.timestamp_micros();
+    if now_us() < day_end_us {
+        return Err(CloseError::NotOver(day));
+    }
+    let unfinished = unfinished_rounds(conn, day_end_us)?;
+    if !unfinished.is_empty() {
+        let mut named: Vec<String> = unfinished
+            .iter()
+            .take(MAX_ROUNDS_NAMED)
+            .map(|r| format!("round {} at table {} ({})", r.round_id, r.table_id, r.status))
+            .collect();
+        if unfinished.len() > MAX_ROUNDS_NAMED {
+            named.push(format!("and {} more", unfinished.len() - MAX_ROUNDS_NAMED));
+        }
+        return Err(CloseError::UnfinishedRounds {
+            day,
+            count: unfinished.len(),
+            named: named.join("; "),
+        });
+    }
+    let report = report(conn, day)?;
+    let r = &report.reconciliation;
+    if !r.reconciled {
+        return Err(CloseError::NotReconciled {
+            day,
+            table_wins: r.table_wins.clone(),
+            house_change: r.house_change.clone(),
+            trial_balance: r.trial_balance.clone(),
+        });
+    }
+    let text = serde_json::to_string(&report).expect("a report serialises");
+    let sha = sha256_hex(&text);
+    let inserted = diesel::insert_into(gdc::table)
+        .values((
+            gdc::gaming_day.eq(day.to_string()),
+            gdc::closed_at_us.eq(now_us()),
+            gdc::closed_by.eq(actor_id),
+            gdc::report.eq(&text),
+            gdc::report_sha256.eq(&sha),
+            gdc::last_seq.eq(r.last_seq),
+            gdc::last_hash.eq(&r.last_hash),
+        ))
+        .execute(conn);
+    match inserted {
+        Err(diesel::result::Error::DatabaseError(diesel::result::DatabaseErrorKind::UniqueViolation, _)) => {
+            return Err(CloseError::AlreadyClosed(day))
+        }
+        other => other?,
+    };
+    significant_events::record(
+        conn,
+        EventKind::GamingDayClosed,
+        Some(actor_id),
+        Some(&day.to_string()),
+        serde_json::json!({
+            "gaming_day": day.to_string(),
+            "report_sha256": sha,
+            "last_seq": r.last_seq,
+            "last_hash": r.last_hash,
+            "table_wins": r.table_wins,
+        }),
+    )?;
+    Ok(view(conn, day)?)
+}
