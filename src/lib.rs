@@ -6,6 +6,7 @@
 //! `startup` and `main` that wire it together. docs/architecture.md has more.
 
 pub mod api;
+pub mod approvals;
 pub mod auth;
 pub mod bets;
 pub mod bootstrap;

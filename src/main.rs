@@ -94,6 +94,19 @@ enum ReportCommand {
     /// frozen at close with its hash and whether it is intact; before, the report as it reads now
     /// and the rounds not yet ended. Exits 1 when a closed day's report is not intact.
     Day(ReportClosedDayArgs),
+    /// Plots over a gaming day or a period, as SVG files in a directory: per table, day by day,
+    /// hold % (hold.svg), the side bets' actual − theoretical win with its 99% band
+    /// (actual-minus-theo.svg) and rounds per hour (rounds-per-hour.svg).
+    Plots(ReportPlotsArgs),
+}
+
+#[derive(Args)]
+pub struct ReportPlotsArgs {
+    #[command(flatten)]
+    pub period: ReportPeriodArgs,
+    /// Where to write the SVG files (created if missing).
+    #[arg(long, value_name = "DIR")]
+    pub dir: std::path::PathBuf,
 }
 
 #[derive(Args)]
@@ -108,6 +121,15 @@ pub struct ReportClosedDayArgs {
 #[derive(Args)]
 pub struct ReportDayArgs {
     #[command(flatten)]
+    pub period: ReportPeriodArgs,
+    /// Print CSV instead of JSON.
+    #[arg(long)]
+    pub csv: bool,
+}
+
+#[derive(Args)]
+pub struct ReportPeriodArgs {
+    #[command(flatten)]
     pub database: DatabaseArgs,
     /// The gaming day, YYYY-MM-DD (default: the present one under the floor calendar).
     #[arg(long, value_name = "DATE", conflicts_with_all = ["from", "to"])]
@@ -118,9 +140,6 @@ pub struct ReportDayArgs {
     /// The period's last gaming day (at most 366 days from --from).
     #[arg(long, value_name = "DATE", requires = "from")]
     pub to: Option<chrono::NaiveDate>,
-    /// Print CSV instead of JSON.
-    #[arg(long)]
-    pub csv: bool,
 }
 
 #[derive(Args)]
@@ -527,6 +546,9 @@ fn run(cli: Cli) -> Result<ExitCode, String> {
         Command::Report {
             command: ReportCommand::Day(args),
         } => cli::report::day(args),
+        Command::Report {
+            command: ReportCommand::Plots(args),
+        } => cli::report::plots(args),
         Command::Openapi => cli::serve::openapi(),
     }
 }

@@ -143,13 +143,19 @@ pub fn builtin(conn: &mut AnyConnection) -> Result<PayTableRow, ApiError> {
     store_certified(conn, &PayTable::house_table(), None)
 }
 
-pub fn install(
+/// Installs a stored (so certified) pay table at a table; a significant event.
+pub fn install_stored(
     conn: &mut AnyConnection,
     table_id: &str,
-    table: &PayTable,
+    pay_table_id: &str,
     actor: &str,
 ) -> Result<PayTableRow, ApiError> {
-    let row = store_certified(conn, table, Some(actor))?;
+    let row: PayTableRow = pt::table
+        .find(pay_table_id)
+        .select(PayTableRow::as_select())
+        .first(conn)
+        .optional()?
+        .ok_or_else(|| ApiError::not_found("pay table"))?;
     diesel::delete(tpt::table.find(table_id)).execute(conn)?;
     diesel::insert_into(tpt::table)
         .values((

@@ -41,6 +41,10 @@ pub enum EventKind {
     DealerSignedOut,
     FloorPitsChanged,
     GamingDayClosed,
+    ChangeProposed,
+    ChangeApproved,
+    ChangeRejected,
+    ApprovalRuleChanged,
 }
 
 impl EventKind {
@@ -73,6 +77,10 @@ impl EventKind {
             EventKind::DealerSignedOut => "dealer_signed_out",
             EventKind::FloorPitsChanged => "floor_pits_changed",
             EventKind::GamingDayClosed => "gaming_day_closed",
+            EventKind::ChangeProposed => "change_proposed",
+            EventKind::ChangeApproved => "change_approved",
+            EventKind::ChangeRejected => "change_rejected",
+            EventKind::ApprovalRuleChanged => "approval_rule_changed",
         }
     }
 }

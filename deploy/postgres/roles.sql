@@ -31,9 +31,10 @@ ALTER DEFAULT PRIVILEGES FOR ROLE :"owner" IN SCHEMA public
 -- The tables whose rows the service changes: balances and the ledger head,
 -- accounts (roles, session versions), tables, rounds, bets and their running
 -- totals, idempotency keys (a claim is filled in with its answer), login limits,
--- the floor's settings (calendar, rating rule, pits).
+-- the floor's settings (calendar, rating rule, pits, approval rule), proposals
+-- (approved or rejected).
 GRANT UPDATE ON accounts, ledger_head, users, casino_tables, rounds, bets, round_exposures, round_bet_totals,
-    idempotency_keys, login_throttles, settings
+    idempotency_keys, login_throttles, settings, proposals
     TO :"service";
 -- Dealers unassigned, pay tables replaced at a table, login limits lifted or expired.
 GRANT DELETE ON table_dealers, table_pay_tables, login_throttles TO :"service";

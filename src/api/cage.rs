@@ -9,6 +9,7 @@ use super::error::{ApiError, ApiResult};
 use super::idempotency::{self, IdempotentRequest};
 use super::pagination::Page;
 use super::state::AppState;
+use crate::approvals::{self, Proposal, ProposalKind};
 use crate::auth::{Caller, ClaimedCaller};
 use crate::domain::{format_minor, Amount, Role};
 use crate::ledger::read::{self, TransferFilter, TransferView};
@@ -151,10 +152,13 @@ async fn cash_movement(
 
 /// A correction of a wallet against the cage, with a required reason.
 /// Transfers are immutable: a correction is a new transfer, and a significant event.
+/// One above the approval rule's limit (`GET /api/v1/approval-rule`) is only
+/// proposed, and made when a pit boss approves it.
 #[utoipa::path(tag = "cage", security(("bearer" = [])), request_body = CorrectionRequest,
     params(super::contract::IdempotencyKeyHeader),
     responses(
         (status = 201, body = CageReceipt),
+        (status = 202, body = Proposal, description = "Above the approval rule's limit: proposed, pending a pit boss's approval."),
         (status = 400, body = super::error::ErrorBody),
         (status = 403, body = super::error::ErrorBody),
         (status = 404, body = super::error::ErrorBody),
@@ -169,50 +173,84 @@ pub async fn correction(
     body: web::Json<CorrectionRequest>,
 ) -> ApiResult<HttpResponse> {
     caller.require(&[Role::Cashier])?;
-    let reason = super::contract::check_reason(&body.reason, "a correction")?;
+    super::contract::check_reason(&body.reason, "a correction")?;
     let idem = IdempotentRequest::from_request(&req, &*body)?;
     let body = body.into_inner();
     let corrects = super::floor::gaming_day(body.corrects_gaming_day.as_deref())?;
     let cashier = caller.user_id.clone();
-    idempotency::run(&state, &caller.user_id, idem, StatusCode::CREATED, move |conn, key| {
-        if let Some(day) = corrects {
-            let today = crate::floor::day_or_today(conn, None)?;
-            if day >= today {
-                return Err(ApiError::unprocessable(
-                    "invalid_corrected_day",
-                    format!("a correction names an earlier gaming day than the present one ({today})"),
-                ));
-            }
+    idempotency::run_answer(&state, &caller.user_id, idem, move |conn, key| {
+        let rule = approvals::rule(conn)?;
+        if approvals::correction_needs_approval(&rule, body.amount) {
+            check_correction(conn, &body, corrects)?;
+            let proposal = approvals::propose(conn, ProposalKind::Correction, Some(&body.player_id), &body, &cashier)?;
+            return Ok((
+                StatusCode::ACCEPTED,
+                serde_json::to_value(proposal).expect("a proposal serialises"),
+            ));
         }
-        let wallet = player_wallet(conn, &body.player_id)?;
-        let (debit, credit) = match body.direction {
-            CorrectionDirection::Credit => (AccountId::cage(), wallet.clone()),
-            CorrectionDirection::Debit => (wallet.clone(), AccountId::cage()),
-        };
-        let spec = TransferSpec::new(debit, credit, body.amount, TransferKind::Correction)
-            .refs(Refs {
-                user_id: Some(body.player_id.clone()),
-                ..Refs::default()
-            })
-            .idempotency_key(key)
-            .memo(reason.clone());
-        let receipt = move_money(conn, spec, &wallet)?;
-        significant_events::record(
-            conn,
-            EventKind::Correction,
-            Some(&cashier),
-            Some(&body.player_id),
-            serde_json::json!({
-                "transfer_id": receipt.transfer.id,
-                "amount": body.amount.to_string(),
-                "direction": if body.direction == CorrectionDirection::Credit { "credit" } else { "debit" },
-                "reason": reason,
-                "corrects_gaming_day": corrects.map(|d| d.to_string()),
-            }),
-        )?;
-        Ok(receipt)
+        let receipt = correct(conn, &body, &cashier, key)?;
+        Ok((
+            StatusCode::CREATED,
+            serde_json::to_value(receipt).expect("a receipt serialises"),
+        ))
     })
     .await
+}
+
+/// A correction's checks that do not move money: the day it names is past, the wallet exists.
+fn check_correction(
+    conn: &mut AnyConnection,
+    body: &CorrectionRequest,
+    corrects: Option<chrono::NaiveDate>,
+) -> Result<AccountId, ApiError> {
+    if let Some(day) = corrects {
+        let today = crate::floor::day_or_today(conn, None)?;
+        if day >= today {
+            return Err(ApiError::unprocessable(
+                "invalid_corrected_day",
+                format!("a correction names an earlier gaming day than the present one ({today})"),
+            ));
+        }
+    }
+    player_wallet(conn, &body.player_id)
+}
+
+/// Makes a correction by `cashier` (at once, or once approved).
+pub(super) fn correct(
+    conn: &mut AnyConnection,
+    body: &CorrectionRequest,
+    cashier: &str,
+    key: Option<&str>,
+) -> Result<CageReceipt, ApiError> {
+    let reason = super::contract::check_reason(&body.reason, "a correction")?;
+    let corrects = super::floor::gaming_day(body.corrects_gaming_day.as_deref())?;
+    let wallet = check_correction(conn, body, corrects)?;
+    let (debit, credit) = match body.direction {
+        CorrectionDirection::Credit => (AccountId::cage(), wallet.clone()),
+        CorrectionDirection::Debit => (wallet.clone(), AccountId::cage()),
+    };
+    let spec = TransferSpec::new(debit, credit, body.amount, TransferKind::Correction)
+        .refs(Refs {
+            user_id: Some(body.player_id.clone()),
+            ..Refs::default()
+        })
+        .idempotency_key(key)
+        .memo(reason.clone());
+    let receipt = move_money(conn, spec, &wallet)?;
+    significant_events::record(
+        conn,
+        EventKind::Correction,
+        Some(cashier),
+        Some(&body.player_id),
+        serde_json::json!({
+            "transfer_id": receipt.transfer.id,
+            "amount": body.amount.to_string(),
+            "direction": if body.direction == CorrectionDirection::Credit { "credit" } else { "debit" },
+            "reason": reason,
+            "corrects_gaming_day": corrects.map(|d| d.to_string()),
+        }),
+    )?;
+    Ok(receipt)
 }
 
 #[derive(Serialize, ToSchema)]

@@ -13,6 +13,7 @@ use super::state::AppState;
 use crate::auth::Caller;
 use crate::domain::Role;
 use crate::floor::close::{CloseError, GamingDayView};
+use crate::floor::plots::Figure;
 use crate::floor::{
     self, CalendarSpec, DayReport, DealerInBox, DealerReport, FloorCalendar, FloorError, Period, PitsSpec,
     RatingReport, RatingRule, RatingRuleSpec, ShiftSpec,
@@ -28,7 +29,7 @@ impl From<FloorError> for ApiError {
             FloorError::NoSuchTable => ApiError::not_found("table"),
             e @ FloorError::NotAssigned => ApiError::unprocessable("not_assigned", e.to_string()),
             e @ FloorError::NotSignedIn => ApiError::new(StatusCode::CONFLICT, "not_signed_in", e.to_string()),
-            e @ (FloorError::StoredSetting(..) | FloorError::StoredCertificate(..)) => {
+            e @ (FloorError::StoredSetting(..) | FloorError::StoredCertificate(..) | FloorError::Plot(_)) => {
                 ApiError::internal(e.to_string())
             }
             FloorError::Database(e) => e.into(),
@@ -110,7 +111,7 @@ pub async fn get_calendar(state: web::Data<AppState>, _caller: Caller) -> ApiRes
     let calendar = state
         .blocking(|s| s.db.read(|conn| floor::calendar(conn).map_err(ApiError::from)))
         .await?;
-    Ok(web::Json(CalendarView::new(&calendar, Utc::now())))
+    Ok(web::Json(CalendarView::new(&calendar, crate::store::now())))
 }
 
 /// Replaces the floor calendar (pit boss); a significant event with the old
@@ -136,7 +137,7 @@ pub async fn set_calendar(
     let caller_id = caller.user_id.clone();
     idempotency::run(&state, &caller_id, idem, StatusCode::OK, move |conn, _key| {
         let calendar = floor::set_calendar(conn, &caller.user_id, &spec)?;
-        Ok(CalendarView::new(&calendar, Utc::now()))
+        Ok(CalendarView::new(&calendar, crate::store::now()))
     })
     .await
 }
@@ -600,4 +601,43 @@ pub async fn close_gaming_day(
 
 fn day_in_path(text: &str) -> ApiResult<NaiveDate> {
     gaming_day(Some(text))?.ok_or_else(|| ApiError::bad_request("invalid_gaming_day", "a gaming day is YYYY-MM-DD"))
+}
+
+/// A plot over a gaming day or a period (pit boss, auditor), as SVG: per table,
+/// day by day, `hold` (hold %), `actual-minus-theo` (the side bets' actual −
+/// theoretical win with its 99% band) or `rounds-per-hour`.
+#[utoipa::path(tag = "floor", security(("bearer" = [])),
+    params(("figure" = inline(Figure), Path, description = "hold, actual-minus-theo or rounds-per-hour"), TablesParams),
+    responses(
+    (status = 200, description = "The plot", content_type = "image/svg+xml", body = String),
+    (status = 400, body = super::error::ErrorBody),
+    (status = 403, body = super::error::ErrorBody),
+    (status = 422, body = super::error::ErrorBody, description = "gaming_day with from or to, one of from and to alone, or a period out of order or over 366 days."),
+))]
+#[get("/api/v1/floor/plots/{figure}")]
+pub async fn floor_plot(
+    state: web::Data<AppState>,
+    caller: Caller,
+    path: web::Path<Figure>,
+    query: web::Query<TablesParams>,
+) -> ApiResult<HttpResponse> {
+    caller.require(&[Role::Pitboss, Role::Auditor])?;
+    let figure = path.into_inner();
+    let q = query.into_inner();
+    if q.format.is_some() {
+        return Err(ApiError::bad_request(
+            "invalid_format",
+            "a plot is SVG: format does not apply",
+        ));
+    }
+    let period = q.period()?;
+    let svg = state
+        .blocking(move |s| {
+            s.db.read(|conn| {
+                let period = floor::period_or_today(conn, period)?;
+                floor::plot(conn, figure, period).map_err(ApiError::from)
+            })
+        })
+        .await?;
+    Ok(HttpResponse::Ok().content_type("image/svg+xml").body(svg))
 }

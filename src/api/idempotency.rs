@@ -106,6 +106,21 @@ where
     T: Serialize + Send + 'static,
     F: FnOnce(&mut AnyConnection, Option<&str>) -> Result<T, ApiError> + Send + 'static,
 {
+    run_answer(state, caller_id, request, move |conn, key| Ok((status, op(conn, key)?))).await
+}
+
+/// [`run`] for a request whose success status depends on what it did (a
+/// change made at once, or proposed for approval).
+pub async fn run_answer<T, F>(
+    state: &AppState,
+    caller_id: &str,
+    request: IdempotentRequest,
+    op: F,
+) -> Result<HttpResponse, ApiError>
+where
+    T: Serialize + Send + 'static,
+    F: FnOnce(&mut AnyConnection, Option<&str>) -> Result<(StatusCode, T), ApiError> + Send + 'static,
+{
     let caller_id = caller_id.to_string();
     state
         .blocking(move |s| {
@@ -118,7 +133,7 @@ where
                         return replay(row, &request.fingerprint);
                     }
                 }
-                let value = op(conn, request.key.as_deref())?;
+                let (status, value) = op(conn, request.key.as_deref())?;
                 let body = serde_json::to_string(&value).map_err(|e| ApiError::internal(e.to_string()))?;
                 if let Some(key) = &request.key {
                     diesel::update(ik::table.find((&caller_id, key)))

@@ -1,6 +1,7 @@
 //! The REST face of djego: handlers by concern, the error shape, the role
 //! guard's use, and the OpenAPI document generated from all of it.
 
+pub mod approvals;
 pub mod audit;
 pub mod auth;
 pub mod cage;
@@ -49,7 +50,9 @@ use utoipa::{Modify, OpenApi};
         floor::get_calendar, floor::set_calendar, floor::table_performance,
         floor::get_rating_rule, floor::set_rating_rule, floor::player_ratings,
         floor::table_dealer, floor::sign_in, floor::sign_out, floor::dealer_performance,
-        floor::get_pits, floor::set_pits, floor::gaming_day_view, floor::close_gaming_day,
+        floor::get_pits, floor::set_pits, floor::gaming_day_view, floor::close_gaming_day, floor::floor_plot,
+        approvals::list_proposals, approvals::get_proposal, approvals::approve, approvals::reject,
+        approvals::get_rule, approvals::propose_rule,
     ),
     modifiers(&BearerAuth, &Conformance),
     tags(
@@ -63,7 +66,8 @@ use utoipa::{Modify, OpenApi};
         (name = "prima carta", description = "Prima Carta rounds at the house table"),
         (name = "side bets", description = "House side bets and pay tables"),
         (name = "lobo", description = "Lobo against the house: rounds, plays, hints, recall"),
-        (name = "floor", description = "Running the floor: gaming days and shifts, table and dealer performance, dealers in the box, player ratings"),
+        (name = "floor", description = "Running the floor: gaming days and shifts, pits, table and dealer performance, dealers in the box, player ratings, closing a gaming day"),
+        (name = "approvals", description = "Two-person control: changes of the house's edge or money proposed by one person and applied when a second pit boss approves"),
     )
 )]
 pub struct ApiDoc;
@@ -176,5 +180,12 @@ pub fn routes(cfg: &mut web::ServiceConfig) {
         .service(floor::get_pits)
         .service(floor::set_pits)
         .service(floor::gaming_day_view)
-        .service(floor::close_gaming_day);
+        .service(floor::close_gaming_day)
+        .service(floor::floor_plot)
+        .service(approvals::list_proposals)
+        .service(approvals::get_proposal)
+        .service(approvals::approve)
+        .service(approvals::reject)
+        .service(approvals::get_rule)
+        .service(approvals::propose_rule);
 }

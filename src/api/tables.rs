@@ -12,6 +12,7 @@ use utoipa::ToSchema;
 use super::error::{ApiError, ApiResult};
 use super::idempotency::{self, IdempotentRequest};
 use super::state::AppState;
+use crate::approvals::{self, Proposal, ProposalKind};
 use crate::auth::Caller;
 use crate::bets::{PayTable, PayTableSpec};
 use crate::domain::Role;
@@ -42,11 +43,14 @@ pub fn load_table(conn: &mut AnyConnection, id: &str) -> Result<Table, ApiError>
     tables::find(conn, id)?.ok_or_else(|| ApiError::not_found("table"))
 }
 
-/// Creates a table, closed (pit boss).
+/// Creates a table, closed (pit boss). A Lobo table with `house_rule_override`
+/// (a house rule not proven to favour the house) is only proposed, and created
+/// when a second pit boss approves.
 #[utoipa::path(tag = "tables", security(("bearer" = [])), request_body = CreateTableRequest,
     params(super::contract::IdempotencyKeyHeader),
     responses(
     (status = 201, body = Table),
+    (status = 202, body = Proposal, description = "A house-rule override: proposed, pending a second pit boss's approval."),
     (status = 400, body = super::error::ErrorBody),
     (status = 403, body = super::error::ErrorBody),
     (status = 409, body = super::error::ErrorBody),
@@ -65,16 +69,44 @@ pub async fn create_table(
     super::contract::check_table_name(&req.name)?;
     check_config(&req.config)?;
     let caller_id = caller.user_id.clone();
+    if overrides_house_rule(&req.config) {
+        // A house rule not proven to favour the house waits for a second pit boss.
+        return idempotency::run(
+            &state,
+            &caller.user_id,
+            idem,
+            StatusCode::ACCEPTED,
+            move |conn, _key| {
+                Ok(approvals::propose(
+                    conn,
+                    ProposalKind::CreateTable,
+                    None,
+                    &req,
+                    &caller_id,
+                )?)
+            },
+        )
+        .await;
+    }
     idempotency::run(&state, &caller.user_id, idem, StatusCode::CREATED, move |conn, _key| {
-        // A unique violation here is the name: a twin's key claim came first.
-        tables::create(conn, req.name.trim(), &req.config, Some(&caller_id)).map_err(|e| match e {
-            diesel::result::Error::DatabaseError(diesel::result::DatabaseErrorKind::UniqueViolation, _) => {
-                ApiError::conflict("name_taken", "a table with this name exists")
-            }
-            other => other.into(),
-        })
+        create(conn, &req, &caller_id)
     })
     .await
+}
+
+fn overrides_house_rule(config: &TableConfig) -> bool {
+    matches!(config, TableConfig::Lobo(lobo) if lobo.house_rule_override)
+}
+
+/// Creates a table (the name is checked already).
+pub(super) fn create(conn: &mut AnyConnection, req: &CreateTableRequest, actor_id: &str) -> Result<Table, ApiError> {
+    // A unique violation here is the name: a twin's key claim came first.
+    tables::create(conn, req.name.trim(), &req.config, Some(actor_id)).map_err(|e| match e {
+        diesel::result::Error::DatabaseError(diesel::result::DatabaseErrorKind::UniqueViolation, _) => {
+            ApiError::conflict("name_taken", "a table with this name exists")
+        }
+        other => other.into(),
+    })
 }
 
 /// Loads a table after a change and shows it to its watchers.
@@ -125,11 +157,12 @@ pub async fn get_table(
     Ok(web::Json(table))
 }
 
-/// Replaces a closed table's options (pit boss). The game cannot change.
+/// Proposes new options for a closed table (pit boss): they apply when a
+/// second pit boss approves (`POST /api/v1/proposals/{id}/approve`). The game cannot change.
 #[utoipa::path(tag = "tables", security(("bearer" = [])), request_body = TableConfig,
     params(super::contract::IdempotencyKeyHeader),
     responses(
-    (status = 200, body = Table),
+    (status = 202, body = Proposal, description = "Proposed: pending a second pit boss's approval."),
     (status = 403, body = super::error::ErrorBody),
     (status = 404, body = super::error::ErrorBody),
     (status = 409, body = super::error::ErrorBody),
@@ -149,28 +182,51 @@ pub async fn update_table_config(
     let config = body.into_inner();
     check_config(&config)?;
     let caller_id = caller.user_id.clone();
-    idempotency::run(&state, &caller_id, idem, StatusCode::OK, move |conn, _key| {
-        let table = load_table(conn, &id)?;
-        if table.is_open() {
-            return Err(ApiError::conflict(
-                "table_open",
-                "close the table before changing its options",
-            ));
-        }
-        if table.config.game() != config.game() {
-            return Err(ApiError::unprocessable("wrong_game", "a table's game cannot change"));
-        }
-        tables::update_config(conn, &id, &config)?;
-        crate::significant_events::record(
+    idempotency::run(&state, &caller_id, idem, StatusCode::ACCEPTED, move |conn, _key| {
+        // Refused now what would be refused at approval: the approver sees a change that can apply.
+        check_reconfigurable(conn, &id, &config)?;
+        Ok(approvals::propose(
             conn,
-            crate::significant_events::EventKind::TableReconfigured,
-            Some(&caller.user_id),
+            ProposalKind::ChangeTableOptions,
             Some(&id),
-            serde_json::json!({ "config": config }),
-        )?;
-        load_table(conn, &id)
+            &config,
+            &caller.user_id,
+        )?)
     })
     .await
+}
+
+fn check_reconfigurable(conn: &mut AnyConnection, id: &str, config: &TableConfig) -> Result<(), ApiError> {
+    let table = load_table(conn, id)?;
+    if table.is_open() {
+        return Err(ApiError::conflict(
+            "table_open",
+            "close the table before changing its options",
+        ));
+    }
+    if table.config.game() != config.game() {
+        return Err(ApiError::unprocessable("wrong_game", "a table's game cannot change"));
+    }
+    Ok(())
+}
+
+/// Replaces a closed table's options (once approved).
+pub(super) fn reconfigure(
+    conn: &mut AnyConnection,
+    id: &str,
+    config: &TableConfig,
+    actor_id: &str,
+) -> Result<Table, ApiError> {
+    check_reconfigurable(conn, id, config)?;
+    tables::update_config(conn, id, config)?;
+    crate::significant_events::record(
+        conn,
+        crate::significant_events::EventKind::TableReconfigured,
+        Some(actor_id),
+        Some(id),
+        serde_json::json!({ "config": config }),
+    )?;
+    load_table(conn, id)
 }
 
 /// Opens a table (pit boss). A significant event.
@@ -321,14 +377,14 @@ pub async fn unassign_dealer(
     .await
 }
 
-/// Installs a pay table on a Prima Carta table (pit boss), for the rounds
-/// created from now on (a round keeps the pay table it was created under).
-/// It is certified first; one with any bet outside the RTP bounds is refused with a 422 that
-/// names the bet and its RTP. A significant event.
+/// Proposes a pay table for a Prima Carta table (pit boss): installed, for the
+/// rounds created from then on (a round keeps the pay table it was created under),
+/// when a second pit boss approves. It is certified and stored first; one with any
+/// bet outside the RTP bounds is refused with a 422 that names the bet and its RTP.
 #[utoipa::path(tag = "side bets", security(("bearer" = [])), request_body(content = crate::bets::PayTableSpec, description = "A pay table (docs/side-bets.md)"),
     params(super::contract::IdempotencyKeyHeader),
     responses(
-    (status = 200, body = PayTableView),
+    (status = 202, body = Proposal, description = "Proposed: pending a second pit boss's approval; `request.pay_table_id` is the stored pay table."),
     (status = 400, body = super::error::ErrorBody),
     (status = 403, body = super::error::ErrorBody),
     (status = 404, body = super::error::ErrorBody),
@@ -348,13 +404,40 @@ pub async fn install_pay_table(
     let id = path.into_inner();
     let pay_table = PayTable::new(body.into_inner()).map_err(|e| ApiError::unprocessable("invalid_pay_table", e.0))?;
     let caller_id = caller.user_id.clone();
-    idempotency::run(&state, &caller_id, idem, StatusCode::OK, move |conn, _key| {
+    idempotency::run(&state, &caller_id, idem, StatusCode::ACCEPTED, move |conn, _key| {
         let table = load_table(conn, &id)?;
         prima_carta::config_of(&table)?;
-        let row = side_bets::install(conn, &id, &pay_table, &caller.user_id)?;
-        Ok(PayTableView::from(&row))
+        // Certified and stored now (a stored pay table changes nothing until installed).
+        let row = side_bets::store_certified(conn, &pay_table, Some(&caller.user_id))?;
+        let request = InstallPayTableRequest { pay_table_id: row.id };
+        Ok(approvals::propose(
+            conn,
+            ProposalKind::InstallPayTable,
+            Some(&id),
+            &request,
+            &caller.user_id,
+        )?)
     })
     .await
+}
+
+/// What an `install_pay_table` proposal installs: a stored, certified pay table.
+#[derive(Serialize, Deserialize)]
+pub(super) struct InstallPayTableRequest {
+    pub pay_table_id: String,
+}
+
+/// Installs a stored pay table on a Prima Carta table (once approved).
+pub(super) fn install(
+    conn: &mut AnyConnection,
+    id: &str,
+    request: &InstallPayTableRequest,
+    actor_id: &str,
+) -> Result<PayTableView, ApiError> {
+    let table = load_table(conn, id)?;
+    prima_carta::config_of(&table)?;
+    let row = side_bets::install_stored(conn, id, &request.pay_table_id, actor_id)?;
+    Ok(PayTableView::from(&row))
 }
 
 /// The pay table a Prima Carta table uses, with its certificate (any role).

@@ -7,12 +7,12 @@ use djego::config::DatabaseArgs;
 use djego::floor::{self, FloorError, Period};
 use djego::store::AnyConnection;
 
-use crate::{ReportClosedDayArgs, ReportDayArgs, ReportPlayersArgs};
+use crate::{ReportClosedDayArgs, ReportDayArgs, ReportPeriodArgs, ReportPlayersArgs, ReportPlotsArgs};
 
 /// A gaming day's (or a period's) table performance, as JSON or CSV on standard output.
 pub fn tables(args: ReportDayArgs) -> Result<ExitCode, String> {
-    let period = period(&args)?;
-    let report = read(&args.database, |conn| {
+    let period = period(&args.period)?;
+    let report = read(&args.period.database, |conn| {
         let period = floor::period_or_today(conn, period)?;
         floor::day_report(conn, period)
     })?;
@@ -27,8 +27,8 @@ pub fn tables(args: ReportDayArgs) -> Result<ExitCode, String> {
 
 /// A gaming day's (or a period's) dealer performance, as JSON or CSV on standard output.
 pub fn dealers(args: ReportDayArgs) -> Result<ExitCode, String> {
-    let period = period(&args)?;
-    let report = read(&args.database, |conn| {
+    let period = period(&args.period)?;
+    let report = read(&args.period.database, |conn| {
         let period = floor::period_or_today(conn, period)?;
         floor::dealer_report(conn, period)
     })?;
@@ -74,8 +74,27 @@ pub fn day(args: ReportClosedDayArgs) -> Result<ExitCode, String> {
     }
 }
 
+/// The plots over a gaming day or a period, written as SVG files; their paths on standard output.
+pub fn plots(args: ReportPlotsArgs) -> Result<ExitCode, String> {
+    let period = period(&args.period)?;
+    let svgs = read(&args.period.database, |conn| {
+        let period = floor::period_or_today(conn, period)?;
+        floor::plots::Figure::ALL
+            .into_iter()
+            .map(|figure| Ok((figure, floor::plot(conn, figure, period)?)))
+            .collect::<Result<Vec<_>, FloorError>>()
+    })?;
+    std::fs::create_dir_all(&args.dir).map_err(|e| format!("{}: {e}", args.dir.display()))?;
+    for (figure, svg) in svgs {
+        let path = args.dir.join(format!("{}.svg", figure.name()));
+        std::fs::write(&path, svg).map_err(|e| format!("{}: {e}", path.display()))?;
+        println!("{}", path.display());
+    }
+    Ok(ExitCode::SUCCESS)
+}
+
 /// The period the arguments name; None for the present gaming day.
-fn period(args: &ReportDayArgs) -> Result<Option<Period>, String> {
+fn period(args: &ReportPeriodArgs) -> Result<Option<Period>, String> {
     match (args.gaming_day, args.from, args.to) {
         (Some(day), ..) => Ok(Some(Period::day(day))),
         (None, Some(first), Some(last)) => Period::new(first, last).map(Some).map_err(|e| e.to_string()),

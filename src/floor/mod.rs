@@ -10,6 +10,7 @@ pub mod close;
 pub mod dealers;
 pub mod performance;
 pub mod pits;
+pub mod plots;
 pub mod ratings;
 
 use chrono::NaiveDate;
@@ -45,6 +46,8 @@ pub enum FloorError {
     RatingRule(#[from] RatingRuleError),
     #[error(transparent)]
     Pits(#[from] PitsError),
+    #[error("drawing the plot: {0}")]
+    Plot(String),
     #[error("the table is closed: a dealer signs in at an open table")]
     TableClosed,
     #[error("no such table")]
@@ -64,7 +67,7 @@ pub enum FloorError {
 }
 
 /// A stored setting: None until it is first set.
-fn setting<T: serde::de::DeserializeOwned>(
+pub(crate) fn setting<T: serde::de::DeserializeOwned>(
     conn: &mut AnyConnection,
     name: &'static str,
 ) -> Result<Option<T>, FloorError> {
@@ -79,7 +82,7 @@ fn setting<T: serde::de::DeserializeOwned>(
 }
 
 /// Replaces a setting, recording who did it with the old and the new value.
-fn put_setting<T: Serialize>(
+pub(crate) fn put_setting<T: Serialize>(
     conn: &mut AnyConnection,
     name: &'static str,
     actor_id: &str,
@@ -119,7 +122,7 @@ pub fn calendar(conn: &mut AnyConnection) -> Result<FloorCalendar, FloorError> {
 pub fn day_or_today(conn: &mut AnyConnection, day: Option<NaiveDate>) -> Result<NaiveDate, FloorError> {
     match day {
         Some(day) => Ok(day),
-        None => Ok(calendar(conn)?.place(chrono::Utc::now()).gaming_day),
+        None => Ok(calendar(conn)?.place(crate::store::now()).gaming_day),
     }
 }
 
@@ -304,7 +307,7 @@ pub fn day_report(conn: &mut AnyConnection, period: Period) -> Result<DayReport,
 }
 
 fn day_report_of(conn: &mut AnyConnection, rows: &DayRows, period: Period) -> Result<DayReport, FloorError> {
-    let until_us = rows.to_us.min(chrono::Utc::now().timestamp_micros());
+    let until_us = rows.to_us.min(crate::store::now_us());
     let open_spells = open_spells(conn, rows.from_us, until_us)?;
     let open: Vec<performance::OpenSpell> = open_spells
         .iter()
@@ -368,6 +371,15 @@ fn day_report_of(conn: &mut AnyConnection, rows: &DayRows, period: Period) -> Re
         to_us: rows.to_us,
         lines,
     })
+}
+
+/// A plot of each table's figure day by day over a period (docs/floor.md, "Plots").
+pub fn plot(conn: &mut AnyConnection, figure: plots::Figure, period: Period) -> Result<String, FloorError> {
+    let mut days = Vec::new();
+    for day in period.days() {
+        days.push((day, day_report(conn, Period::day(day))?.lines));
+    }
+    plots::svg(figure, &days).map_err(FloorError::Plot)
 }
 
 /// What a day's performance is computed from: the ledger's transfers of the
@@ -914,7 +926,7 @@ pub fn dealer_report(conn: &mut AnyConnection, period: Period) -> Result<DealerR
 
 fn dealer_report_of(conn: &mut AnyConnection, rows: &DayRows, period: Period) -> Result<DealerReport, FloorError> {
     use crate::store::schema::{significant_events as se, users as u};
-    let until_us = rows.to_us.min(chrono::Utc::now().timestamp_micros());
+    let until_us = rows.to_us.min(crate::store::now_us());
     // Who was in each box as the day started, then what happened during it.
     let mut starting: Vec<(String, String, i64)> = Vec::new();
     for (table_id, ..) in &rows.tables {

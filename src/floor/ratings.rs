@@ -30,6 +30,7 @@ const MICROS_PER_SECOND: i64 = 1_000_000;
 pub struct RatingRuleSpec {
     /// A pause longer than this many minutes ends a session (1 to 1440).
     #[schema(example = 30, minimum = 1, maximum = 1440)]
+    #[serde(deserialize_with = "crate::domain::whole::integer")]
     pub session_gap_minutes: u32,
     /// Points accrued per unit of theoretical loss, a decimal from 0 to 1000
     /// with at most 4 places; points are whole, rounded down per session.

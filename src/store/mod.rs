@@ -6,6 +6,7 @@
 //! the round row), on SQLite by one writer at a time per process (an embedded
 //! database has one process by design; WAL lets readers proceed meanwhile).
 
+pub mod clock;
 pub mod schema;
 
 use diesel::migration::{Migration, MigrationSource};
@@ -357,9 +358,7 @@ pub fn with_database_name(base: &str, name: &str) -> String {
     }
 }
 
-pub fn now_us() -> i64 {
-    chrono::Utc::now().timestamp_micros()
-}
+pub use clock::{now, now_us};
 
 pub fn new_id() -> String {
     uuid::Uuid::new_v4().to_string()

@@ -242,6 +242,22 @@ diesel::table! {
     }
 }
 
+diesel::table! {
+    proposals (id) {
+        id -> Text,
+        kind -> Text,
+        subject -> Nullable<Text>,
+        request -> Text,
+        proposed_by -> Text,
+        proposed_at_us -> BigInt,
+        expires_at_us -> BigInt,
+        status -> Text,
+        decided_by -> Nullable<Text>,
+        decided_at_us -> Nullable<BigInt>,
+        result -> Nullable<Text>,
+    }
+}
+
 diesel::joinable!(event_chain -> significant_events (event_id));
 
 diesel::allow_tables_to_appear_in_same_query!(
@@ -265,4 +281,5 @@ diesel::allow_tables_to_appear_in_same_query!(
     event_chain,
     checkpoints,
     gaming_day_closes,
+    proposals,
 );

@@ -213,6 +213,10 @@ async fn postgres_service_role_inserts_into_the_ledger_and_changes_nothing_in_it
     )
     .await
     .expect(201);
+    // A two-person change: proposed, then approved (its status updated).
+    let rule = json!({ "correction_limit": "50.00", "expires_after_minutes": 30 });
+    app.two_person(reqwest::Method::PUT, "/api/v1/approval-rule", &c.pitboss, &rule)
+        .await;
     app.assert_ledger_sound().await;
 
     // What the service's role may not do, whoever holds it.

@@ -665,6 +665,22 @@ both_backends! {
         for figure in ["drop", "house_win", "covered_win"] {
             assert_eq!(minor(s(&pit[figure])), minor(s(&a[figure])) + minor(s(&b[figure])), "{figure}: {pit}");
         }
+        // Plotted day by day, per table, over HTTP and from the command line.
+        let plot = app.get("/api/v1/floor/plots/hold", Some(&c.pitboss.token)).await;
+        assert_eq!(plot.status, 200, "{}", plot.text);
+        assert_eq!(plot.headers["content-type"], "image/svg+xml");
+        assert!(plot.text.starts_with("<svg") && plot.text.contains(s(&a["table_name"])), "{}", plot.text);
+        app.get("/api/v1/floor/plots/hold", Some(&c.dealer.token)).await.assert_error(403, "forbidden");
+        app.get("/api/v1/floor/plots/win", Some(&c.pitboss.token)).await.assert_error(400, "invalid_path");
+        let dir = tempfile::tempdir().unwrap();
+        let dir_arg = dir.path().to_str().unwrap();
+        let day = s(&report["gaming_day"]);
+        let o = crate::checkpoints::djego(&["report", "plots", "--database-url", app.db.url(), "--gaming-day", day, "--dir", dir_arg]).await;
+        assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+        for name in ["hold", "actual-minus-theo", "rounds-per-hour"] {
+            let svg = std::fs::read_to_string(dir.path().join(format!("{name}.svg"))).unwrap();
+            assert!(svg.contains(s(&b["table_name"])), "{name}.svg names the table");
+        }
         // The pit's lines come before the floor's, which they equal here (every table is in the pit).
         let floor_at = lines.iter().position(|l| l["table_id"].is_null() && l["pit"].is_null()).unwrap();
         let pit_at = lines.iter().position(|l| l["pit"] == "Main pit" && l["table_id"].is_null()).unwrap();

@@ -513,6 +513,28 @@ impl TestApp {
         assert_eq!(n, 1, "no user {username}");
     }
 
+    /// A change under two-person control: `first` proposes it (202), a
+    /// second pit boss approves it; returns the applied change's answer.
+    pub async fn two_person(&self, method: reqwest::Method, path: &str, first: &TestUser, body: &Value) -> Value {
+        let proposed = self
+            .send(self.request(method, path, Some(&first.token)).json(body))
+            .await
+            .expect(202);
+        assert_eq!(proposed["status"], "pending", "{proposed}");
+        let applied = self.approve(&proposed).await;
+        assert_eq!(applied["status"], "applied", "{applied}");
+        applied["result"].clone()
+    }
+
+    /// Has a new pit boss approve a proposal (its JSON); returns the proposal as applied.
+    pub async fn approve(&self, proposal: &Value) -> Value {
+        let second = self.create_user(Role::Pitboss).await;
+        let path = format!("/api/v1/proposals/{}/approve", proposal["id"].as_str().unwrap());
+        self.post(&path, Some(&second.token), &serde_json::json!({}), None)
+            .await
+            .expect(200)
+    }
+
     /// An auditor created on first use, for the harness's own checks.
     pub async fn auditor(&self) -> &TestUser {
         self.auditor.get_or_init(|| self.create_user(Role::Auditor)).await

@@ -110,6 +110,13 @@ both_backends!(
             })
             .collect();
         let results = app.send_all_at_once(builders).await;
+        all_alike(&results, 202);
+        let proposed = app.events("change_proposed").await;
+        assert_eq!(proposed.len(), 1, "one proposal, however many retries: {proposed:?}");
+        let proposal: Value = serde_json::from_str(&results[0].1).unwrap();
+        let second = app.create_user(djego::domain::Role::Pitboss).await;
+        let approve = format!("/api/v1/proposals/{}/approve", proposal["id"].as_str().unwrap());
+        let results = twins(&app, 10, &approve, &second.token, json!({}), "approve-1").await;
         all_alike(&results, 200);
         let reconfigured = app.events("table_reconfigured").await;
         assert_eq!(

@@ -7,6 +7,7 @@
 #[macro_use]
 mod helpers;
 
+mod approvals;
 mod auth;
 mod bad_input;
 mod bootstrap;

@@ -479,7 +479,7 @@ both_backends!(
         app.put(&path, Some(&c.players[0].token), &house, None)
             .await
             .assert_error(403, "forbidden");
-        let installed = app.put(&path, Some(&c.pitboss.token), &house, None).await.expect(200);
+        let installed = app.two_person(reqwest::Method::PUT, &path, &c.pitboss, &house).await;
         assert_eq!(installed["name"], "djego-house-tested");
         assert_eq!(installed["version"], 2);
         assert_eq!(installed["certificate"]["pass"], true, "{}", installed["certificate"]);
@@ -733,14 +733,13 @@ both_backends!(
         let mut spec = serde_json::to_value(djego::bets::PayTable::house_table().spec()).unwrap();
         spec["name"] = json!("swapped mid-round");
         let new = app
-            .put(
+            .two_person(
+                reqwest::Method::PUT,
                 &format!("/api/v1/tables/{}/pay-table", c.table),
-                Some(&c.pitboss.token),
+                &c.pitboss,
                 &spec,
-                None,
             )
-            .await
-            .expect(200);
+            .await;
         let new_id = s(&new["id"]).to_string();
         assert_ne!(new_id, old_id);
 

@@ -151,18 +151,17 @@ both_backends!(
         )
         .await
         .expect(200);
-        app.put(
+        app.two_person(
+            reqwest::Method::PUT,
             &format!("/api/v1/tables/{}/config", c.table),
-            Some(&c.pitboss.token),
+            &c.pitboss,
             &table_config(&TableOptions {
                 variant: "cinco",
                 corte: false,
                 ..Default::default()
             }),
-            None,
         )
-        .await
-        .expect(200);
+        .await;
         let rec = recall(&app, &id).await;
         assert_eq!(rec["round"]["rules"]["variant"], "jasper");
         assert_eq!(rec["transcript"]["rules"]["variant"], "jasper");

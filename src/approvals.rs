@@ -1,0 +1,394 @@
+//! Two-person control (docs/floor.md, "Two-person control"): a change that
+//! moves the house's edge or money is *proposed* by one person and applied
+//! only when a second pit boss *approves* it before it expires. Proposing,
+//! approving and rejecting are significant events. This module keeps the
+//! proposals and the rule; what each kind of change does when applied is the
+//! caller's (`api::approvals`).
+
+use diesel::prelude::*;
+use serde::{Deserialize, Serialize};
+use utoipa::ToSchema;
+
+use crate::domain::{format_minor, Amount};
+use crate::significant_events::{self, EventKind};
+use crate::store::schema::proposals as p;
+use crate::store::{lock_for_update, new_id, now_us, AnyConnection};
+
+/// The `settings` row holding the rule (an [`ApprovalRule`] as JSON).
+const RULE_SETTING: &str = "approvals.rule";
+/// Longest a proposal may wait for its approval: a week.
+pub const MAX_EXPIRES_AFTER_MINUTES: u32 = 7 * 24 * 60;
+const MICROS_PER_MINUTE: i64 = 60_000_000;
+
+/// What needs a second pit boss.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize, ToSchema)]
+#[serde(rename_all = "snake_case")]
+pub enum ProposalKind {
+    /// Installing a pay table at a Prima Carta table.
+    InstallPayTable,
+    /// Replacing a table's options (limits, fees, the Lobo house rule and its override…).
+    ChangeTableOptions,
+    /// Creating a Lobo table whose house rule is not proven (`house_rule_override`).
+    CreateTable,
+    /// A cage correction above the rule's limit.
+    Correction,
+    /// Changing this rule.
+    ChangeApprovalRule,
+}
+
+impl ProposalKind {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            ProposalKind::InstallPayTable => "install_pay_table",
+            ProposalKind::ChangeTableOptions => "change_table_options",
+            ProposalKind::CreateTable => "create_table",
+            ProposalKind::Correction => "correction",
+            ProposalKind::ChangeApprovalRule => "change_approval_rule",
+        }
+    }
+
+    fn parse(text: &str) -> Option<ProposalKind> {
+        [
+            ProposalKind::InstallPayTable,
+            ProposalKind::ChangeTableOptions,
+            ProposalKind::CreateTable,
+            ProposalKind::Correction,
+            ProposalKind::ChangeApprovalRule,
+        ]
+        .into_iter()
+        .find(|k| k.as_str() == text)
+    }
+}
+
+/// Where a proposal stands.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize, ToSchema)]
+#[serde(rename_all = "snake_case")]
+pub enum ProposalStatus {
+    Pending,
+    Applied,
+    Rejected,
+    /// Pending past its expiry: it can no longer be approved.
+    Expired,
+}
+
+/// The rule: which corrections need a second person, and how long a proposal waits.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, ToSchema)]
+#[serde(deny_unknown_fields)]
+pub struct ApprovalRule {
+    /// A correction of more than this amount waits for a pit boss's approval.
+    #[schema(value_type = crate::api::contract::Amount, example = "100.00")]
+    pub correction_limit: Amount,
+    /// A proposal not approved within this many minutes expires (1 to 10080).
+    #[schema(example = 60, minimum = 1, maximum = 10080)]
+    #[serde(deserialize_with = "crate::domain::whole::integer")]
+    pub expires_after_minutes: u32,
+}
+
+impl Default for ApprovalRule {
+    fn default() -> ApprovalRule {
+        ApprovalRule {
+            correction_limit: Amount::from_minor(10_000).expect("100.00 is an amount"),
+            expires_after_minutes: 60,
+        }
+    }
+}
+
+impl ApprovalRule {
+    pub fn check(&self) -> Result<(), ApprovalError> {
+        if !(1..=MAX_EXPIRES_AFTER_MINUTES).contains(&self.expires_after_minutes) {
+            return Err(ApprovalError::InvalidRule(format!(
+                "expires_after_minutes must be 1 to {MAX_EXPIRES_AFTER_MINUTES}"
+            )));
+        }
+        Ok(())
+    }
+}
+
+#[derive(Debug, thiserror::Error)]
+pub enum ApprovalError {
+    #[error("proposal not found")]
+    NotFound,
+    #[error("this proposal expired at {0} µs since the epoch; propose the change again")]
+    Expired(i64),
+    #[error("this proposal is {0:?} already")]
+    NotPending(ProposalStatus),
+    #[error("a second pit boss must approve a change: its proposer cannot")]
+    SamePerson,
+    #[error("{0}")]
+    InvalidRule(String),
+    #[error("the stored approval rule does not read: {0}")]
+    StoredRule(String),
+    #[error("stored proposal {0} has an unknown kind {1:?}")]
+    StoredProposal(String, String),
+    #[error(transparent)]
+    Db(#[from] diesel::result::Error),
+}
+
+/// A proposal as stored and shown.
+#[derive(Clone, Debug, Serialize, ToSchema)]
+pub struct Proposal {
+    pub id: String,
+    pub kind: ProposalKind,
+    /// The table, or the player corrected; null for a rule change or a new table.
+    pub subject: Option<String>,
+    /// The change asked for, as the endpoint that proposed it received it.
+    #[schema(value_type = Object)]
+    pub request: serde_json::Value,
+    pub proposed_by: String,
+    pub proposed_at_us: i64,
+    pub expires_at_us: i64,
+    pub status: ProposalStatus,
+    pub decided_by: Option<String>,
+    pub decided_at_us: Option<i64>,
+    /// Once applied: the answer of the change (a table, a pay table, a receipt…).
+    #[schema(value_type = Option<Object>)]
+    pub result: Option<serde_json::Value>,
+}
+
+type Row = (
+    String,
+    String,
+    Option<String>,
+    String,
+    String,
+    i64,
+    i64,
+    String,
+    Option<String>,
+    Option<i64>,
+    Option<String>,
+);
+
+fn columns() -> (
+    p::id,
+    p::kind,
+    p::subject,
+    p::request,
+    p::proposed_by,
+    p::proposed_at_us,
+    p::expires_at_us,
+    p::status,
+    p::decided_by,
+    p::decided_at_us,
+    p::result,
+) {
+    (
+        p::id,
+        p::kind,
+        p::subject,
+        p::request,
+        p::proposed_by,
+        p::proposed_at_us,
+        p::expires_at_us,
+        p::status,
+        p::decided_by,
+        p::decided_at_us,
+        p::result,
+    )
+}
+
+fn from_row(row: Row, now: i64) -> Result<Proposal, ApprovalError> {
+    let (
+        id,
+        kind,
+        subject,
+        request,
+        proposed_by,
+        proposed_at_us,
+        expires_at_us,
+        status,
+        decided_by,
+        decided_at_us,
+        result,
+    ) = row;
+    let status = match status.as_str() {
+        "applied" => ProposalStatus::Applied,
+        "rejected" => ProposalStatus::Rejected,
+        _ if now >= expires_at_us => ProposalStatus::Expired,
+        _ => ProposalStatus::Pending,
+    };
+    let kind = ProposalKind::parse(&kind).ok_or_else(|| ApprovalError::StoredProposal(id.clone(), kind))?;
+    Ok(Proposal {
+        id,
+        kind,
+        subject,
+        request: serde_json::from_str(&request).unwrap_or(serde_json::Value::Null),
+        proposed_by,
+        proposed_at_us,
+        expires_at_us,
+        status,
+        decided_by,
+        decided_at_us,
+        result: result.and_then(|r| serde_json::from_str(&r).ok()),
+    })
+}
+
+/// The rule in force: the stored one, or [`ApprovalRule::default`].
+pub fn rule(conn: &mut AnyConnection) -> Result<ApprovalRule, ApprovalError> {
+    match crate::floor::setting::<ApprovalRule>(conn, RULE_SETTING)
+        .map_err(|e| ApprovalError::StoredRule(e.to_string()))?
+    {
+        None => Ok(ApprovalRule::default()),
+        Some(rule) => Ok(rule),
+    }
+}
+
+/// Replaces the rule (once approved); a significant event with the old and the new.
+pub fn set_rule(conn: &mut AnyConnection, actor_id: &str, new: &ApprovalRule) -> Result<(), ApprovalError> {
+    new.check()?;
+    let old = rule(conn)?;
+    crate::floor::put_setting(conn, RULE_SETTING, actor_id, EventKind::ApprovalRuleChanged, &old, new)
+        .map_err(|e| ApprovalError::StoredRule(e.to_string()))
+}
+
+/// Records a proposal, pending until approved, rejected or expired.
+pub fn propose(
+    conn: &mut AnyConnection,
+    kind: ProposalKind,
+    subject: Option<&str>,
+    request: &impl Serialize,
+    proposer_id: &str,
+) -> Result<Proposal, ApprovalError> {
+    let rule = rule(conn)?;
+    let now = now_us();
+    let id = new_id();
+    let request = serde_json::to_string(request).expect("a request serialises");
+    diesel::insert_into(p::table)
+        .values((
+            p::id.eq(&id),
+            p::kind.eq(kind.as_str()),
+            p::subject.eq(subject),
+            p::request.eq(&request),
+            p::proposed_by.eq(proposer_id),
+            p::proposed_at_us.eq(now),
+            p::expires_at_us.eq(now + i64::from(rule.expires_after_minutes) * MICROS_PER_MINUTE),
+            p::status.eq("pending"),
+        ))
+        .execute(conn)?;
+    significant_events::record(
+        conn,
+        EventKind::ChangeProposed,
+        Some(proposer_id),
+        Some(&id),
+        serde_json::json!({ "kind": kind.as_str(), "subject": subject }),
+    )?;
+    find(conn, &id)
+}
+
+pub fn find(conn: &mut AnyConnection, id: &str) -> Result<Proposal, ApprovalError> {
+    let row: Option<Row> = p::table.find(id).select(columns()).first(conn).optional()?;
+    from_row(row.ok_or(ApprovalError::NotFound)?, now_us())
+}
+
+/// Newest first; `status` filters (expired is pending past its expiry).
+pub fn list(
+    conn: &mut AnyConnection,
+    status: Option<ProposalStatus>,
+    limit: i64,
+    offset: i64,
+) -> Result<Vec<Proposal>, ApprovalError> {
+    let now = now_us();
+    let mut query = p::table.select(columns()).into_boxed();
+    query = match status {
+        None => query,
+        Some(ProposalStatus::Applied) => query.filter(p::status.eq("applied")),
+        Some(ProposalStatus::Rejected) => query.filter(p::status.eq("rejected")),
+        Some(ProposalStatus::Pending) => query.filter(p::status.eq("pending").and(p::expires_at_us.gt(now))),
+        Some(ProposalStatus::Expired) => query.filter(p::status.eq("pending").and(p::expires_at_us.le(now))),
+    };
+    let rows: Vec<Row> = query
+        .order((p::proposed_at_us.desc(), p::id.desc()))
+        .limit(limit)
+        .offset(offset)
+        .load(conn)?;
+    rows.into_iter().map(|r| from_row(r, now)).collect()
+}
+
+/// Takes a pending proposal for a decision, locked until the transaction
+/// ends (two approvals at once: the second finds it decided).
+fn take_pending(conn: &mut AnyConnection, id: &str) -> Result<Proposal, ApprovalError> {
+    if uuid::Uuid::parse_str(id).is_err() {
+        return Err(ApprovalError::NotFound);
+    }
+    lock_for_update(conn, &format!("SELECT id FROM proposals WHERE id = '{id}' FOR UPDATE"))?;
+    let proposal = find(conn, id)?;
+    match proposal.status {
+        ProposalStatus::Pending => Ok(proposal),
+        ProposalStatus::Expired => Err(ApprovalError::Expired(proposal.expires_at_us)),
+        other => Err(ApprovalError::NotPending(other)),
+    }
+}
+
+/// The proposal a second pit boss is approving: pending, not expired, not
+/// their own. Apply the change, then call [`applied`], in one transaction.
+pub fn approving(conn: &mut AnyConnection, id: &str, approver_id: &str) -> Result<Proposal, ApprovalError> {
+    let proposal = take_pending(conn, id)?;
+    if proposal.proposed_by == approver_id {
+        return Err(ApprovalError::SamePerson);
+    }
+    Ok(proposal)
+}
+
+/// Marks an approved proposal applied, with the change's answer.
+pub fn applied(
+    conn: &mut AnyConnection,
+    proposal: &Proposal,
+    approver_id: &str,
+    result: &impl Serialize,
+) -> Result<Proposal, ApprovalError> {
+    let result = serde_json::to_string(result).expect("a result serialises");
+    decide(
+        conn,
+        proposal,
+        approver_id,
+        "applied",
+        Some(result),
+        EventKind::ChangeApproved,
+    )
+}
+
+/// Rejects a pending proposal: a pit boss refuses it, or its proposer withdraws it.
+pub fn reject(conn: &mut AnyConnection, id: &str, actor_id: &str) -> Result<Proposal, ApprovalError> {
+    let proposal = take_pending(conn, id)?;
+    decide(conn, &proposal, actor_id, "rejected", None, EventKind::ChangeRejected)
+}
+
+fn decide(
+    conn: &mut AnyConnection,
+    proposal: &Proposal,
+    actor_id: &str,
+    status: &str,
+    result: Option<String>,
+    event: EventKind,
+) -> Result<Proposal, ApprovalError> {
+    diesel::update(p::table.find(&proposal.id))
+        .set((
+            p::status.eq(status),
+            p::decided_by.eq(actor_id),
+            p::decided_at_us.eq(now_us()),
+            p::result.eq(result),
+        ))
+        .execute(conn)?;
+    significant_events::record(
+        conn,
+        event,
+        Some(actor_id),
+        Some(&proposal.id),
+        serde_json::json!({
+            "kind": proposal.kind.as_str(),
+            "subject": proposal.subject,
+            "proposed_by": proposal.proposed_by,
+        }),
+    )?;
+    find(conn, &proposal.id)
+}
+
+/// Whether a correction of `amount` needs a second person under the rule.
+pub fn correction_needs_approval(rule: &ApprovalRule, amount: Amount) -> bool {
+    amount.minor() > rule.correction_limit.minor()
+}
+
+/// The limit as money, for messages.
+pub fn limit_text(rule: &ApprovalRule) -> String {
+    format_minor(rule.correction_limit.minor())
+}
