@@ -84,7 +84,7 @@ enum ReportCommand {
     /// Table performance over a gaming day: rounds, drop, house win, hold, theoretical win
     /// with its 99% band, per table and shift (as `GET /api/v1/floor/tables`).
     Tables(ReportDayArgs),
-    /// Player ratings over a gaming day: each player's sessions per table, with time, rounds,
+    /// Player ratings over a gaming day or a period: each player's sessions per table, with time, rounds,
     /// staked, average bet, actual result, theoretical loss and points (as `GET /api/v1/floor/players`).
     Players(ReportPlayersArgs),
     /// Dealer performance over a gaming day: per dealer and shift, the play while they were in the
@@ -145,10 +145,7 @@ pub struct ReportPeriodArgs {
 #[derive(Args)]
 pub struct ReportPlayersArgs {
     #[command(flatten)]
-    pub database: DatabaseArgs,
-    /// The gaming day, YYYY-MM-DD (default: the present one under the floor calendar).
-    #[arg(long, value_name = "DATE")]
-    pub gaming_day: Option<chrono::NaiveDate>,
+    pub period: ReportPeriodArgs,
     /// Only this player's sessions (their user id).
     #[arg(long, value_name = "USER_ID")]
     pub player: Option<String>,

@@ -342,3 +342,32 @@ fn bench_wagers_with_the_pgbench_anchor_on_postgres_prints_its_rate_and_the_rati
     assert!(bench_median(line, "ratio djego/anchor ") > 0.0, "{line}");
     assert!(line.contains("errors 0;"), "{line}");
 }
+
+#[test]
+fn the_floor_day_benchmark_at_a_small_size_reports_its_generated_day() {
+    // deploy/floor-day-bench.sh at 500 bets (10 rounds), twice: the command the
+    // 1,000,000-bet figure in docs/floor.md comes from.
+    let o = Command::new("bash")
+        .arg(Path::new(env!("CARGO_MANIFEST_DIR")).join("deploy/floor-day-bench.sh"))
+        .args(["500", "2"])
+        .env("DJEGO", env!("CARGO_BIN_EXE_djego"))
+        .env(
+            "BENCH_DATABASE_URL",
+            std::env::var("TEST_DATABASE_URL").unwrap_or_else(|_| "postgres://postgres@127.0.0.1:5432/postgres".into()),
+        )
+        .output()
+        .expect("run the floor benchmark");
+    assert!(o.status.success(), "{}\n{}", stdout(&o), stderr(&o));
+    let out = stdout(&o);
+    // 10 rounds of 50 bets of 1.00; the house's edge from the certificate, exactly as the report computes it.
+    assert!(
+        out.contains("the floor's day: 10 rounds, drop 500.00, theo_win "),
+        "{out}"
+    );
+    assert_eq!(
+        out.matches("djego report tables").count(),
+        3,
+        "two runs and the summary: {out}"
+    );
+    assert!(out.contains("ratio report/anchor min/median/max: "), "{out}");
+}

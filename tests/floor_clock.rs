@@ -450,6 +450,47 @@ async fn a_day_across(backend: Backend, change: DateTime<Utc>) {
         assert_eq!(rated, at_tables, "{}", p.username);
     }
 
+    // Over the two days: each session in its own day, and their results add up to the wallets' changes.
+    let next_day = day + Duration::days(1);
+    let two_days = app
+        .get(
+            &format!("/api/v1/floor/players?from={day}&to={next_day}"),
+            Some(&f.pitboss.token),
+        )
+        .await
+        .expect(200);
+    assert_eq!(two_days["last_gaming_day"], next_day.to_string().as_str());
+    let sessions = two_days["sessions"].as_array().unwrap();
+    let days: Vec<&str> = sessions.iter().map(|x| s(&x["gaming_day"])).collect();
+    assert!(days.windows(2).all(|w| w[0] <= w[1]), "{days:?}");
+    assert_eq!(
+        days.iter().filter(|d| **d == day.to_string()).count(),
+        ratings["sessions"].as_array().unwrap().len()
+    );
+    assert!(days.contains(&next_day.to_string().as_str()), "{days:?}");
+    let both_days = ledger(&app, day_from_us, lisbon_six(next_day + Duration::days(1))).await;
+    for p in &f.players {
+        let wallet = format!("wallet:{}", p.id);
+        let rated: i64 = sessions
+            .iter()
+            .filter(|x| x["player_id"] == p.id.as_str())
+            .map(|x| minor(s(&x["actual_result"])))
+            .sum();
+        let at_tables: i64 = both_days
+            .iter()
+            .filter(|t| t["table_id"].is_string())
+            .map(|t| {
+                let amount = minor(s(&t["amount"]));
+                i64::from(t["credit_account"] == wallet.as_str()) * amount
+                    - i64::from(t["debit_account"] == wallet.as_str()) * amount
+            })
+            .sum();
+        assert_eq!(rated, at_tables, "{} over two days", p.username);
+    }
+    app.get(&format!("/api/v1/floor/players?from={day}"), Some(&f.pitboss.token))
+        .await
+        .assert_error(422, "invalid_period");
+
     // Closed: reconciled, frozen, hashed.
     let closed = app
         .post(

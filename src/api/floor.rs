@@ -162,23 +162,28 @@ pub struct TablesParams {
 impl TablesParams {
     /// The period asked for; None for the present gaming day.
     fn period(&self) -> ApiResult<Option<Period>> {
-        // Each date is grammar (400 when malformed); how they combine is a rule across fields (422).
-        let bad = || {
-            ApiError::unprocessable(
-                "invalid_period",
-                "give gaming_day, or from and to: at most 366 gaming days in order",
-            )
-        };
-        match (
-            gaming_day(self.gaming_day.as_deref())?,
-            gaming_day(self.from.as_deref())?,
-            gaming_day(self.to.as_deref())?,
-        ) {
-            (None, None, None) => Ok(None),
-            (Some(day), None, None) => Ok(Some(Period::day(day))),
-            (None, Some(first), Some(last)) => Period::new(first, last).map(Some).map_err(|_| bad()),
-            _ => Err(bad()),
-        }
+        period(&self.gaming_day, &self.from, &self.to)
+    }
+}
+
+/// The period a report's `gaming_day`, `from` and `to` name; None for the present gaming day.
+fn period(gaming_day: &Option<String>, from: &Option<String>, to: &Option<String>) -> ApiResult<Option<Period>> {
+    // Each date is grammar (400 when malformed); how they combine is a rule across fields (422).
+    let bad = || {
+        ApiError::unprocessable(
+            "invalid_period",
+            "give gaming_day, or from and to: at most 366 gaming days in order",
+        )
+    };
+    match (
+        self::gaming_day(gaming_day.as_deref())?,
+        self::gaming_day(from.as_deref())?,
+        self::gaming_day(to.as_deref())?,
+    ) {
+        (None, None, None) => Ok(None),
+        (Some(day), None, None) => Ok(Some(Period::day(day))),
+        (None, Some(first), Some(last)) => Period::new(first, last).map(Some).map_err(|_| bad()),
+        _ => Err(bad()),
     }
 }
 
@@ -302,6 +307,12 @@ pub struct PlayersParams {
     /// The gaming day, "YYYY-MM-DD" (default: the present one).
     #[param(value_type = Option<String>, format = Date)]
     pub gaming_day: Option<String>,
+    /// A period's first gaming day, "YYYY-MM-DD" (with `to`, instead of `gaming_day`).
+    #[param(value_type = Option<String>, format = Date)]
+    pub from: Option<String>,
+    /// A period's last gaming day, "YYYY-MM-DD", at most 366 days from `from`.
+    #[param(value_type = Option<String>, format = Date)]
+    pub to: Option<String>,
     /// One player's sessions (a player may name only themself, and sees only their own without it).
     pub player_id: Option<String>,
     /// `json` (default) or `csv`.
@@ -309,10 +320,11 @@ pub struct PlayersParams {
     pub format: Option<String>,
 }
 
-/// Player ratings over a gaming day: each player's sessions at each table,
-/// with time played, rounds, staked, average bet, actual result, theoretical
-/// loss and points (docs/floor.md). A player sees their own; the pit boss and
-/// the auditor see everyone's. `format=csv` for a spreadsheet.
+/// Player ratings over a gaming day, or a period of them with `from` and `to`:
+/// each player's sessions at each table, with time played, rounds, staked,
+/// average bet, actual result, theoretical loss and points (docs/floor.md). A
+/// player sees their own; the pit boss and the auditor see everyone's.
+/// `format=csv` for a spreadsheet.
 #[utoipa::path(tag = "floor", security(("bearer" = [])), params(PlayersParams), responses(
     (status = 200, description = "The day's sessions", content(
         (RatingReport = "application/json"),
@@ -320,6 +332,7 @@ pub struct PlayersParams {
     )),
     (status = 400, body = super::error::ErrorBody),
     (status = 403, body = super::error::ErrorBody),
+    (status = 422, body = super::error::ErrorBody, description = "gaming_day with from or to, one of from and to alone, or a period out of order or over 366 days."),
 ))]
 #[get("/api/v1/floor/players")]
 pub async fn player_ratings(
@@ -330,7 +343,7 @@ pub async fn player_ratings(
     caller.require(&[Role::Pitboss, Role::Auditor, Role::Player])?;
     let q = query.into_inner();
     let csv = is_csv(q.format.as_deref())?;
-    let day = gaming_day(q.gaming_day.as_deref())?;
+    let period = period(&q.gaming_day, &q.from, &q.to)?;
     let player_id = match (caller.role, q.player_id) {
         (Role::Player, Some(id)) if id != caller.user_id => {
             return Err(ApiError::forbidden("a player sees only their own ratings"))
@@ -341,13 +354,13 @@ pub async fn player_ratings(
     let report = state
         .blocking(move |s| {
             s.db.read(|conn| {
-                let day = floor::day_or_today(conn, day)?;
-                floor::rating_report(conn, day, player_id.as_deref()).map_err(ApiError::from)
+                let period = floor::period_or_today(conn, period)?;
+                floor::rating_report(conn, period, player_id.as_deref()).map_err(ApiError::from)
             })
         })
         .await?;
     if csv {
-        let body = floor::ratings::to_csv(&report.gaming_day, &report.sessions);
+        let body = floor::ratings::to_csv(&report.sessions);
         Ok(HttpResponse::Ok().content_type("text/csv").body(body))
     } else {
         Ok(HttpResponse::Ok().json(report))
@@ -603,11 +616,25 @@ fn day_in_path(text: &str) -> ApiResult<NaiveDate> {
     gaming_day(Some(text))?.ok_or_else(|| ApiError::bad_request("invalid_gaming_day", "a gaming day is YYYY-MM-DD"))
 }
 
+#[derive(Deserialize, IntoParams)]
+#[serde(deny_unknown_fields)]
+pub struct PlotParams {
+    /// The gaming day, "YYYY-MM-DD" (default: the present one).
+    #[param(value_type = Option<String>, format = Date)]
+    pub gaming_day: Option<String>,
+    /// A period's first gaming day, "YYYY-MM-DD" (with `to`, instead of `gaming_day`).
+    #[param(value_type = Option<String>, format = Date)]
+    pub from: Option<String>,
+    /// A period's last gaming day, "YYYY-MM-DD", at most 366 days from `from`.
+    #[param(value_type = Option<String>, format = Date)]
+    pub to: Option<String>,
+}
+
 /// A plot over a gaming day or a period (pit boss, auditor), as SVG: per table,
 /// day by day, `hold` (hold %), `actual-minus-theo` (the side bets' actual −
 /// theoretical win with its 99% band) or `rounds-per-hour`.
 #[utoipa::path(tag = "floor", security(("bearer" = [])),
-    params(("figure" = inline(Figure), Path, description = "hold, actual-minus-theo or rounds-per-hour"), TablesParams),
+    params(("figure" = inline(Figure), Path, description = "hold, actual-minus-theo or rounds-per-hour"), PlotParams),
     responses(
     (status = 200, description = "The plot", content_type = "image/svg+xml", body = String),
     (status = 400, body = super::error::ErrorBody),
@@ -619,18 +646,12 @@ pub async fn floor_plot(
     state: web::Data<AppState>,
     caller: Caller,
     path: web::Path<Figure>,
-    query: web::Query<TablesParams>,
+    query: web::Query<PlotParams>,
 ) -> ApiResult<HttpResponse> {
     caller.require(&[Role::Pitboss, Role::Auditor])?;
     let figure = path.into_inner();
     let q = query.into_inner();
-    if q.format.is_some() {
-        return Err(ApiError::bad_request(
-            "invalid_format",
-            "a plot is SVG: format does not apply",
-        ));
-    }
-    let period = q.period()?;
+    let period = period(&q.gaming_day, &q.from, &q.to)?;
     let svg = state
         .blocking(move |s| {
             s.db.read(|conn| {

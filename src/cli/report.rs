@@ -40,14 +40,15 @@ pub fn dealers(args: ReportDayArgs) -> Result<ExitCode, String> {
     Ok(ExitCode::SUCCESS)
 }
 
-/// A gaming day's player ratings, as JSON or CSV on standard output.
+/// A gaming day's (or a period's) player ratings, as JSON or CSV on standard output.
 pub fn players(args: ReportPlayersArgs) -> Result<ExitCode, String> {
-    let report = read(&args.database, |conn| {
-        let day = floor::day_or_today(conn, args.gaming_day)?;
-        floor::rating_report(conn, day, args.player.as_deref())
+    let period = period(&args.period)?;
+    let report = read(&args.period.database, |conn| {
+        let period = floor::period_or_today(conn, period)?;
+        floor::rating_report(conn, period, args.player.as_deref())
     })?;
     if args.csv {
-        print!("{}", floor::ratings::to_csv(&report.gaming_day, &report.sessions));
+        print!("{}", floor::ratings::to_csv(&report.sessions));
     } else {
         println!("{}", serde_json::to_string_pretty(&report).map_err(|e| e.to_string())?);
     }

@@ -572,32 +572,58 @@ fn house_edge(rtp: &crate::math::Rtp) -> Decimal {
     Decimal::ONE - rtp.unwrap_or(Decimal::ONE)
 }
 
-/// A gaming day's player ratings (`GET /api/v1/floor/players`).
+/// Player ratings over a gaming day or a period (`GET /api/v1/floor/players`).
 #[derive(Serialize, ToSchema)]
 pub struct RatingReport {
-    /// "YYYY-MM-DD": the local date the gaming day starts on.
+    /// "YYYY-MM-DD": the (first) gaming day, named by the local date it starts on.
     pub gaming_day: String,
+    /// The last gaming day of the period: the same as `gaming_day` for one day.
+    pub last_gaming_day: String,
     pub timezone: String,
-    /// The day's first instant and the next day's, microseconds since the Unix epoch.
+    /// The period's first instant and the next day's, microseconds since the Unix epoch.
     pub from_us: i64,
     pub to_us: i64,
     /// The rating rule the sessions were cut and the points counted by.
     pub rule: RatingRuleSpec,
-    /// By player, then table, then start.
+    /// By gaming day, then player, then table, then start: a session never spans two gaming days.
     pub sessions: Vec<RatingSession>,
 }
 
-/// The player ratings of one gaming day (of one player, or of all) under the
-/// calendar and the rating rule in force.
+/// The player ratings of a gaming day or a period (of one player, or of all)
+/// under the calendar and the rating rule in force: each day's sessions, one
+/// day after the other, since the cut-off ends every session.
 pub fn rating_report(
     conn: &mut AnyConnection,
-    day: NaiveDate,
+    period: Period,
     player_id: Option<&str>,
 ) -> Result<RatingReport, FloorError> {
-    use crate::ledger::AccountId;
-    use crate::store::schema::{bets as b, casino_tables as ct, rounds as r, transfers as t, users as u};
     let calendar = calendar(conn)?;
     let rule = rating_rule(conn)?;
+    let mut sessions = Vec::new();
+    for day in period.days() {
+        sessions.extend(day_sessions(conn, &calendar, &rule, day, player_id)?);
+    }
+    Ok(RatingReport {
+        gaming_day: period.first.to_string(),
+        last_gaming_day: period.last.to_string(),
+        timezone: calendar.spec().timezone,
+        from_us: calendar.day_bounds(period.first).0.timestamp_micros(),
+        to_us: calendar.day_bounds(period.last).1.timestamp_micros(),
+        rule: rule.spec(),
+        sessions,
+    })
+}
+
+/// One gaming day's sessions, by player, table and start.
+fn day_sessions(
+    conn: &mut AnyConnection,
+    calendar: &FloorCalendar,
+    rule: &RatingRule,
+    day: NaiveDate,
+    player_id: Option<&str>,
+) -> Result<Vec<RatingSession>, FloorError> {
+    use crate::ledger::AccountId;
+    use crate::store::schema::{bets as b, casino_tables as ct, rounds as r, transfers as t, users as u};
     let (from, to) = calendar.day_bounds(day);
     let (from_us, to_us) = (from.timestamp_micros(), to.timestamp_micros());
 
@@ -693,7 +719,7 @@ pub fn rating_report(
         .flatten()
         .collect();
     let round_ends_us: HashMap<&str, i64> = round_ends.iter().map(|(id, at)| (id.as_str(), *at)).collect();
-    let mut sessions = ratings::sessions(&rule, &facts, &round_ends_us, &settled_bets);
+    let mut sessions = ratings::sessions(rule, day, &facts, &round_ends_us, &settled_bets);
 
     let tables: HashMap<String, String> = ct::table.select((ct::id, ct::name)).load(conn)?.into_iter().collect();
     let player_ids: Vec<&str> = sessions
@@ -715,14 +741,7 @@ pub fn rating_report(
         s.username = usernames.get(&s.player_id).cloned();
         s.table_name = tables.get(&s.table_id).cloned();
     }
-    Ok(RatingReport {
-        gaming_day: day.to_string(),
-        timezone: calendar.spec().timezone,
-        from_us,
-        to_us,
-        rule: rule.spec(),
-        sessions,
-    })
+    Ok(sessions)
 }
 
 /// The dealer in the box at a table: who, and since when.

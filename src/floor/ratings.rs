@@ -8,6 +8,7 @@
 //! time; a pause longer than the rule's gap ends it, and so does the gaming
 //! day's cut-off (the facts are read one gaming day at a time).
 
+use chrono::NaiveDate;
 use rust_decimal::prelude::ToPrimitive;
 use rust_decimal::Decimal;
 use serde::{Deserialize, Serialize};
@@ -126,6 +127,8 @@ pub struct RatedBet {
 /// One player's session at one table.
 #[derive(Clone, Debug, PartialEq, Serialize, ToSchema)]
 pub struct RatingSession {
+    /// "YYYY-MM-DD": the gaming day the session was played in.
+    pub gaming_day: String,
     pub player_id: String,
     pub username: Option<String>,
     pub table_id: String,
@@ -170,6 +173,7 @@ struct Tally<'a> {
 /// bet's theoretical loss belongs to the session of its stake.
 pub fn sessions(
     rule: &RatingRule,
+    gaming_day: NaiveDate,
     transfers: &[WalletTransfer<'_>],
     round_ends_us: &HashMap<&str, i64>,
     settled_bets: &HashMap<&str, RatedBet>,
@@ -223,18 +227,25 @@ pub fn sessions(
             }
         }
         for tally in tallies {
-            out.push(session(rule, player_id, table_id, &tally));
+            out.push(session(rule, gaming_day, player_id, table_id, &tally));
         }
     }
     out
 }
 
-fn session(rule: &RatingRule, player_id: &str, table_id: &str, tally: &Tally<'_>) -> RatingSession {
+fn session(
+    rule: &RatingRule,
+    gaming_day: NaiveDate,
+    player_id: &str,
+    table_id: &str,
+    tally: &Tally<'_>,
+) -> RatingSession {
     let rounds = tally.rounds.len() as i64;
     let theo_minor = tally.theo_minor + Decimal::from(tally.fees_minor);
     let unit = Decimal::from(10i64.pow(MINOR_DIGITS));
     let points = (theo_minor / unit * rule.points_per_theo_unit).floor();
     RatingSession {
+        gaming_day: gaming_day.to_string(),
         player_id: player_id.to_owned(),
         username: None,
         table_id: table_id.to_owned(),
@@ -252,14 +263,15 @@ fn session(rule: &RatingRule, player_id: &str, table_id: &str, tally: &Tally<'_>
 }
 
 /// The sessions as CSV, a header first.
-pub fn to_csv(gaming_day: &str, sessions: &[RatingSession]) -> String {
+pub fn to_csv(sessions: &[RatingSession]) -> String {
     let mut out = String::from(
         "gaming_day,player_id,username,table_id,table_name,started_at_us,ended_at_us,seconds_played,rounds,staked,average_bet,actual_result,theo_loss,points\n",
     );
     for s in sessions {
         let text = |v: &Option<String>| csv_field(v.as_deref().unwrap_or(""));
         out.push_str(&format!(
-            "{gaming_day},{},{},{},{},{},{},{},{},{},{},{},{},{}\n",
+            "{},{},{},{},{},{},{},{},{},{},{},{},{},{}\n",
+            s.gaming_day,
             s.player_id,
             text(&s.username),
             s.table_id,
