@@ -9,7 +9,8 @@ use diesel::prelude::*;
 use serde::{Deserialize, Serialize};
 use utoipa::ToSchema;
 
-use crate::domain::{format_minor, Amount};
+use crate::domain::Amount;
+use crate::settings::{self, SettingError};
 use crate::significant_events::{self, EventKind};
 use crate::store::schema::proposals as p;
 use crate::store::{lock_for_update, new_id, now_us, AnyConnection};
@@ -94,6 +95,11 @@ impl Default for ApprovalRule {
 }
 
 impl ApprovalRule {
+    /// Whether a correction of `amount` needs a second person under the rule.
+    pub fn correction_needs_approval(&self, amount: Amount) -> bool {
+        amount.minor() > self.correction_limit.minor()
+    }
+
     pub fn check(&self) -> Result<(), ApprovalError> {
         if !(1..=MAX_EXPIRES_AFTER_MINUTES).contains(&self.expires_after_minutes) {
             return Err(ApprovalError::InvalidRule(format!(
@@ -116,8 +122,8 @@ pub enum ApprovalError {
     SamePerson,
     #[error("{0}")]
     InvalidRule(String),
-    #[error("the stored approval rule does not read: {0}")]
-    StoredRule(String),
+    #[error(transparent)]
+    Setting(#[from] SettingError),
     #[error("stored proposal {0} has an unknown kind {1:?}")]
     StoredProposal(String, String),
     #[error(transparent)]
@@ -145,50 +151,25 @@ pub struct Proposal {
     pub result: Option<serde_json::Value>,
 }
 
-type Row = (
-    String,
-    String,
-    Option<String>,
-    String,
-    String,
-    i64,
-    i64,
-    String,
-    Option<String>,
-    Option<i64>,
-    Option<String>,
-);
-
-fn columns() -> (
-    p::id,
-    p::kind,
-    p::subject,
-    p::request,
-    p::proposed_by,
-    p::proposed_at_us,
-    p::expires_at_us,
-    p::status,
-    p::decided_by,
-    p::decided_at_us,
-    p::result,
-) {
-    (
-        p::id,
-        p::kind,
-        p::subject,
-        p::request,
-        p::proposed_by,
-        p::proposed_at_us,
-        p::expires_at_us,
-        p::status,
-        p::decided_by,
-        p::decided_at_us,
-        p::result,
-    )
+/// A proposal as stored: `request` and `result` JSON text, `status` without expiry.
+#[derive(Queryable, Selectable)]
+#[diesel(table_name = p)]
+struct ProposalRow {
+    id: String,
+    kind: String,
+    subject: Option<String>,
+    request: String,
+    proposed_by: String,
+    proposed_at_us: i64,
+    expires_at_us: i64,
+    status: String,
+    decided_by: Option<String>,
+    decided_at_us: Option<i64>,
+    result: Option<String>,
 }
 
-fn from_row(row: Row, now: i64) -> Result<Proposal, ApprovalError> {
-    let (
+fn from_row(row: ProposalRow, now: i64) -> Result<Proposal, ApprovalError> {
+    let ProposalRow {
         id,
         kind,
         subject,
@@ -200,7 +181,7 @@ fn from_row(row: Row, now: i64) -> Result<Proposal, ApprovalError> {
         decided_by,
         decided_at_us,
         result,
-    ) = row;
+    } = row;
     let status = match status.as_str() {
         "applied" => ProposalStatus::Applied,
         "rejected" => ProposalStatus::Rejected,
@@ -225,20 +206,21 @@ fn from_row(row: Row, now: i64) -> Result<Proposal, ApprovalError> {
 
 /// The rule in force: the stored one, or [`ApprovalRule::default`].
 pub fn rule(conn: &mut AnyConnection) -> Result<ApprovalRule, ApprovalError> {
-    match crate::floor::setting::<ApprovalRule>(conn, RULE_SETTING)
-        .map_err(|e| ApprovalError::StoredRule(e.to_string()))?
-    {
-        None => Ok(ApprovalRule::default()),
-        Some(rule) => Ok(rule),
-    }
+    Ok(settings::read(conn, RULE_SETTING)?.unwrap_or_default())
 }
 
 /// Replaces the rule (once approved); a significant event with the old and the new.
 pub fn set_rule(conn: &mut AnyConnection, actor_id: &str, new: &ApprovalRule) -> Result<(), ApprovalError> {
     new.check()?;
     let old = rule(conn)?;
-    crate::floor::put_setting(conn, RULE_SETTING, actor_id, EventKind::ApprovalRuleChanged, &old, new)
-        .map_err(|e| ApprovalError::StoredRule(e.to_string()))
+    Ok(settings::replace(
+        conn,
+        RULE_SETTING,
+        actor_id,
+        EventKind::ApprovalRuleChanged,
+        &old,
+        new,
+    )?)
 }
 
 /// Records a proposal, pending until approved, rejected or expired.
@@ -276,7 +258,11 @@ pub fn propose(
 }
 
 pub fn find(conn: &mut AnyConnection, id: &str) -> Result<Proposal, ApprovalError> {
-    let row: Option<Row> = p::table.find(id).select(columns()).first(conn).optional()?;
+    let row = p::table
+        .find(id)
+        .select(ProposalRow::as_select())
+        .first(conn)
+        .optional()?;
     from_row(row.ok_or(ApprovalError::NotFound)?, now_us())
 }
 
@@ -288,7 +274,7 @@ pub fn list(
     offset: i64,
 ) -> Result<Vec<Proposal>, ApprovalError> {
     let now = now_us();
-    let mut query = p::table.select(columns()).into_boxed();
+    let mut query = p::table.select(ProposalRow::as_select()).into_boxed();
     query = match status {
         None => query,
         Some(ProposalStatus::Applied) => query.filter(p::status.eq("applied")),
@@ -296,7 +282,7 @@ pub fn list(
         Some(ProposalStatus::Pending) => query.filter(p::status.eq("pending").and(p::expires_at_us.gt(now))),
         Some(ProposalStatus::Expired) => query.filter(p::status.eq("pending").and(p::expires_at_us.le(now))),
     };
-    let rows: Vec<Row> = query
+    let rows: Vec<ProposalRow> = query
         .order((p::proposed_at_us.desc(), p::id.desc()))
         .limit(limit)
         .offset(offset)
@@ -381,14 +367,4 @@ fn decide(
         }),
     )?;
     find(conn, &proposal.id)
-}
-
-/// Whether a correction of `amount` needs a second person under the rule.
-pub fn correction_needs_approval(rule: &ApprovalRule, amount: Amount) -> bool {
-    amount.minor() > rule.correction_limit.minor()
-}
-
-/// The limit as money, for messages.
-pub fn limit_text(rule: &ApprovalRule) -> String {
-    format_minor(rule.correction_limit.minor())
 }

@@ -14,6 +14,7 @@ use super::state::AppState;
 use crate::approvals::{self, ApprovalError, ApprovalRule, Proposal, ProposalKind, ProposalStatus};
 use crate::auth::Caller;
 use crate::domain::Role;
+use crate::settings::SettingError;
 use crate::store::AnyConnection;
 
 impl From<ApprovalError> for ApiError {
@@ -25,7 +26,10 @@ impl From<ApprovalError> for ApiError {
             ApprovalError::NotPending(_) => ApiError::conflict("proposal_decided", message),
             ApprovalError::SamePerson => ApiError::forbidden(message),
             ApprovalError::InvalidRule(_) => ApiError::unprocessable("invalid_approval_rule", message),
-            ApprovalError::StoredRule(_) | ApprovalError::StoredProposal(..) => ApiError::internal(message),
+            ApprovalError::Setting(SettingError::Stored(..)) | ApprovalError::StoredProposal(..) => {
+                ApiError::internal(message)
+            }
+            ApprovalError::Setting(SettingError::Database(d)) => d.into(),
             ApprovalError::Db(d) => d.into(),
         }
     }

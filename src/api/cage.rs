@@ -176,12 +176,12 @@ pub async fn correction(
     super::contract::check_reason(&body.reason, "a correction")?;
     let idem = IdempotentRequest::from_request(&req, &*body)?;
     let body = body.into_inner();
-    let corrects = super::floor::gaming_day(body.corrects_gaming_day.as_deref())?;
+    super::floor::gaming_day(body.corrects_gaming_day.as_deref())?;
     let cashier = caller.user_id.clone();
     idempotency::run_answer(&state, &caller.user_id, idem, move |conn, key| {
         let rule = approvals::rule(conn)?;
-        if approvals::correction_needs_approval(&rule, body.amount) {
-            check_correction(conn, &body, corrects)?;
+        if rule.correction_needs_approval(body.amount) {
+            check_correction(conn, &body)?;
             let proposal = approvals::propose(conn, ProposalKind::Correction, Some(&body.player_id), &body, &cashier)?;
             return Ok((
                 StatusCode::ACCEPTED,
@@ -197,12 +197,13 @@ pub async fn correction(
     .await
 }
 
-/// A correction's checks that do not move money: the day it names is past, the wallet exists.
+/// A correction's checks that do not move money: the day it names is past,
+/// the wallet exists. Returns the wallet and the day corrected.
 fn check_correction(
     conn: &mut AnyConnection,
     body: &CorrectionRequest,
-    corrects: Option<chrono::NaiveDate>,
-) -> Result<AccountId, ApiError> {
+) -> Result<(AccountId, Option<chrono::NaiveDate>), ApiError> {
+    let corrects = super::floor::gaming_day(body.corrects_gaming_day.as_deref())?;
     if let Some(day) = corrects {
         let today = crate::floor::day_or_today(conn, None)?;
         if day >= today {
@@ -212,7 +213,7 @@ fn check_correction(
             ));
         }
     }
-    player_wallet(conn, &body.player_id)
+    Ok((player_wallet(conn, &body.player_id)?, corrects))
 }
 
 /// Makes a correction by `cashier` (at once, or once approved).
@@ -223,8 +224,7 @@ pub(super) fn correct(
     key: Option<&str>,
 ) -> Result<CageReceipt, ApiError> {
     let reason = super::contract::check_reason(&body.reason, "a correction")?;
-    let corrects = super::floor::gaming_day(body.corrects_gaming_day.as_deref())?;
-    let wallet = check_correction(conn, body, corrects)?;
+    let (wallet, corrects) = check_correction(conn, body)?;
     let (debit, credit) = match body.direction {
         CorrectionDirection::Credit => (AccountId::cage(), wallet.clone()),
         CorrectionDirection::Debit => (wallet.clone(), AccountId::cage()),

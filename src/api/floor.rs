@@ -159,13 +159,6 @@ pub struct TablesParams {
     pub format: Option<String>,
 }
 
-impl TablesParams {
-    /// The period asked for; None for the present gaming day.
-    fn period(&self) -> ApiResult<Option<Period>> {
-        period(&self.gaming_day, &self.from, &self.to)
-    }
-}
-
 /// The period a report's `gaming_day`, `from` and `to` name; None for the present gaming day.
 fn period(gaming_day: &Option<String>, from: &Option<String>, to: &Option<String>) -> ApiResult<Option<Period>> {
     // Each date is grammar (400 when malformed); how they combine is a rule across fields (422).
@@ -223,7 +216,7 @@ async fn period_report<T: Serialize + Send + 'static>(
 ) -> ApiResult<HttpResponse> {
     caller.require(&[Role::Pitboss, Role::Auditor])?;
     let csv = is_csv(q.format.as_deref())?;
-    let period = q.period()?;
+    let period = period(&q.gaming_day, &q.from, &q.to)?;
     let report = state
         .blocking(move |s| {
             s.db.read(|conn| {
@@ -656,7 +649,8 @@ pub async fn floor_plot(
         .blocking(move |s| {
             s.db.read(|conn| {
                 let period = floor::period_or_today(conn, period)?;
-                floor::plot(conn, figure, period).map_err(ApiError::from)
+                let days = floor::daily_lines(conn, period)?;
+                floor::plots::svg(figure, &days).map_err(ApiError::from)
             })
         })
         .await?;

@@ -78,15 +78,13 @@ pub fn day(args: ReportClosedDayArgs) -> Result<ExitCode, String> {
 /// The plots over a gaming day or a period, written as SVG files; their paths on standard output.
 pub fn plots(args: ReportPlotsArgs) -> Result<ExitCode, String> {
     let period = period(&args.period)?;
-    let svgs = read(&args.period.database, |conn| {
+    let days = read(&args.period.database, |conn| {
         let period = floor::period_or_today(conn, period)?;
-        floor::plots::Figure::ALL
-            .into_iter()
-            .map(|figure| Ok((figure, floor::plot(conn, figure, period)?)))
-            .collect::<Result<Vec<_>, FloorError>>()
+        floor::daily_lines(conn, period)
     })?;
     std::fs::create_dir_all(&args.dir).map_err(|e| format!("{}: {e}", args.dir.display()))?;
-    for (figure, svg) in svgs {
+    for figure in floor::plots::Figure::ALL {
+        let svg = floor::plots::svg(figure, &days).map_err(|e| e.to_string())?;
         let path = args.dir.join(format!("{}.svg", figure.name()));
         std::fs::write(&path, svg).map_err(|e| format!("{}: {e}", path.display()))?;
         println!("{}", path.display());

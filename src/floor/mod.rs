@@ -1,5 +1,5 @@
-//! Running the floor (docs/floor.md). So far: the casino's calendar of
-//! gaming days and shifts and its rating rule, kept in the `settings` table
+//! Running the floor (docs/floor.md): the casino's calendar of gaming days
+//! and shifts, its rating rule and its pits, kept as settings (`settings`)
 //! and changed by a pit boss as significant events; dealers signing in and
 //! out of tables, as significant events; each gaming day's table performance,
 //! dealer performance and player ratings, read from the ledger, the rounds,
@@ -21,8 +21,8 @@ use serde::Serialize;
 use std::collections::HashMap;
 use utoipa::ToSchema;
 
+use crate::settings::{self, SettingError};
 use crate::significant_events::{self, EventKind};
-use crate::store::schema::settings;
 use crate::store::AnyConnection;
 pub use calendar::{CalendarError, CalendarSpec, FloorCalendar, Placement, ShiftSpec};
 pub use performance::PerformanceLine;
@@ -66,53 +66,19 @@ pub enum FloorError {
     Store(#[from] crate::store::StoreError),
 }
 
-/// A stored setting: None until it is first set.
-pub(crate) fn setting<T: serde::de::DeserializeOwned>(
-    conn: &mut AnyConnection,
-    name: &'static str,
-) -> Result<Option<T>, FloorError> {
-    let stored: Option<String> = settings::table
-        .find(name)
-        .select(settings::value)
-        .first(conn)
-        .optional()?;
-    stored
-        .map(|json| serde_json::from_str(&json).map_err(|e| FloorError::StoredSetting(name, e.to_string())))
-        .transpose()
-}
-
-/// Replaces a setting, recording who did it with the old and the new value.
-pub(crate) fn put_setting<T: Serialize>(
-    conn: &mut AnyConnection,
-    name: &'static str,
-    actor_id: &str,
-    event: EventKind,
-    old: &T,
-    new: &T,
-) -> Result<(), FloorError> {
-    let value = serde_json::to_string(new).expect("a setting serialises");
-    let updated = diesel::update(settings::table.find(name))
-        .set(settings::value.eq(&value))
-        .execute(conn)?;
-    if updated == 0 {
-        diesel::insert_into(settings::table)
-            .values((settings::name.eq(name), settings::value.eq(&value)))
-            .execute(conn)?;
+impl From<SettingError> for FloorError {
+    fn from(e: SettingError) -> FloorError {
+        match e {
+            SettingError::Stored(name, why) => FloorError::StoredSetting(name, why),
+            SettingError::Database(e) => FloorError::Database(e),
+        }
     }
-    significant_events::record(
-        conn,
-        event,
-        Some(actor_id),
-        None,
-        serde_json::json!({ "old": old, "new": new }),
-    )?;
-    Ok(())
 }
 
 /// The calendar in force: the stored one, or [`FloorCalendar::default`] until
 /// a pit boss sets one.
 pub fn calendar(conn: &mut AnyConnection) -> Result<FloorCalendar, FloorError> {
-    match setting::<CalendarSpec>(conn, CALENDAR_SETTING)? {
+    match settings::read::<CalendarSpec>(conn, CALENDAR_SETTING)? {
         None => Ok(FloorCalendar::default()),
         Some(spec) => FloorCalendar::new(&spec).map_err(|e| FloorError::StoredSetting(CALENDAR_SETTING, e.to_string())),
     }
@@ -142,7 +108,7 @@ pub fn set_calendar(
 ) -> Result<FloorCalendar, FloorError> {
     let new = FloorCalendar::new(spec)?;
     let old = calendar(conn)?;
-    put_setting(
+    settings::replace(
         conn,
         CALENDAR_SETTING,
         actor_id,
@@ -155,7 +121,7 @@ pub fn set_calendar(
 
 /// The rating rule in force: the stored one, or [`RatingRule::default`].
 pub fn rating_rule(conn: &mut AnyConnection) -> Result<RatingRule, FloorError> {
-    match setting::<RatingRuleSpec>(conn, RATING_RULE_SETTING)? {
+    match settings::read::<RatingRuleSpec>(conn, RATING_RULE_SETTING)? {
         None => Ok(RatingRule::default()),
         Some(spec) => RatingRule::new(&spec).map_err(|e| FloorError::StoredSetting(RATING_RULE_SETTING, e.to_string())),
     }
@@ -169,7 +135,7 @@ pub fn set_rating_rule(
 ) -> Result<RatingRule, FloorError> {
     let new = RatingRule::new(spec)?;
     let old = rating_rule(conn)?;
-    put_setting(
+    settings::replace(
         conn,
         RATING_RULE_SETTING,
         actor_id,
@@ -182,7 +148,7 @@ pub fn set_rating_rule(
 
 /// The pits in force: the stored ones, or none until a pit boss sets them.
 pub fn pits(conn: &mut AnyConnection) -> Result<Pits, FloorError> {
-    match setting::<PitsSpec>(conn, PITS_SETTING)? {
+    match settings::read::<PitsSpec>(conn, PITS_SETTING)? {
         None => Ok(Pits::default()),
         Some(spec) => Pits::new(&spec).map_err(|e| FloorError::StoredSetting(PITS_SETTING, e.to_string())),
     }
@@ -207,7 +173,7 @@ pub fn set_pits(conn: &mut AnyConnection, actor_id: &str, spec: &PitsSpec) -> Re
         return Err(PitsError::UnknownTable(unknown.to_string()).into());
     }
     let old = pits(conn)?;
-    put_setting(
+    settings::replace(
         conn,
         PITS_SETTING,
         actor_id,
@@ -373,13 +339,13 @@ fn day_report_of(conn: &mut AnyConnection, rows: &DayRows, period: Period) -> Re
     })
 }
 
-/// A plot of each table's figure day by day over a period (docs/floor.md, "Plots").
-pub fn plot(conn: &mut AnyConnection, figure: plots::Figure, period: Period) -> Result<String, FloorError> {
-    let mut days = Vec::new();
-    for day in period.days() {
-        days.push((day, day_report(conn, Period::day(day))?.lines));
-    }
-    plots::svg(figure, &days).map_err(FloorError::Plot)
+/// Each gaming day's table report lines over a period, day by day: what the
+/// plots draw (docs/floor.md, "Plots").
+pub fn daily_lines(conn: &mut AnyConnection, period: Period) -> Result<plots::Days, FloorError> {
+    period
+        .days()
+        .map(|day| Ok((day, day_report(conn, Period::day(day))?.lines)))
+        .collect()
 }
 
 /// What a day's performance is computed from: the ledger's transfers of the
@@ -603,6 +569,7 @@ pub fn rating_report(
     for day in period.days() {
         sessions.extend(day_sessions(conn, &calendar, &rule, day, player_id)?);
     }
+    name_sessions(conn, &mut sessions)?;
     Ok(RatingReport {
         gaming_day: period.first.to_string(),
         last_gaming_day: period.last.to_string(),
@@ -614,6 +581,32 @@ pub fn rating_report(
     })
 }
 
+/// Fills in each session's username and table name, once for the whole report.
+fn name_sessions(conn: &mut AnyConnection, sessions: &mut [RatingSession]) -> Result<(), FloorError> {
+    use crate::store::schema::{casino_tables as ct, users as u};
+    let tables: HashMap<String, String> = ct::table.select((ct::id, ct::name)).load(conn)?.into_iter().collect();
+    let player_ids: Vec<&str> = sessions
+        .iter()
+        .map(|s| s.player_id.as_str())
+        .collect::<std::collections::BTreeSet<_>>()
+        .into_iter()
+        .collect();
+    let mut usernames: HashMap<String, String> = HashMap::with_capacity(player_ids.len());
+    for chunk in player_ids.chunks(MAX_IDS_PER_QUERY) {
+        usernames.extend(
+            u::table
+                .filter(u::id.eq_any(chunk))
+                .select((u::id, u::username))
+                .load::<(String, String)>(conn)?,
+        );
+    }
+    for s in sessions.iter_mut() {
+        s.username = usernames.get(&s.player_id).cloned();
+        s.table_name = tables.get(&s.table_id).cloned();
+    }
+    Ok(())
+}
+
 /// One gaming day's sessions, by player, table and start.
 fn day_sessions(
     conn: &mut AnyConnection,
@@ -623,7 +616,7 @@ fn day_sessions(
     player_id: Option<&str>,
 ) -> Result<Vec<RatingSession>, FloorError> {
     use crate::ledger::AccountId;
-    use crate::store::schema::{bets as b, casino_tables as ct, rounds as r, transfers as t, users as u};
+    use crate::store::schema::{bets as b, rounds as r, transfers as t};
     let (from, to) = calendar.day_bounds(day);
     let (from_us, to_us) = (from.timestamp_micros(), to.timestamp_micros());
 
@@ -719,29 +712,7 @@ fn day_sessions(
         .flatten()
         .collect();
     let round_ends_us: HashMap<&str, i64> = round_ends.iter().map(|(id, at)| (id.as_str(), *at)).collect();
-    let mut sessions = ratings::sessions(rule, day, &facts, &round_ends_us, &settled_bets);
-
-    let tables: HashMap<String, String> = ct::table.select((ct::id, ct::name)).load(conn)?.into_iter().collect();
-    let player_ids: Vec<&str> = sessions
-        .iter()
-        .map(|s| s.player_id.as_str())
-        .collect::<std::collections::BTreeSet<_>>()
-        .into_iter()
-        .collect();
-    let mut usernames: HashMap<String, String> = HashMap::with_capacity(player_ids.len());
-    for chunk in player_ids.chunks(MAX_IDS_PER_QUERY) {
-        usernames.extend(
-            u::table
-                .filter(u::id.eq_any(chunk))
-                .select((u::id, u::username))
-                .load::<(String, String)>(conn)?,
-        );
-    }
-    for s in &mut sessions {
-        s.username = usernames.get(&s.player_id).cloned();
-        s.table_name = tables.get(&s.table_id).cloned();
-    }
-    Ok(sessions)
+    Ok(ratings::sessions(rule, day, &facts, &round_ends_us, &settled_bets))
 }
 
 /// The dealer in the box at a table: who, and since when.

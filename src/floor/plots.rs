@@ -57,8 +57,11 @@ impl Figure {
 /// One table's points: (day index, value, half-band).
 type Series = Vec<(f64, f64, f64)>;
 
-/// The SVG of `figure` over `days`, each with its table report's lines.
-pub fn svg(figure: Figure, days: &[(NaiveDate, Vec<PerformanceLine>)]) -> Result<String, String> {
+/// Gaming days, each with its table report's lines.
+pub type Days = Vec<(NaiveDate, Vec<PerformanceLine>)>;
+
+/// The SVG of `figure` over `days`.
+pub fn svg(figure: Figure, days: &[(NaiveDate, Vec<PerformanceLine>)]) -> Result<String, super::FloorError> {
     let mut by_table: BTreeMap<String, Series> = BTreeMap::new();
     for (k, (_, lines)) in days.iter().enumerate() {
         for line in lines.iter().filter(|l| l.table_id.is_some() && l.shift.is_none()) {
@@ -143,8 +146,8 @@ pub fn svg(figure: Figure, days: &[(NaiveDate, Vec<PerformanceLine>)]) -> Result
     Ok(out)
 }
 
-fn err<E: std::fmt::Display>(e: E) -> String {
-    e.to_string()
+fn err<E: std::fmt::Display>(e: E) -> super::FloorError {
+    super::FloorError::Plot(e.to_string())
 }
 
 #[cfg(test)]

@@ -231,6 +231,10 @@ async fn postgres_service_role_inserts_into_the_ledger_and_changes_nothing_in_it
         "UPDATE checkpoints SET signature = ''",
         "UPDATE gaming_day_closes SET report = '{}'",
         "DELETE FROM gaming_day_closes",
+        "UPDATE proposals SET request = '{}'",
+        "UPDATE proposals SET expires_at_us = 0",
+        "UPDATE proposals SET proposed_by = decided_by",
+        "DELETE FROM proposals",
         "INSERT INTO __diesel_schema_migrations (version) VALUES ('99999999999999')",
     ] {
         let e = sql_error(&mut as_service, sql);
