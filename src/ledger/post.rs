@@ -1,6 +1,7 @@
 //! The ledger's one write path.
 
 use diesel::prelude::*;
+use diesel::sql_types::{Array, BigInt, Nullable, Text};
 use serde::Serialize;
 use std::collections::HashMap;
 use utoipa::ToSchema;
@@ -9,7 +10,7 @@ use super::accounts::AccountId;
 use super::chain::transfer_hash;
 use crate::domain::{format_minor, Amount};
 use crate::store::schema::{accounts as acc, ledger_head, transfers};
-use crate::store::{lock_for_update, new_id, now_us, on_backend, AnyConnection};
+use crate::store::{new_id, now_us, AnyConnection};
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, ToSchema)]
 #[serde(rename_all = "snake_case")]
@@ -174,6 +175,15 @@ pub fn post(conn: &mut AnyConnection, specs: &[TransferSpec]) -> Result<Vec<Tran
     appender.write(conn)
 }
 
+/// The ledger head as the lock reads it.
+#[derive(QueryableByName)]
+struct Head {
+    #[diesel(sql_type = BigInt)]
+    seq: i64,
+    #[diesel(sql_type = Text)]
+    hash: String,
+}
+
 /// The ledger's tail while a transaction holds the head lock: the running
 /// `seq`, hash and balances of the accounts loaded so far, and the transfers
 /// appended in memory. Many requests' transfers can be appended — each
@@ -194,11 +204,17 @@ impl Appender {
     /// Takes the ledger head's row lock (PostgreSQL; SQLite's writers are
     /// already one at a time) and reads the head.
     pub fn lock_head(conn: &mut AnyConnection) -> Result<Appender, LedgerError> {
-        lock_for_update(conn, "SELECT seq FROM ledger_head WHERE id = 1 FOR UPDATE")?;
-        let (seq, prev_hash): (i64, String) = ledger_head::table
-            .find(1)
-            .select((ledger_head::seq, ledger_head::hash))
-            .first(conn)?;
+        let (seq, prev_hash) = match conn {
+            AnyConnection::Postgresql(c) => {
+                let head: Head =
+                    diesel::sql_query("SELECT seq, hash FROM ledger_head WHERE id = 1 FOR UPDATE").get_result(c)?;
+                (head.seq, head.hash)
+            }
+            AnyConnection::Sqlite(c) => ledger_head::table
+                .find(1)
+                .select((ledger_head::seq, ledger_head::hash))
+                .first(c)?,
+        };
         Ok(Appender {
             seq,
             prev_hash,
@@ -325,11 +341,29 @@ impl Appender {
         if self.posted.is_empty() {
             return Ok(self.posted);
         }
-        for chunk in self.posted.chunks(MAX_ROWS_PER_INSERT) {
-            on_backend!(conn, |c| diesel::insert_into(transfers::table).values(chunk).execute(c))?;
-        }
-        for chunk in self.touched.chunks(MAX_IDS_PER_QUERY) {
-            diesel::sql_query(balance_update_sql(chunk, &self.balances)).execute(conn)?;
+        match conn {
+            // One short statement per kind of row whatever the batch's size
+            // (columns as arrays), where a multi-row VALUES list makes the
+            // server parse and plan every row.
+            AnyConnection::Postgresql(c) => {
+                insert_transfers_pg(c, &self.posted)?;
+                let balances: Vec<i64> = self.touched.iter().map(|id| self.balances[id].0).collect();
+                diesel::sql_query(
+                    "UPDATE accounts AS a SET balance_minor = u.balance_minor \
+                     FROM unnest($1::text[], $2::bigint[]) AS u(id, balance_minor) WHERE a.id = u.id",
+                )
+                .bind::<Array<Text>, _>(self.touched.iter().map(AccountId::as_str).collect::<Vec<_>>())
+                .bind::<Array<BigInt>, _>(balances)
+                .execute(c)?;
+            }
+            AnyConnection::Sqlite(c) => {
+                for chunk in self.posted.chunks(MAX_ROWS_PER_INSERT) {
+                    diesel::insert_into(transfers::table).values(chunk).execute(c)?;
+                }
+                for chunk in self.touched.chunks(MAX_IDS_PER_QUERY) {
+                    diesel::sql_query(balance_update_sql(chunk, &self.balances)).execute(c)?;
+                }
+            }
         }
         diesel::update(ledger_head::table.find(1))
             .set((ledger_head::seq.eq(self.seq), ledger_head::hash.eq(&self.prev_hash)))
@@ -338,14 +372,47 @@ impl Appender {
     }
 }
 
-/// Rows per multi-row INSERT (15 columns each: well under both databases'
+/// Inserts `rows` with one statement: a column per array parameter.
+fn insert_transfers_pg(conn: &mut diesel::PgConnection, rows: &[Transfer]) -> QueryResult<usize> {
+    fn texts<'a>(rows: &'a [Transfer], field: impl Fn(&'a Transfer) -> &'a str) -> Vec<&'a str> {
+        rows.iter().map(field).collect()
+    }
+    fn optional<'a>(rows: &'a [Transfer], field: impl Fn(&'a Transfer) -> &'a Option<String>) -> Vec<Option<&'a str>> {
+        rows.iter().map(|t| field(t).as_deref()).collect()
+    }
+    diesel::sql_query(
+        "INSERT INTO transfers (seq, id, debit_account, credit_account, amount_minor, kind, user_id, table_id, \
+         round_id, bet_id, idempotency_key, memo, created_at_us, prev_hash, hash) \
+         SELECT * FROM unnest($1::bigint[], $2::text[], $3::text[], $4::text[], $5::bigint[], $6::text[], \
+         $7::text[], $8::text[], $9::text[], $10::text[], $11::text[], $12::text[], $13::bigint[], $14::text[], \
+         $15::text[])",
+    )
+    .bind::<Array<BigInt>, _>(rows.iter().map(|t| t.seq).collect::<Vec<_>>())
+    .bind::<Array<Text>, _>(texts(rows, |t| &t.id))
+    .bind::<Array<Text>, _>(texts(rows, |t| &t.debit_account))
+    .bind::<Array<Text>, _>(texts(rows, |t| &t.credit_account))
+    .bind::<Array<BigInt>, _>(rows.iter().map(|t| t.amount_minor).collect::<Vec<_>>())
+    .bind::<Array<Text>, _>(texts(rows, |t| &t.kind))
+    .bind::<Array<Nullable<Text>>, _>(optional(rows, |t| &t.user_id))
+    .bind::<Array<Nullable<Text>>, _>(optional(rows, |t| &t.table_id))
+    .bind::<Array<Nullable<Text>>, _>(optional(rows, |t| &t.round_id))
+    .bind::<Array<Nullable<Text>>, _>(optional(rows, |t| &t.bet_id))
+    .bind::<Array<Nullable<Text>>, _>(optional(rows, |t| &t.idempotency_key))
+    .bind::<Array<Nullable<Text>>, _>(optional(rows, |t| &t.memo))
+    .bind::<Array<BigInt>, _>(rows.iter().map(|t| t.created_at_us).collect::<Vec<_>>())
+    .bind::<Array<Text>, _>(texts(rows, |t| &t.prev_hash))
+    .bind::<Array<Text>, _>(texts(rows, |t| &t.hash))
+    .execute(conn)
+}
+
+/// Rows per multi-row INSERT on SQLite (15 columns each: well under both databases'
 /// bound-parameter limits).
 const MAX_ROWS_PER_INSERT: usize = 500;
 /// Ids per `IN (…)` list or `CASE` update.
 const MAX_IDS_PER_QUERY: usize = 1000;
 
 /// `UPDATE accounts SET balance_minor = CASE id WHEN … END WHERE id IN (…)`:
-/// one statement for every balance a batch changed, on both databases.
+/// one statement for every balance a batch changed, on SQLite.
 fn balance_update_sql(ids: &[AccountId], balances: &HashMap<AccountId, (i64, bool)>) -> String {
     let mut cases = String::new();
     let mut list = String::new();

@@ -7,6 +7,7 @@
 //! round trips and one fsync whatever its size.
 
 use diesel::prelude::*;
+use diesel::sql_types::{Array, BigInt, Integer, Nullable, Text};
 use std::collections::{BTreeSet, HashMap};
 use std::sync::Arc;
 
@@ -21,7 +22,7 @@ use crate::store::schema::{
     idempotency_keys as ik, pay_tables as pt, round_exposures as ex, round_pay_tables as rpt, rounds as r,
     table_pay_tables as tpt,
 };
-use crate::store::{lock_for_update, new_id, on_backend, AnyConnection, Database};
+use crate::store::{new_id, AnyConnection, Database};
 use crate::tables::config::PrimaCartaConfig;
 use crate::users::{self, Session};
 
@@ -150,6 +151,9 @@ struct Loaded {
     accounts: HashMap<String, Session>,
 }
 
+/// (caller, key, fingerprint, status, body) of a first answer.
+type StoredAnswer = (String, String, String, u16, String);
+
 /// What a batch will write besides the ledger.
 #[derive(Default)]
 struct Writes {
@@ -158,8 +162,7 @@ struct Writes {
     exposure_added: HashMap<(String, String), i64>,
     /// (round, kind) → (bets, staked) added.
     totals_added: HashMap<(String, String), (i64, i64)>,
-    /// (caller, key, fingerprint, status, body) of each first answer.
-    keys: Vec<(String, String, String, u16, String)>,
+    keys: Vec<StoredAnswer>,
 }
 
 fn commit_batch(
@@ -177,12 +180,10 @@ fn commit_batch(
             _ => None,
         })
         .collect();
-    if !round_ids.is_empty() {
-        let list = round_ids.iter().map(|id| sql_text(id)).collect::<Vec<_>>().join(", ");
-        lock_for_update(
-            conn,
-            &format!("SELECT id FROM rounds WHERE id IN ({list}) ORDER BY id FOR SHARE"),
-        )?;
+    if let (AnyConnection::Postgresql(c), false) = (&mut *conn, round_ids.is_empty()) {
+        diesel::sql_query("SELECT id FROM rounds WHERE id = ANY($1) ORDER BY id FOR SHARE")
+            .bind::<Array<Text>, _>(round_ids.iter().copied().collect::<Vec<_>>())
+            .execute(c)?;
     }
     let mut appender = Appender::lock_head(conn)?;
     let mut loaded = load(conn, pay_tables, requests, &round_ids)?;
@@ -290,22 +291,46 @@ fn load(
         .collect();
     slots.sort_unstable();
     slots.dedup();
-    for chunk in slots.chunks(MAX_KEYS_PER_QUERY) {
-        let mut query = ik::table
-            .select((
-                ik::user_id,
-                ik::idem_key,
-                ik::request_hash,
-                ik::status_code,
-                ik::response_body,
-            ))
-            .into_boxed();
-        for (caller, key) in chunk {
-            query = query.or_filter(ik::user_id.eq(*caller).and(ik::idem_key.eq(*key)));
+    match conn {
+        // A nested loop of exact (caller, key) lookups, one statement of
+        // fixed text whatever the batch's size.
+        AnyConnection::Postgresql(c) if !slots.is_empty() => {
+            let rows: Vec<StoredKeyRow> = diesel::sql_query(
+                "SELECT k.user_id, k.idem_key, k.request_hash, k.status_code, k.response_body \
+                 FROM unnest($1::text[], $2::text[]) AS q(user_id, idem_key) \
+                 CROSS JOIN LATERAL (SELECT * FROM idempotency_keys i \
+                 WHERE i.user_id = q.user_id AND i.idem_key = q.idem_key) AS k",
+            )
+            .bind::<Array<Text>, _>(slots.iter().map(|s| s.0).collect::<Vec<_>>())
+            .bind::<Array<Text>, _>(slots.iter().map(|s| s.1).collect::<Vec<_>>())
+            .load(c)?;
+            for k in rows {
+                loaded.stored_keys.insert(
+                    (k.user_id, k.idem_key),
+                    (k.request_hash, k.status_code, k.response_body),
+                );
+            }
         }
-        let rows: Vec<(String, String, String, i32, String)> = query.load(conn)?;
-        for (user, key, hash, status, body) in rows {
-            loaded.stored_keys.insert((user, key), (hash, status, body));
+        AnyConnection::Postgresql(_) => {}
+        AnyConnection::Sqlite(c) => {
+            for chunk in slots.chunks(MAX_KEYS_PER_QUERY) {
+                let mut query = ik::table
+                    .select((
+                        ik::user_id,
+                        ik::idem_key,
+                        ik::request_hash,
+                        ik::status_code,
+                        ik::response_body,
+                    ))
+                    .into_boxed();
+                for (caller, key) in chunk {
+                    query = query.or_filter(ik::user_id.eq(*caller).and(ik::idem_key.eq(*key)));
+                }
+                let rows: Vec<(String, String, String, i32, String)> = query.load(c)?;
+                for (user, key, hash, status, body) in rows {
+                    loaded.stored_keys.insert((user, key), (hash, status, body));
+                }
+            }
         }
     }
 
@@ -540,66 +565,195 @@ fn move_cash(cash: &CashWager, key: Option<&str>, loaded: &Loaded, appender: &mu
     })
 }
 
-/// (caller, key) pairs looked up per query.
+/// A stored first answer, as the key lookup reads it.
+#[derive(QueryableByName)]
+struct StoredKeyRow {
+    #[diesel(sql_type = Text)]
+    user_id: String,
+    #[diesel(sql_type = Text)]
+    idem_key: String,
+    #[diesel(sql_type = Text)]
+    request_hash: String,
+    #[diesel(sql_type = Integer)]
+    status_code: i32,
+    #[diesel(sql_type = Text)]
+    response_body: String,
+}
+
+/// (caller, key) pairs looked up per query on SQLite.
 const MAX_KEYS_PER_QUERY: usize = 256;
 
-/// Rows per multi-row INSERT of bets (14 columns) or keys (6).
+/// Rows per multi-row INSERT of bets (14 columns) or keys (6) on SQLite.
 const MAX_ROWS_PER_INSERT: usize = 500;
 
 fn write(conn: &mut AnyConnection, appender: Appender, writes: Writes, now: i64) -> Result<(), WagerError> {
-    for chunk in writes.bets.chunks(MAX_ROWS_PER_INSERT) {
-        on_backend!(conn, |c| diesel::insert_into(crate::store::schema::bets::table)
-            .values(chunk)
-            .execute(c))?;
-    }
+    match conn {
+        AnyConnection::Postgresql(c) => {
+            insert_bets_pg(c, &writes.bets)?;
+        }
+        AnyConnection::Sqlite(c) => {
+            for chunk in writes.bets.chunks(MAX_ROWS_PER_INSERT) {
+                diesel::insert_into(crate::store::schema::bets::table)
+                    .values(chunk)
+                    .execute(c)?;
+            }
+        }
+    };
     appender.write(conn)?;
     if !writes.exposure_added.is_empty() {
-        let values = writes
-            .exposure_added
-            .iter()
-            .map(|((round, player), added)| format!("({}, {}, {added})", sql_text(round), sql_text(player)))
-            .collect::<Vec<_>>()
-            .join(", ");
-        diesel::sql_query(format!(
-            "INSERT INTO round_exposures (round_id, player_id, staked_minor) VALUES {values} \
-             ON CONFLICT (round_id, player_id) DO UPDATE \
-             SET staked_minor = round_exposures.staked_minor + excluded.staked_minor"
-        ))
-        .execute(conn)?;
+        let mut rounds = Vec::with_capacity(writes.exposure_added.len());
+        let mut players = Vec::with_capacity(writes.exposure_added.len());
+        let mut added = Vec::with_capacity(writes.exposure_added.len());
+        for ((round, player), stake) in &writes.exposure_added {
+            rounds.push(round.as_str());
+            players.push(player.as_str());
+            added.push(*stake);
+        }
+        match conn {
+            AnyConnection::Postgresql(c) => {
+                diesel::sql_query(
+                    "INSERT INTO round_exposures (round_id, player_id, staked_minor) \
+                     SELECT * FROM unnest($1::text[], $2::text[], $3::bigint[]) \
+                     ON CONFLICT (round_id, player_id) DO UPDATE \
+                     SET staked_minor = round_exposures.staked_minor + excluded.staked_minor",
+                )
+                .bind::<Array<Text>, _>(rounds)
+                .bind::<Array<Text>, _>(players)
+                .bind::<Array<BigInt>, _>(added)
+                .execute(c)?;
+            }
+            AnyConnection::Sqlite(c) => {
+                let values = (0..rounds.len())
+                    .map(|i| format!("({}, {}, {})", sql_text(rounds[i]), sql_text(players[i]), added[i]))
+                    .collect::<Vec<_>>()
+                    .join(", ");
+                diesel::sql_query(format!(
+                    "INSERT INTO round_exposures (round_id, player_id, staked_minor) VALUES {values} \
+                     ON CONFLICT (round_id, player_id) DO UPDATE \
+                     SET staked_minor = round_exposures.staked_minor + excluded.staked_minor"
+                ))
+                .execute(c)?;
+            }
+        }
     }
     if !writes.totals_added.is_empty() {
-        let values = writes
-            .totals_added
-            .iter()
-            .map(|((round, kind), (bets, staked))| {
-                format!("({}, {}, {bets}, {staked})", sql_text(round), sql_text(kind))
-            })
-            .collect::<Vec<_>>()
-            .join(", ");
-        diesel::sql_query(format!(
-            "INSERT INTO round_bet_totals (round_id, kind, bets, staked_minor) VALUES {values} \
-             ON CONFLICT (round_id, kind) DO UPDATE \
-             SET bets = round_bet_totals.bets + excluded.bets, \
-                 staked_minor = round_bet_totals.staked_minor + excluded.staked_minor"
-        ))
-        .execute(conn)?;
+        let mut rounds = Vec::with_capacity(writes.totals_added.len());
+        let mut kinds = Vec::with_capacity(writes.totals_added.len());
+        let mut bets = Vec::with_capacity(writes.totals_added.len());
+        let mut staked = Vec::with_capacity(writes.totals_added.len());
+        for ((round, kind), (count, stake)) in &writes.totals_added {
+            rounds.push(round.as_str());
+            kinds.push(kind.as_str());
+            bets.push(*count);
+            staked.push(*stake);
+        }
+        match conn {
+            AnyConnection::Postgresql(c) => {
+                diesel::sql_query(
+                    "INSERT INTO round_bet_totals (round_id, kind, bets, staked_minor) \
+                     SELECT * FROM unnest($1::text[], $2::text[], $3::bigint[], $4::bigint[]) \
+                     ON CONFLICT (round_id, kind) DO UPDATE \
+                     SET bets = round_bet_totals.bets + excluded.bets, \
+                         staked_minor = round_bet_totals.staked_minor + excluded.staked_minor",
+                )
+                .bind::<Array<Text>, _>(rounds)
+                .bind::<Array<Text>, _>(kinds)
+                .bind::<Array<BigInt>, _>(bets)
+                .bind::<Array<BigInt>, _>(staked)
+                .execute(c)?;
+            }
+            AnyConnection::Sqlite(c) => {
+                let values = (0..rounds.len())
+                    .map(|i| {
+                        format!(
+                            "({}, {}, {}, {})",
+                            sql_text(rounds[i]),
+                            sql_text(kinds[i]),
+                            bets[i],
+                            staked[i]
+                        )
+                    })
+                    .collect::<Vec<_>>()
+                    .join(", ");
+                diesel::sql_query(format!(
+                    "INSERT INTO round_bet_totals (round_id, kind, bets, staked_minor) VALUES {values} \
+                     ON CONFLICT (round_id, kind) DO UPDATE \
+                     SET bets = round_bet_totals.bets + excluded.bets, \
+                         staked_minor = round_bet_totals.staked_minor + excluded.staked_minor"
+                ))
+                .execute(c)?;
+            }
+        }
     }
-    let keys: Vec<_> = writes
-        .keys
-        .iter()
-        .map(|(user, key, fingerprint, status, body)| {
-            (
-                ik::user_id.eq(user),
-                ik::idem_key.eq(key),
-                ik::request_hash.eq(fingerprint),
-                ik::status_code.eq(i32::from(*status)),
-                ik::response_body.eq(body),
-                ik::created_at_us.eq(now),
+    match conn {
+        AnyConnection::Postgresql(c) if !writes.keys.is_empty() => {
+            let column = |f: fn(&StoredAnswer) -> &str| writes.keys.iter().map(f).collect::<Vec<&str>>();
+            diesel::sql_query(
+                "INSERT INTO idempotency_keys (created_at_us, user_id, idem_key, request_hash, status_code, \
+                 response_body) SELECT $1, u, k, h, s, b \
+                 FROM unnest($2::text[], $3::text[], $4::text[], $5::int[], $6::text[]) AS x(u, k, h, s, b)",
             )
-        })
-        .collect();
-    for chunk in keys.chunks(MAX_ROWS_PER_INSERT) {
-        on_backend!(conn, |c| diesel::insert_into(ik::table).values(chunk).execute(c))?;
+            .bind::<BigInt, _>(now)
+            .bind::<Array<Text>, _>(column(|a| &a.0))
+            .bind::<Array<Text>, _>(column(|a| &a.1))
+            .bind::<Array<Text>, _>(column(|a| &a.2))
+            .bind::<Array<Integer>, _>(writes.keys.iter().map(|a| i32::from(a.3)).collect::<Vec<_>>())
+            .bind::<Array<Text>, _>(column(|a| &a.4))
+            .execute(c)?;
+        }
+        AnyConnection::Postgresql(_) => {}
+        AnyConnection::Sqlite(c) => {
+            let keys: Vec<_> = writes
+                .keys
+                .iter()
+                .map(|(user, key, fingerprint, status, body)| {
+                    (
+                        ik::user_id.eq(user),
+                        ik::idem_key.eq(key),
+                        ik::request_hash.eq(fingerprint),
+                        ik::status_code.eq(i32::from(*status)),
+                        ik::response_body.eq(body),
+                        ik::created_at_us.eq(now),
+                    )
+                })
+                .collect();
+            for chunk in keys.chunks(MAX_ROWS_PER_INSERT) {
+                diesel::insert_into(ik::table).values(chunk).execute(c)?;
+            }
+        }
     }
     Ok(())
+}
+
+/// Inserts the batch's bets with one statement of fixed text: a column per
+/// array parameter.
+fn insert_bets_pg(conn: &mut diesel::PgConnection, rows: &[BetRow]) -> QueryResult<usize> {
+    if rows.is_empty() {
+        return Ok(0);
+    }
+    let text = |f: fn(&BetRow) -> &str| rows.iter().map(f).collect::<Vec<&str>>();
+    let optional = |f: fn(&BetRow) -> Option<&str>| rows.iter().map(f).collect::<Vec<Option<&str>>>();
+    let number = |f: fn(&BetRow) -> i64| rows.iter().map(f).collect::<Vec<i64>>();
+    diesel::sql_query(
+        "INSERT INTO bets (id, round_id, table_id, player_id, kind, selection, amount_minor, pay_table_id, \
+         client_seed, status, returned_minor, decided_by, placed_at_us, settled_at_us) \
+         SELECT * FROM unnest($1::text[], $2::text[], $3::text[], $4::text[], $5::text[], $6::text[], \
+         $7::bigint[], $8::text[], $9::text[], $10::text[], $11::bigint[], $12::text[], $13::bigint[], \
+         $14::bigint[])",
+    )
+    .bind::<Array<Text>, _>(text(|b| &b.id))
+    .bind::<Array<Text>, _>(text(|b| &b.round_id))
+    .bind::<Array<Text>, _>(text(|b| &b.table_id))
+    .bind::<Array<Text>, _>(text(|b| &b.player_id))
+    .bind::<Array<Text>, _>(text(|b| &b.kind))
+    .bind::<Array<Text>, _>(text(|b| &b.selection))
+    .bind::<Array<BigInt>, _>(number(|b| b.amount_minor))
+    .bind::<Array<Text>, _>(text(|b| &b.pay_table_id))
+    .bind::<Array<Nullable<Text>>, _>(optional(|b| b.client_seed.as_deref()))
+    .bind::<Array<Text>, _>(text(|b| &b.status))
+    .bind::<Array<BigInt>, _>(number(|b| b.returned_minor))
+    .bind::<Array<Nullable<Text>>, _>(optional(|b| b.decided_by.as_deref()))
+    .bind::<Array<BigInt>, _>(number(|b| b.placed_at_us))
+    .bind::<Array<Nullable<BigInt>>, _>(rows.iter().map(|b| b.settled_at_us).collect::<Vec<_>>())
+    .execute(conn)
 }
