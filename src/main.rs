@@ -116,6 +116,9 @@ pub struct ReportClosedDayArgs {
     /// The gaming day, YYYY-MM-DD (default: the present one under the floor calendar).
     #[arg(long, value_name = "DATE")]
     pub gaming_day: Option<chrono::NaiveDate>,
+    /// Print CSV (a section per part of the report) instead of JSON.
+    #[arg(long)]
+    pub csv: bool,
 }
 
 #[derive(Args)]

@@ -555,9 +555,9 @@ pub async fn set_pits(
 /// as it reads now and the rounds of the day not yet ended. Either way, the
 /// corrections made on later days that name it.
 #[utoipa::path(tag = "floor", security(("bearer" = [])),
-    params(("gaming_day" = String, Path, format = Date, description = "YYYY-MM-DD")),
+    params(("gaming_day" = String, Path, format = Date, description = "YYYY-MM-DD"), DayParams),
     responses(
-    (status = 200, body = GamingDayView),
+    (status = 200, body = GamingDayView, description = "JSON, or with `format=csv` one CSV section per part of the view (text/csv)"),
     (status = 400, body = super::error::ErrorBody),
     (status = 403, body = super::error::ErrorBody),
 ))]
@@ -566,13 +566,28 @@ pub async fn gaming_day_view(
     state: web::Data<AppState>,
     caller: Caller,
     path: web::Path<String>,
-) -> ApiResult<web::Json<GamingDayView>> {
+    q: web::Query<DayParams>,
+) -> ApiResult<HttpResponse> {
     caller.require(&[Role::Pitboss, Role::Auditor])?;
     let day = day_in_path(&path)?;
+    let csv = is_csv(q.format.as_deref())?;
     let view = state
         .blocking(move |s| s.db.read(|conn| floor::close::view(conn, day).map_err(ApiError::from)))
         .await?;
-    Ok(web::Json(view))
+    if csv {
+        let body = floor::close::to_csv(&view)?;
+        Ok(HttpResponse::Ok().content_type("text/csv").body(body))
+    } else {
+        Ok(HttpResponse::Ok().json(view))
+    }
+}
+
+#[derive(Deserialize, IntoParams)]
+#[serde(deny_unknown_fields)]
+pub struct DayParams {
+    /// `json` (default) or `csv`.
+    #[param(inline, value_type = Option<super::ReportFormat>)]
+    pub format: Option<String>,
 }
 
 /// Closes a gaming day (pit boss): freezes its report, hashes it into the

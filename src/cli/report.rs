@@ -55,14 +55,18 @@ pub fn players(args: ReportPlayersArgs) -> Result<ExitCode, String> {
     Ok(ExitCode::SUCCESS)
 }
 
-/// A gaming day's closing report, frozen if the day is closed, as JSON on
-/// standard output; exit 1 when a closed day's stored report is not intact.
+/// A gaming day's closing report, frozen if the day is closed, as JSON or CSV
+/// on standard output; exit 1 when a closed day's stored report is not intact.
 pub fn day(args: ReportClosedDayArgs) -> Result<ExitCode, String> {
     let view = read(&args.database, |conn| {
         let day = floor::day_or_today(conn, args.gaming_day)?;
         floor::close::view(conn, day)
     })?;
-    println!("{}", serde_json::to_string_pretty(&view).map_err(|e| e.to_string())?);
+    if args.csv {
+        print!("{}", floor::close::to_csv(&view).map_err(|e| e.to_string())?);
+    } else {
+        println!("{}", serde_json::to_string_pretty(&view).map_err(|e| e.to_string())?);
+    }
     match &view.close {
         Some(close) if !close.intact => {
             eprintln!(

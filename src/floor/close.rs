@@ -70,7 +70,7 @@ pub struct UnfinishedRound {
 }
 
 /// What moved at one table over the day, as its meters count it.
-#[derive(Clone, Debug, PartialEq, Serialize, ToSchema)]
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, ToSchema)]
 pub struct TableMeters {
     pub table_id: String,
     /// Every transfer from a player's wallet to the table (stakes, copas, fees).
@@ -88,7 +88,7 @@ pub struct TableMeters {
 }
 
 /// The side bets settled over the day, per certified bet (kind, and number for Cartas).
-#[derive(Clone, Debug, PartialEq, Serialize, ToSchema)]
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, ToSchema)]
 pub struct BetMeters {
     #[schema(example = "prima")]
     pub bet: String,
@@ -121,7 +121,7 @@ pub struct CorrectionNote {
 }
 
 /// The day checked against the ledger.
-#[derive(Clone, Debug, PartialEq, Serialize, ToSchema)]
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, ToSchema)]
 pub struct Reconciliation {
     /// The house win of the floor's whole-day line: Σ over the tables.
     #[schema(value_type = String)]
@@ -142,7 +142,7 @@ pub struct Reconciliation {
 }
 
 /// A gaming day's closing report.
-#[derive(Serialize, ToSchema)]
+#[derive(Serialize, Deserialize, ToSchema)]
 pub struct CloseReport {
     #[schema(value_type = String, format = Date)]
     pub gaming_day: String,
@@ -470,6 +470,204 @@ pub fn view(conn: &mut AnyConnection, day: NaiveDate) -> Result<GamingDayView, F
         report: raw(serde_json::to_string(&report).expect("a report serialises"))?,
         later_corrections,
     })
+}
+
+/// The day as CSV for a spreadsheet: one section per part of the view — the
+/// day and its close, then the report's tables, dealers, meters, bets,
+/// corrections and reconciliation, then the unfinished rounds and the later
+/// corrections. Each section is its header row and then its rows, the first
+/// field of every one (header included) the section's name, so that an
+/// empty section is still named; a blank line parts them.
+/// A closed day's sections are read from the report frozen at its close.
+pub fn to_csv(view: &GamingDayView) -> Result<String, FloorError> {
+    use super::performance::{csv_field as q, csv_record, CSV_HEADER};
+    let report: CloseReport = serde_json::from_str(view.report.get())
+        .map_err(|e| FloorError::StoredSetting("gaming_day_closes.report", e.to_string()))?;
+    let day = view.gaming_day.as_str();
+    let close = view.close.as_ref();
+    let status = serde_json::to_value(view.status).expect("a status serialises");
+    let mut out = String::new();
+    section(
+        &mut out,
+        "day",
+        &[
+            "gaming_day",
+            "status",
+            "timezone",
+            "from_us",
+            "to_us",
+            "closed_by",
+            "closed_at_us",
+            "report_sha256",
+            "last_seq",
+            "last_hash",
+            "intact",
+        ],
+        [vec![
+            q(day),
+            status.as_str().unwrap_or_default().to_string(),
+            q(&report.timezone),
+            report.from_us.to_string(),
+            report.to_us.to_string(),
+            close.map(|c| q(&c.closed_by)).unwrap_or_default(),
+            close.map(|c| c.closed_at_us.to_string()).unwrap_or_default(),
+            close.map(|c| c.report_sha256.clone()).unwrap_or_default(),
+            close.map(|c| c.last_seq.to_string()).unwrap_or_default(),
+            close.map(|c| c.last_hash.clone()).unwrap_or_default(),
+            close.map(|c| c.intact.to_string()).unwrap_or_default(),
+        ]],
+    );
+    section(
+        &mut out,
+        "tables",
+        CSV_HEADER,
+        report.tables.iter().map(|l| csv_record(day, l)),
+    );
+    section(
+        &mut out,
+        "dealers",
+        super::DEALER_CSV_HEADER,
+        report.dealers.iter().map(|l| super::dealer_csv_record(day, l)),
+    );
+    section(
+        &mut out,
+        "meters",
+        &[
+            "gaming_day",
+            "table_id",
+            "stakes_in",
+            "payouts_out",
+            "refunds",
+            "rounds",
+            "voided_rounds",
+        ],
+        report.meters.iter().map(|m| {
+            vec![
+                q(day),
+                q(&m.table_id),
+                m.stakes_in.clone(),
+                m.payouts_out.clone(),
+                m.refunds.clone(),
+                m.rounds.to_string(),
+                m.voided_rounds.to_string(),
+            ]
+        }),
+    );
+    section(
+        &mut out,
+        "bets",
+        &[
+            "gaming_day",
+            "bet",
+            "bets",
+            "staked",
+            "returned",
+            "house_win",
+            "theo_win",
+        ],
+        report.bets.iter().map(|b| {
+            vec![
+                q(day),
+                q(&b.bet),
+                b.bets.to_string(),
+                b.staked.clone(),
+                b.returned.clone(),
+                b.house_win.clone(),
+                b.theo_win.clone(),
+            ]
+        }),
+    );
+    section(
+        &mut out,
+        "corrections",
+        CORRECTION_HEADER,
+        report.corrections.iter().map(|c| correction_record(day, c)),
+    );
+    let r = &report.reconciliation;
+    section(
+        &mut out,
+        "reconciliation",
+        &[
+            "gaming_day",
+            "table_wins",
+            "house_change",
+            "trial_balance",
+            "reconciled",
+            "last_seq",
+            "last_hash",
+        ],
+        [vec![
+            q(day),
+            r.table_wins.clone(),
+            r.house_change.clone(),
+            r.trial_balance.clone(),
+            r.reconciled.to_string(),
+            r.last_seq.to_string(),
+            r.last_hash.clone(),
+        ]],
+    );
+    section(
+        &mut out,
+        "unfinished_rounds",
+        &["gaming_day", "round_id", "table_id", "game", "status", "created_at_us"],
+        view.unfinished_rounds.iter().map(|u| {
+            vec![
+                q(day),
+                q(&u.round_id),
+                q(&u.table_id),
+                q(&u.game),
+                q(&u.status),
+                u.created_at_us.to_string(),
+            ]
+        }),
+    );
+    section(
+        &mut out,
+        "later_corrections",
+        CORRECTION_HEADER,
+        view.later_corrections.iter().map(|c| correction_record(day, c)),
+    );
+    Ok(out)
+}
+
+const CORRECTION_HEADER: &[&str] = &[
+    "gaming_day",
+    "transfer_id",
+    "player_id",
+    "at_us",
+    "amount",
+    "direction",
+    "reason",
+    "corrects_gaming_day",
+];
+
+fn correction_record(day: &str, c: &CorrectionNote) -> Vec<String> {
+    use super::performance::csv_field as q;
+    vec![
+        q(day),
+        q(&c.transfer_id),
+        q(c.player_id.as_deref().unwrap_or("")),
+        c.at_us.to_string(),
+        c.amount.clone(),
+        q(&c.direction),
+        q(&c.reason),
+        q(c.corrects_gaming_day.as_deref().unwrap_or("")),
+    ]
+}
+
+/// Appends a CSV section: its header and each record, after its name.
+fn section(out: &mut String, name: &str, header: &[&str], records: impl IntoIterator<Item = Vec<String>>) {
+    if !out.is_empty() {
+        out.push('\n');
+    }
+    let named = records.into_iter().map(|record| {
+        let mut with_name = Vec::with_capacity(record.len() + 1);
+        with_name.push(name.to_string());
+        with_name.extend(record);
+        with_name
+    });
+    let header: Vec<&str> = std::iter::once(name).chain(header.iter().copied()).collect();
+    out.push_str(&super::performance::csv_text(&header, named));
 }
 
 /// Closes a gaming day: refused before its cut-off, while a round of it is

@@ -17,7 +17,7 @@ use chrono::NaiveDate;
 use diesel::prelude::*;
 use rust_decimal::prelude::FromPrimitive;
 use rust_decimal::Decimal;
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 use std::collections::HashMap;
 use utoipa::ToSchema;
 
@@ -873,7 +873,7 @@ pub struct DealerReport {
 
 /// One dealer over one shift (or the whole day): the figures of the table
 /// performance, of the play at whatever table they were dealing.
-#[derive(Clone, Debug, PartialEq, Serialize, ToSchema)]
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, ToSchema)]
 pub struct DealerLine {
     pub dealer_id: String,
     pub username: String,
@@ -1029,33 +1029,59 @@ fn dealer_report_of(conn: &mut AnyConnection, rows: &DayRows, period: Period) ->
 
 /// The dealer report as CSV, a header first.
 pub fn dealer_csv(report: &DealerReport) -> String {
-    let mut out = String::from(
-        "gaming_day,dealer_id,username,shift,rounds,voided_rounds,hours_dealt,rounds_per_hour,drop,house_win,hold_percent,covered_win,theo_win,theo_sd,actual_minus_theo,band_99,outside_band\n",
-    );
-    for l in &report.lines {
-        let fields = [
-            period_label(&report.gaming_day, &report.last_gaming_day),
-            l.dealer_id.clone(),
-            performance::csv_field(&l.username),
-            performance::csv_field(l.shift.as_deref().unwrap_or("")),
-            l.rounds.to_string(),
-            l.voided_rounds.to_string(),
-            l.hours_dealt.clone(),
-            l.rounds_per_hour.clone().unwrap_or_default(),
-            l.drop.clone(),
-            l.house_win.clone(),
-            l.hold_percent.clone().unwrap_or_default(),
-            l.covered_win.clone(),
-            l.theo_win.clone(),
-            l.theo_sd.clone(),
-            l.actual_minus_theo.clone(),
-            l.band_99.clone(),
-            l.outside_band.to_string(),
-        ];
-        out.push_str(&fields.join(","));
-        out.push('\n');
-    }
-    out
+    dealer_lines_csv(
+        &period_label(&report.gaming_day, &report.last_gaming_day),
+        &report.lines,
+    )
+}
+
+/// The columns of a dealer line in CSV.
+pub const DEALER_CSV_HEADER: &[&str] = &[
+    "gaming_day",
+    "dealer_id",
+    "username",
+    "shift",
+    "rounds",
+    "voided_rounds",
+    "hours_dealt",
+    "rounds_per_hour",
+    "drop",
+    "house_win",
+    "hold_percent",
+    "covered_win",
+    "theo_win",
+    "theo_sd",
+    "actual_minus_theo",
+    "band_99",
+    "outside_band",
+];
+
+/// Dealer lines as CSV under a period's label, a header first.
+pub fn dealer_lines_csv(label: &str, lines: &[DealerLine]) -> String {
+    performance::csv_text(DEALER_CSV_HEADER, lines.iter().map(|l| dealer_csv_record(label, l)))
+}
+
+/// One dealer line's CSV fields (quoted where needed), under a period's label.
+pub fn dealer_csv_record(label: &str, l: &DealerLine) -> Vec<String> {
+    vec![
+        performance::csv_field(label),
+        performance::csv_field(&l.dealer_id),
+        performance::csv_field(&l.username),
+        performance::csv_field(l.shift.as_deref().unwrap_or("")),
+        l.rounds.to_string(),
+        l.voided_rounds.to_string(),
+        l.hours_dealt.clone(),
+        l.rounds_per_hour.clone().unwrap_or_default(),
+        l.drop.clone(),
+        l.house_win.clone(),
+        l.hold_percent.clone().unwrap_or_default(),
+        l.covered_win.clone(),
+        l.theo_win.clone(),
+        l.theo_sd.clone(),
+        l.actual_minus_theo.clone(),
+        l.band_99.clone(),
+        l.outside_band.to_string(),
+    ]
 }
 
 /// The period a report covers, as its CSV names it: "YYYY-MM-DD", or

@@ -5,7 +5,7 @@
 
 use rust_decimal::prelude::{FromPrimitive, ToPrimitive};
 use rust_decimal::{Decimal, RoundingStrategy};
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
 use utoipa::ToSchema;
 
@@ -53,7 +53,7 @@ pub struct BetFact<'a> {
 }
 
 /// One table (or the whole floor) over one shift (or the whole day).
-#[derive(Clone, Debug, PartialEq, Serialize, ToSchema)]
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, ToSchema)]
 pub struct PerformanceLine {
     /// Null on the floor's total line.
     pub table_id: Option<String>,
@@ -324,34 +324,67 @@ pub(super) fn money(minor: Decimal) -> String {
     )
 }
 
+/// The columns of a performance line in CSV.
+pub const CSV_HEADER: &[&str] = &[
+    "gaming_day",
+    "table_id",
+    "table_name",
+    "game",
+    "pit",
+    "shift",
+    "rounds",
+    "voided_rounds",
+    "open_hours",
+    "rounds_per_hour",
+    "drop",
+    "house_win",
+    "hold_percent",
+    "covered_win",
+    "theo_win",
+    "theo_sd",
+    "actual_minus_theo",
+    "band_99",
+    "outside_band",
+];
+
+/// One line's CSV fields (quoted where needed), under a period's label.
+pub fn csv_record(label: &str, l: &PerformanceLine) -> Vec<String> {
+    let text = |v: &Option<String>| csv_field(v.as_deref().unwrap_or(""));
+    vec![
+        csv_field(label),
+        text(&l.table_id),
+        text(&l.table_name),
+        text(&l.game),
+        text(&l.pit),
+        text(&l.shift),
+        l.rounds.to_string(),
+        l.voided_rounds.to_string(),
+        l.open_hours.clone(),
+        l.rounds_per_hour.clone().unwrap_or_default(),
+        l.drop.clone(),
+        l.house_win.clone(),
+        l.hold_percent.clone().unwrap_or_default(),
+        l.covered_win.clone(),
+        l.theo_win.clone(),
+        l.theo_sd.clone(),
+        l.actual_minus_theo.clone(),
+        l.band_99.clone(),
+        l.outside_band.to_string(),
+    ]
+}
+
 /// The lines as CSV, a header first.
-pub fn to_csv(gaming_day: &str, lines: &[PerformanceLine]) -> String {
-    let mut out = String::from(
-        "gaming_day,table_id,table_name,game,pit,shift,rounds,voided_rounds,open_hours,rounds_per_hour,drop,house_win,hold_percent,covered_win,theo_win,theo_sd,actual_minus_theo,band_99,outside_band\n",
-    );
-    for l in lines {
-        let text = |v: &Option<String>| csv_field(v.as_deref().unwrap_or(""));
-        out.push_str(&format!(
-            "{gaming_day},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{}\n",
-            text(&l.table_id),
-            text(&l.table_name),
-            text(&l.game),
-            text(&l.pit),
-            text(&l.shift),
-            l.rounds,
-            l.voided_rounds,
-            l.open_hours,
-            l.rounds_per_hour.as_deref().unwrap_or(""),
-            l.drop,
-            l.house_win,
-            l.hold_percent.as_deref().unwrap_or(""),
-            l.covered_win,
-            l.theo_win,
-            l.theo_sd,
-            l.actual_minus_theo,
-            l.band_99,
-            l.outside_band
-        ));
+pub fn to_csv(label: &str, lines: &[PerformanceLine]) -> String {
+    csv_text(CSV_HEADER, lines.iter().map(|l| csv_record(label, l)))
+}
+
+/// A header and records (fields already quoted) as CSV text.
+pub(super) fn csv_text(header: &[&str], records: impl IntoIterator<Item = Vec<String>>) -> String {
+    let mut out = header.join(",");
+    out.push('\n');
+    for record in records {
+        out.push_str(&record.join(","));
+        out.push('\n');
     }
     out
 }

@@ -689,6 +689,26 @@ both_backends! {
     }
 }
 
+/// A sectioned CSV as (name, header, rows), for fields without quotes: every
+/// row of a section, its header first, starts with the section's name.
+fn csv_sections(text: &str) -> Vec<(String, Vec<String>, Vec<Vec<String>>)> {
+    text.split("\n\n")
+        .map(|block| {
+            let mut lines = block
+                .lines()
+                .map(|l| l.split(',').map(str::to_owned).collect::<Vec<_>>());
+            let header = lines.next().expect("a header");
+            let rows: Vec<Vec<String>> = lines
+                .map(|row| {
+                    assert_eq!(row[0], header[0], "a row of section {}", header[0]);
+                    row[1..].to_vec()
+                })
+                .collect();
+            (header[0].clone(), header[1..].to_vec(), rows)
+        })
+        .collect()
+}
+
 /// Waits until just after `day_ends_at_us`.
 async fn sleep_past(day_ends_at_us: i64) {
     let wait_us = day_ends_at_us - chrono::Utc::now().timestamp_micros();
@@ -772,6 +792,34 @@ both_backends! {
         assert_eq!(later.len(), 1, "{after}");
         assert_eq!(later[0]["transfer_id"], corrected["transfer"]["id"]);
         assert_eq!(later[0]["corrects_gaming_day"], day.as_str());
+
+        // The same view as CSV for a spreadsheet: one section per part, the frozen report's figures.
+        let csv = app.get(&format!("{view}?format=csv"), Some(&c.pitboss.token)).await;
+        assert_eq!(csv.status, 200, "{}", csv.text);
+        assert_eq!(csv.headers["content-type"], "text/csv");
+        let sections = csv_sections(&csv.text);
+        let names: Vec<&str> = sections.iter().map(|(name, _, _)| name.as_str()).collect();
+        assert_eq!(names, ["day", "tables", "dealers", "meters", "bets", "corrections", "reconciliation", "unfinished_rounds", "later_corrections"]);
+        let field = |section: &str, row: usize, column: &str| -> String {
+            let (_, header, rows) = sections.iter().find(|(name, ..)| name == section).unwrap();
+            let at = header.iter().position(|h| h == column).unwrap_or_else(|| panic!("no {column} in {section}"));
+            rows[row][at].clone()
+        };
+        assert_eq!(field("day", 0, "status"), "closed");
+        assert_eq!(field("day", 0, "report_sha256"), s(&closed["close"]["report_sha256"]));
+        assert_eq!(field("reconciliation", 0, "table_wins"), s(&r["table_wins"]));
+        assert_eq!(field("reconciliation", 0, "reconciled"), "true");
+        assert_eq!(field("later_corrections", 0, "transfer_id"), s(&corrected["transfer"]["id"]));
+        let tables = &sections[1];
+        assert_eq!(tables.2.len(), report["tables"].as_array().unwrap().len());
+        let floor_row = tables.2.iter().find(|row| row[1].is_empty() && row[4].is_empty() && row[5].is_empty()).unwrap();
+        assert_eq!(floor_row[tables.1.iter().position(|h| h == "house_win").unwrap()], s(&r["table_wins"]));
+        let staked_csv: i64 = (0..report["bets"].as_array().unwrap().len()).map(|i| minor(&field("bets", i, "staked"))).sum();
+        assert_eq!(staked_csv, staked);
+        app.get(&format!("{view}?format=xml"), Some(&c.pitboss.token)).await.assert_error(400, "invalid_format");
+        let o = crate::checkpoints::djego(&["report", "day", "--database-url", app.db.url(), "--gaming-day", day.as_str(), "--csv"]).await;
+        assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+        assert_eq!(String::from_utf8(o.stdout).unwrap(), csv.text, "the command prints what the API serves");
 
         // The stored row is insert-only; rewritten behind djego's back, it no longer matches its hash.
         let direct = app.state.db.write(|conn| -> Result<usize, djego::store::StoreError> {
