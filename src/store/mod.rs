@@ -8,6 +8,9 @@
 
 pub mod clock;
 pub mod schema;
+mod wal_checkpointer;
+
+pub use wal_checkpointer::{CHECKPOINT_INTERVAL_MS, SQLITE_NO_AUTOCHECKPOINT, WAL_RESTART_FRAMES};
 
 use diesel::migration::{Migration, MigrationSource};
 use diesel::prelude::*;
@@ -108,9 +111,16 @@ pub type PooledConn = PooledConnection<ConnectionManager<AnyConnection>>;
 /// makes the fsync per batch, not per request); a busy timeout rather than
 /// instant `SQLITE_BUSY`; enforced foreign keys; recursive triggers, so that
 /// `INSERT OR REPLACE` (which deletes the row it replaces) meets the
-/// insert-only tables' delete triggers.
+/// insert-only tables' delete triggers; statement journals in memory rather
+/// than in temporary files (a multi-row write keeps one to undo itself).
 pub const SQLITE_PRAGMAS: &str = "PRAGMA journal_mode = WAL; PRAGMA synchronous = FULL; \
-     PRAGMA busy_timeout = 10000; PRAGMA foreign_keys = ON; PRAGMA recursive_triggers = ON;";
+     PRAGMA busy_timeout = 10000; PRAGMA foreign_keys = ON; PRAGMA recursive_triggers = ON; \
+     PRAGMA temp_store = MEMORY;";
+
+/// What SQLite's busiest writer, the wager committer, adds to
+/// [`SQLITE_PRAGMAS`] on its own connection: a 64 MiB page cache, so that a
+/// batch across many rounds finds the pages it updates in memory.
+pub const SQLITE_COMMITTER_PRAGMAS: &str = "PRAGMA cache_size = -65536;";
 
 #[derive(Debug)]
 struct SqlitePragmas;

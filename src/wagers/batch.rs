@@ -80,6 +80,9 @@ struct PayTableCache {
 /// Commits batches on its own connection and keeps what never changes.
 pub(super) struct Batcher {
     db: Database,
+    /// A WAL checkpointer runs for this committer (SQLite): its connection
+    /// leaves checkpoints to it.
+    checkpointer: bool,
     conn: Option<AnyConnection>,
     pay_tables: PayTableCache,
 }
@@ -87,9 +90,10 @@ pub(super) struct Batcher {
 type Outcome = Result<Committed, WagerError>;
 
 impl Batcher {
-    pub fn new(db: Database) -> Batcher {
+    pub fn new(db: Database, checkpointer: bool) -> Batcher {
         Batcher {
             db,
+            checkpointer,
             conn: None,
             pay_tables: PayTableCache::default(),
         }
@@ -124,7 +128,15 @@ impl Batcher {
 
     fn try_commit(&mut self, requests: &[&WagerRequest]) -> Result<Vec<Outcome>, WagerError> {
         if self.conn.is_none() {
-            self.conn = Some(self.db.dedicated_connection()?);
+            let mut conn = self.db.dedicated_connection()?;
+            if let AnyConnection::Sqlite(c) = &mut conn {
+                use diesel::connection::SimpleConnection;
+                c.batch_execute(crate::store::SQLITE_COMMITTER_PRAGMAS)?;
+                if self.checkpointer {
+                    c.batch_execute(crate::store::SQLITE_NO_AUTOCHECKPOINT)?;
+                }
+            }
+            self.conn = Some(conn);
         }
         let conn = self.conn.as_mut().expect("connected above");
         let pay_tables = &mut self.pay_tables;

@@ -32,9 +32,22 @@ impl Committer {
     /// Starts the committer thread. It stops when every handle is dropped.
     pub fn start(db: Database) -> Committer {
         let (queue, jobs) = mpsc::channel(QUEUE_CAPACITY);
+        // On SQLite the committer leaves checkpoints to a thread of their own,
+        // which lives as long as the committer does.
+        let alive = std::sync::Arc::new(());
+        let checkpointer = match db.spawn_wal_checkpointer(std::sync::Arc::downgrade(&alive)) {
+            Ok(running) => running,
+            Err(e) => {
+                tracing::error!(error = %e, "no WAL checkpointer: the committer checkpoints as it commits");
+                false
+            }
+        };
         std::thread::Builder::new()
             .name("djego-committer".into())
-            .spawn(move || run(Batcher::new(db), jobs))
+            .spawn(move || {
+                let _alive = alive;
+                run(Batcher::new(db, checkpointer), jobs)
+            })
             .expect("spawning the wager committer thread");
         Committer { queue }
     }
