@@ -388,3 +388,62 @@ pub async fn me(state: web::Data<AppState>, caller: Caller) -> ApiResult<web::Js
         .await?;
     Ok(web::Json(user.public()))
 }
+
+/// A round of the caller's, as their list shows it.
+#[derive(Serialize, ToSchema)]
+pub struct MyRound {
+    pub round_id: String,
+    pub table_id: String,
+    #[schema(example = "lobo")]
+    pub game: String,
+    /// The round's number at its table.
+    pub number: i64,
+    pub status: String,
+    pub created_at_us: i64,
+    pub updated_at_us: i64,
+}
+
+/// The caller's rounds, newest first.
+#[derive(Serialize, ToSchema)]
+pub struct MyRounds {
+    /// Not yet settled or voided (at most 50).
+    pub open: Vec<MyRound>,
+    /// The latest 50 settled or voided.
+    pub recent: Vec<MyRound>,
+}
+
+/// The caller's own rounds (player): the Lobo rounds they started and the
+/// Prima Carta rounds where they took a seat or placed a side bet, those
+/// still going and the latest that are over. The way back to a round whose id
+/// the app lost.
+#[utoipa::path(tag = "auth", security(("bearer" = [])), responses(
+    (status = 200, body = MyRounds),
+    (status = 403, body = super::error::ErrorBody),
+))]
+#[get("/api/v1/me/rounds")]
+pub async fn my_rounds(state: web::Data<AppState>, caller: Caller) -> ApiResult<web::Json<MyRounds>> {
+    caller.require(&[Role::Player])?;
+    let (open, recent) = state
+        .blocking(move |s| {
+            let mut conn = s.db.conn()?;
+            Ok(crate::rounds::record::of_player(&mut conn, &caller.user_id)?)
+        })
+        .await?;
+    let view = |rows: Vec<crate::rounds::record::RoundRow>| {
+        rows.into_iter()
+            .map(|r| MyRound {
+                round_id: r.id,
+                table_id: r.table_id,
+                game: r.game,
+                number: r.number,
+                status: r.status,
+                created_at_us: r.created_at_us,
+                updated_at_us: r.updated_at_us,
+            })
+            .collect()
+    };
+    Ok(web::Json(MyRounds {
+        open: view(open),
+        recent: view(recent),
+    }))
+}

@@ -282,7 +282,11 @@ pub async fn get_wallet(
 ) -> ApiResult<web::Json<Wallet>> {
     let player_id = path.into_inner();
     may_read_wallet(&caller, &player_id)?;
-    let w = state
+    Ok(web::Json(read_wallet(&state, player_id).await?))
+}
+
+async fn read_wallet(state: &AppState, player_id: String) -> ApiResult<Wallet> {
+    state
         .blocking(move |s| {
             let mut conn = s.db.conn()?;
             let id = AccountId::wallet(&player_id);
@@ -293,8 +297,19 @@ pub async fn get_wallet(
                 balance: format_minor(row.balance_minor),
             })
         })
-        .await?;
-    Ok(web::Json(w))
+        .await
+}
+
+/// The caller's own wallet (player): what `/api/v1/wallets/{player_id}` gives
+/// without having to know one's id first.
+#[utoipa::path(tag = "wallets", security(("bearer" = [])), responses(
+    (status = 200, body = Wallet),
+    (status = 403, body = super::error::ErrorBody),
+))]
+#[get("/api/v1/me/wallet")]
+pub async fn my_wallet(state: web::Data<AppState>, caller: Caller) -> ApiResult<web::Json<Wallet>> {
+    caller.require(&[Role::Player])?;
+    Ok(web::Json(read_wallet(&state, caller.user_id.clone()).await?))
 }
 
 #[derive(Deserialize, IntoParams)]

@@ -34,9 +34,9 @@ use utoipa::{Modify, OpenApi};
     ),
     paths(
         health::health, health::ready, health::metrics,
-        auth::login, auth::logout, auth::me, auth::change_password,
+        auth::login, auth::logout, auth::me, auth::change_password, auth::my_rounds,
         users::create_user, users::list_users, users::update_user, users::end_sessions, users::unlock,
-        cage::deposit, cage::withdraw, cage::correction, cage::get_wallet, cage::wallet_history,
+        cage::deposit, cage::withdraw, cage::correction, cage::get_wallet, cage::my_wallet, cage::wallet_history,
         audit::events, audit::ledger, audit::trial_balance, audit::verify_ledger,
         audit::take_checkpoint, audit::list_checkpoints, audit::transcripts,
         tables::create_table, tables::list_tables, tables::get_table, tables::update_table_config,
@@ -115,6 +115,7 @@ pub fn routes(cfg: &mut web::ServiceConfig) {
         .service(auth::logout)
         .service(auth::me)
         .service(auth::change_password)
+        .service(auth::my_rounds)
         .service(users::create_user)
         .service(users::list_users)
         .service(users::update_user)
@@ -124,6 +125,7 @@ pub fn routes(cfg: &mut web::ServiceConfig) {
         .service(cage::withdraw)
         .service(cage::correction)
         .service(cage::get_wallet)
+        .service(cage::my_wallet)
         .service(cage::wallet_history)
         .service(audit::events)
         .service(audit::ledger)

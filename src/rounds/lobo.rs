@@ -411,7 +411,14 @@ pub fn start_round(
         client_seed: Some(&client_seed_text),
         created_by: player_id,
     };
+    if let Some(open) = record::unfinished(conn, &table.id, "lobo", Some(player_id))? {
+        return Err(ApiError::conflict(
+            "round_in_progress",
+            format!("you already have a Lobo round in play at this table: {open}; finish it first"),
+        ));
+    }
     record::insert(conn, vault, &new).map_err(|e| match e {
+        // Another round of the player's was started at the same instant.
         diesel::result::Error::DatabaseError(diesel::result::DatabaseErrorKind::UniqueViolation, _) => {
             ApiError::conflict(
                 "round_in_progress",

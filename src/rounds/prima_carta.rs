@@ -200,7 +200,14 @@ pub fn create_round(
         client_seed: None,
         created_by: dealer_id,
     };
+    if let Some(open) = record::unfinished(conn, &table.id, "prima_carta", None)? {
+        return Err(ApiError::conflict(
+            "round_in_progress",
+            format!("this table already has a round in progress: {open}; settle or void it first"),
+        ));
+    }
     record::insert(conn, vault, &new).map_err(|e| match e {
+        // Another round was opened at the same instant.
         diesel::result::Error::DatabaseError(diesel::result::DatabaseErrorKind::UniqueViolation, _) => {
             ApiError::conflict("round_in_progress", "this table already has a round in progress")
         }

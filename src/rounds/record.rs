@@ -99,6 +99,53 @@ pub fn find(conn: &mut AnyConnection, id: &str) -> QueryResult<Option<RoundRow>>
     r::table.find(id).select(RoundRow::as_select()).first(conn).optional()
 }
 
+/// Most rounds a player's list of their rounds holds, open and recent each.
+pub const MAX_ROUNDS_LISTED: i64 = 50;
+
+/// A player's rounds, newest first: the Lobo rounds they started and the
+/// Prima Carta rounds where they took a seat or placed a side bet. Split into
+/// those not yet over and the latest [`MAX_ROUNDS_LISTED`] that are.
+pub fn of_player(conn: &mut AnyConnection, player_id: &str) -> QueryResult<(Vec<RoundRow>, Vec<RoundRow>)> {
+    use crate::store::schema::{bets as b, seats as st};
+    let over = [RoundStatus::Settled.as_str(), RoundStatus::Voided.as_str()];
+    let mine = || {
+        r::table
+            .filter(
+                r::game
+                    .eq("lobo")
+                    .and(r::created_by.eq(player_id))
+                    .or(r::id.eq_any(st::table.filter(st::player_id.eq(player_id)).select(st::round_id)))
+                    .or(r::id.eq_any(b::table.filter(b::player_id.eq(player_id)).select(b::round_id))),
+            )
+            .order((r::created_at_us.desc(), r::id.desc()))
+            .select(RoundRow::as_select())
+            .limit(MAX_ROUNDS_LISTED)
+    };
+    let open = mine().filter(r::status.ne_all(over)).load(conn)?;
+    let recent = mine().filter(r::status.eq_any(over)).load(conn)?;
+    Ok((open, recent))
+}
+
+/// The round still going that a new one would clash with: at a Prima Carta
+/// table any round not yet settled or voided; at a Lobo table, `player`'s.
+pub fn unfinished(
+    conn: &mut AnyConnection,
+    table_id: &str,
+    game: &str,
+    player: Option<&str>,
+) -> QueryResult<Option<String>> {
+    let mut query = r::table
+        .filter(r::table_id.eq(table_id))
+        .filter(r::game.eq(game))
+        .filter(r::status.ne_all([RoundStatus::Settled.as_str(), RoundStatus::Voided.as_str()]))
+        .select(r::id)
+        .into_boxed();
+    if let Some(player) = player {
+        query = query.filter(r::created_by.eq(player));
+    }
+    query.first(conn).optional()
+}
+
 /// A round about to be stored: its seed is sealed here, and only its
 /// commitment is stored in the clear.
 pub struct NewRound<'a> {

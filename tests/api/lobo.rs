@@ -369,9 +369,13 @@ both_backends!(
         let theirs = start(&app, &other, &table, json!({ "unit": "1.00" })).await.expect(201);
         if round["status"] == "in_play" {
             // One round in play per player per table.
-            start(&app, &player, &table, json!({ "unit": "1.00" }))
-                .await
-                .assert_error(409, "round_in_progress");
+            let refused = start(&app, &player, &table, json!({ "unit": "1.00" })).await;
+            refused.assert_error(409, "round_in_progress");
+            assert!(
+                refused.text.contains(&id),
+                "the refusal names the round in play: {}",
+                refused.text
+            );
             // Hints are off at this table; the recall waits for settlement.
             app.get(&format!("/api/v1/lobo-rounds/{id}/hint"), Some(&player.token))
                 .await
@@ -501,5 +505,75 @@ both_backends!(
         app.get("/api/v1/lobo-rounds/not-a-round", Some(&player.token))
             .await
             .assert_error(404, "not_found");
+    }
+);
+
+both_backends!(
+    async fn a_player_finds_their_rounds_and_wallet_without_knowing_ids(app: TestApp) {
+        let table = lobo_table(&app, false);
+        let player = funded_player(&app, "100.00").await;
+        let other = funded_player(&app, "100.00").await;
+        let mine = |user: &TestUser| {
+            let (app, token) = (&app, user.token.clone());
+            async move { app.get("/api/v1/me/rounds", Some(&token)).await.expect(200) }
+        };
+        let listed = mine(&player).await;
+        assert_eq!(
+            (
+                listed["open"].as_array().unwrap().len(),
+                listed["recent"].as_array().unwrap().len()
+            ),
+            (0, 0)
+        );
+
+        let round = start(&app, &player, &table, json!({ "unit": "1.00" }))
+            .await
+            .expect(201);
+        let id = round["id"].as_str().unwrap().to_string();
+        let listed = mine(&player).await;
+        let (open, recent) = (listed["open"].as_array().unwrap(), listed["recent"].as_array().unwrap());
+        if round["status"] == "in_play" {
+            assert_eq!((open.len(), recent.len()), (1, 0), "{listed}");
+            assert_eq!(open[0]["round_id"], id.as_str());
+            assert_eq!(
+                (open[0]["game"].as_str(), open[0]["table_id"].as_str()),
+                (Some("lobo"), Some(table.as_str()))
+            );
+            app.post(
+                &format!("/api/v1/lobo-rounds/{id}/fold"),
+                Some(&player.token),
+                &json!({ "expected_plays": 0 }),
+                None,
+            )
+            .await
+            .expect(200);
+        }
+        // Over, it moves to the recent rounds.
+        let listed = mine(&player).await;
+        assert_eq!(listed["open"].as_array().unwrap().len(), 0, "{listed}");
+        assert_eq!(listed["recent"][0]["round_id"], id.as_str(), "{listed}");
+        assert_eq!(listed["recent"][0]["status"], "settled");
+        // Nobody else's list shows it; the list is a player's.
+        assert_eq!(mine(&other).await["recent"].as_array().unwrap().len(), 0);
+        let dealer = app.create_user(Role::Dealer).await;
+        app.get("/api/v1/me/rounds", Some(&dealer.token))
+            .await
+            .assert_error(403, "forbidden");
+
+        // The wallet, as the wallet endpoint gives it under the player's id.
+        let wallet = app.get("/api/v1/me/wallet", Some(&player.token)).await.expect(200);
+        assert_eq!(
+            wallet,
+            app.get(&format!("/api/v1/wallets/{}", player.id), Some(&player.token))
+                .await
+                .expect(200)
+        );
+        assert!(
+            minor(wallet["balance"].as_str().unwrap()) < 100_00,
+            "the round cost its fee: {wallet}"
+        );
+        app.get("/api/v1/me/wallet", Some(&dealer.token))
+            .await
+            .assert_error(403, "forbidden");
     }
 );

@@ -715,15 +715,21 @@ both_backends!(
         for attempt in 0..6u64 {
             let round = create_round(&app, &c).await;
             let id = s(&round["id"]).to_string();
-            // A second round at the same table while one is in progress.
-            app.post(
-                &format!("/api/v1/tables/{}/rounds", c.table),
-                Some(&c.dealer.token),
-                &json!({}),
-                None,
-            )
-            .await
-            .assert_error(409, "round_in_progress");
+            // A second round at the same table while one is in progress: refused, naming it.
+            let refused = app
+                .post(
+                    &format!("/api/v1/tables/{}/rounds", c.table),
+                    Some(&c.dealer.token),
+                    &json!({}),
+                    None,
+                )
+                .await;
+            refused.assert_error(409, "round_in_progress");
+            assert!(
+                refused.text.contains(&id),
+                "the refusal names the round in progress: {}",
+                refused.text
+            );
             let b0 = minor(&app.balance(&p0.id).await);
             let key = format!("seat-{id}");
             let first = seat(&app, p0, &id, "crowns", Some(&key)).await.expect(201);
