@@ -129,6 +129,48 @@ pub struct SignificantEvent {
     pub details: String,
 }
 
+/// A significant event as people read it: the actor, and a subject that is a
+/// user, named by username besides their id (as the account is named now).
+#[derive(Serialize, ToSchema, Debug, Clone)]
+pub struct EventView {
+    #[serde(flatten)]
+    pub event: SignificantEvent,
+    /// The actor's username; null when no user acted (the service itself).
+    pub actor_username: Option<String>,
+    /// The subject's username when the subject is a user; null otherwise.
+    pub subject_username: Option<String>,
+}
+
+/// Names the users `events` refer to, with one query per thousand of them.
+pub fn named(conn: &mut AnyConnection, events: Vec<SignificantEvent>) -> QueryResult<Vec<EventView>> {
+    use crate::store::schema::users as u;
+    let mut ids: Vec<&str> = events
+        .iter()
+        .flat_map(|e| [e.actor_id.as_deref(), e.subject.as_deref()])
+        .flatten()
+        .collect();
+    ids.sort_unstable();
+    ids.dedup();
+    let mut usernames: std::collections::HashMap<String, String> = std::collections::HashMap::new();
+    for chunk in ids.chunks(1000) {
+        usernames.extend(
+            u::table
+                .filter(u::id.eq_any(chunk))
+                .select((u::id, u::username))
+                .load::<(String, String)>(conn)?,
+        );
+    }
+    let name = |id: &Option<String>| id.as_ref().and_then(|id| usernames.get(id).cloned());
+    Ok(events
+        .into_iter()
+        .map(|event| EventView {
+            actor_username: name(&event.actor_id),
+            subject_username: name(&event.subject),
+            event,
+        })
+        .collect())
+}
+
 pub struct EventFilter {
     pub kind: Option<String>,
     pub from_us: Option<i64>,

@@ -14,7 +14,7 @@ use crate::checkpoints::{self, CheckpointView, Trigger};
 use crate::domain::Role;
 use crate::ledger::read::{self, TransferFilter, TransferView, TrialBalance};
 use crate::ledger::AccountId;
-use crate::significant_events::{self, EventFilter, SignificantEvent};
+use crate::significant_events::{self, EventFilter, EventView};
 
 #[derive(Deserialize, IntoParams)]
 #[serde(deny_unknown_fields)]
@@ -31,9 +31,10 @@ pub struct EventsQuery {
     pub offset: Option<i64>,
 }
 
-/// The significant-events log, newest first (auditor, pit boss).
+/// The significant-events log, newest first (auditor, pit boss), with the
+/// usernames of the users each event names.
 #[utoipa::path(tag = "audit", security(("bearer" = [])), params(EventsQuery), responses(
-    (status = 200, body = Vec<SignificantEvent>),
+    (status = 200, body = Vec<EventView>),
     (status = 403, body = super::error::ErrorBody),
 ))]
 #[get("/api/v1/audit/events")]
@@ -41,7 +42,7 @@ pub async fn events(
     state: web::Data<AppState>,
     caller: Caller,
     query: web::Query<EventsQuery>,
-) -> ApiResult<web::Json<Vec<SignificantEvent>>> {
+) -> ApiResult<web::Json<Vec<EventView>>> {
     caller.require(&[Role::Auditor, Role::Pitboss])?;
     let q = query.into_inner();
     let page = Page::new(q.limit, q.offset)?;
@@ -55,7 +56,8 @@ pub async fn events(
     let list = state
         .blocking(move |s| {
             let mut conn = s.db.conn()?;
-            Ok(significant_events::list(&mut conn, &filter)?)
+            let events = significant_events::list(&mut conn, &filter)?;
+            Ok(significant_events::named(&mut conn, events)?)
         })
         .await?;
     Ok(web::Json(list))

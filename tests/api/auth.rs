@@ -390,3 +390,39 @@ both_backends!(
         assert_eq!(app.balance(&player.id).await, "10.00");
     }
 );
+
+both_backends!(
+    async fn significant_events_name_the_users_they_concern(app: TestApp) {
+        let player = app.create_user(Role::Player).await;
+        app.post("/api/v1/auth/logout", Some(&player.token), &json!({}), None)
+            .await;
+        let boss = app.create_user(Role::Pitboss).await;
+        let events = app
+            .get("/api/v1/audit/events?kind=logged_out", Some(&boss.token))
+            .await
+            .expect(200);
+        let logout = events
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|e| e["actor_id"] == player.id.as_str())
+            .unwrap_or_else(|| panic!("no logout of the player in {events}"));
+        assert_eq!(logout["actor_username"], player.username.as_str(), "{logout}");
+        assert_eq!(logout["subject_username"], player.username.as_str(), "{logout}");
+        // A subject that is not a user's id stays unnamed.
+        let bad = json!({ "username": player.username, "password": "not the password" });
+        app.post("/api/v1/auth/login", None, &bad, None)
+            .await
+            .assert_error(401, "unauthenticated");
+        let failed = app
+            .get("/api/v1/audit/events?kind=login_failed", Some(&boss.token))
+            .await
+            .expect(200);
+        let failed = &failed[0];
+        assert_eq!(failed["subject"], player.username.as_str(), "{failed}");
+        assert!(
+            failed["subject_username"].is_null() && failed["actor_username"].is_null(),
+            "{failed}"
+        );
+    }
+);
