@@ -55,6 +55,17 @@ pub struct LiveHub {
     round_send: Arc<Mutex<()>>,
     /// Rounds with a live refresh scheduled (see [`LiveHub::claim_refresh`]).
     refresh_pending: Arc<Mutex<std::collections::HashSet<String>>>,
+    /// Set when the service shuts down: every live stream ends.
+    closing: Arc<Closing>,
+}
+
+/// Whether the service is shutting down, for the streams to watch.
+struct Closing(tokio::sync::watch::Sender<bool>);
+
+impl Default for Closing {
+    fn default() -> Closing {
+        Closing(tokio::sync::watch::channel(false).0)
+    }
 }
 
 impl LiveHub {
@@ -145,6 +156,21 @@ impl LiveHub {
     pub fn has_watchers(&self, table_id: &str) -> bool {
         let map = self.channels.lock().unwrap_or_else(|p| p.into_inner());
         map.get(table_id).is_some_and(|s| s.receiver_count() > 0)
+    }
+
+    /// Ends every live stream of this instance, now and to come: a server
+    /// stopping waits for its open responses, and a stream never ends alone.
+    pub fn close_streams(&self) {
+        self.closing.0.send_replace(true);
+    }
+
+    /// Resolves once the streams are to end.
+    pub fn closed(&self) -> impl std::future::Future<Output = ()> + Send + 'static {
+        let mut closing = self.closing.0.subscribe();
+        async move {
+            // An error means the hub itself is gone: end too.
+            let _ = closing.wait_for(|closing| *closing).await;
+        }
     }
 
     pub fn subscribe(&self, table_id: &str) -> broadcast::Receiver<LiveEvent> {

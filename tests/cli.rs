@@ -1,5 +1,5 @@
 //! The `djego` command line, run as a built binary: certify, verify round and
-//! ledger, simulate. (The checkpoint commands and `verify ledger` against a
+//! ledger, simulate, serve stopping. (The checkpoint commands and `verify ledger` against a
 //! database run in tests/api/checkpoints.rs, on both databases.)
 //! Each test is small (a few seconds at most).
 
@@ -370,4 +370,93 @@ fn the_floor_day_benchmark_at_a_small_size_reports_its_generated_day() {
         "two runs and the summary: {out}"
     );
     assert!(out.contains("ratio report/anchor min/median/max: "), "{out}");
+}
+
+/// `djego serve` stops at SIGTERM without waiting out the graceful-shutdown
+/// timeout (30 s) for a live stream, which never ends by itself.
+#[cfg(unix)]
+#[test]
+fn serve_stops_promptly_with_a_live_stream_open() {
+    use std::io::{BufRead, BufReader, Read, Write};
+    use std::time::{Duration, Instant};
+
+    let dir = tempfile::tempdir().expect("temporary directory");
+    let mut server = Command::new(env!("CARGO_BIN_EXE_djego"))
+        .args(["serve", "--demo", "--bind", "127.0.0.1:0"])
+        .current_dir(dir.path())
+        .env(
+            "DATABASE_URL",
+            format!("sqlite://{}", dir.path().join("live.db").display()),
+        )
+        .env("DJEGO_ADMIN_PASSWORD", "admin-password-for-the-test")
+        .env("RUST_LOG", "warn")
+        .stdout(std::process::Stdio::piped())
+        .spawn()
+        .expect("start djego serve");
+    let mut lines = BufReader::new(server.stdout.take().expect("stdout"));
+    let base = loop {
+        let mut line = String::new();
+        assert!(
+            lines.read_line(&mut line).expect("read stdout") > 0,
+            "djego serve ended before listening"
+        );
+        if let Some(rest) = line.strip_prefix("djego listening on ") {
+            break rest.split_whitespace().next().expect("an address").to_string();
+        }
+    };
+    let login = ureq::post(format!("{base}/api/v1/auth/login"))
+        .header("content-type", "application/json")
+        .send(r#"{"username":"admin","password":"admin-password-for-the-test"}"#)
+        .expect("login")
+        .body_mut()
+        .read_to_string()
+        .expect("token");
+    let login: serde_json::Value = serde_json::from_str(&login).expect("JSON");
+    let token = login["access_token"].as_str().expect("access_token").to_string();
+    let tables = ureq::get(format!("{base}/api/v1/tables"))
+        .header("authorization", format!("Bearer {token}"))
+        .call()
+        .expect("tables")
+        .body_mut()
+        .read_to_string()
+        .expect("tables");
+    let tables: serde_json::Value = serde_json::from_str(&tables).expect("JSON");
+    let table = tables[0]["id"].as_str().expect("a demo table").to_string();
+
+    // A live stream, open until the server ends it.
+    let host = base.trim_start_matches("http://");
+    let mut stream = std::net::TcpStream::connect(host).expect("connect");
+    write!(
+        stream,
+        "GET /api/v1/tables/{table}/events HTTP/1.1\r\nHost: {host}\r\nAuthorization: Bearer {token}\r\n\r\n"
+    )
+    .expect("request");
+    let mut seen = Vec::new();
+    let mut chunk = [0u8; 4096];
+    while !String::from_utf8_lossy(&seen).contains("event: state") {
+        let n = stream.read(&mut chunk).expect("read the stream");
+        assert!(n > 0, "the stream ended early: {}", String::from_utf8_lossy(&seen));
+        seen.extend_from_slice(&chunk[..n]);
+    }
+
+    let asked = Instant::now();
+    let killed = Command::new("kill")
+        .args(["-TERM", &server.id().to_string()])
+        .status()
+        .expect("kill");
+    assert!(killed.success());
+    let status = loop {
+        if let Some(status) = server.try_wait().expect("wait") {
+            break status;
+        }
+        if asked.elapsed() > Duration::from_secs(10) {
+            let _ = server.kill();
+            panic!("djego serve still running 10 s after SIGTERM with a live stream open");
+        }
+        std::thread::sleep(Duration::from_millis(50));
+    };
+    assert!(status.success(), "{status:?}");
+    // The stream was ended, not cut: the response finished.
+    let mut rest = Vec::new();
+    let _ = stream.read_to_end(&mut rest);
 }

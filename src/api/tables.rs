@@ -542,13 +542,21 @@ pub async fn table_events(
         })
         .await?;
     let (tx, rx) = tokio::sync::mpsc::channel::<sse::Event>(64);
+    let closed = state.live.closed();
     actix_web::rt::spawn(async move {
         let first = sse::Data::new(snapshot.to_string()).event("state");
         if tx.send(first.into()).await.is_err() {
             return;
         }
+        tokio::pin!(closed);
         loop {
-            let event = match live.recv().await {
+            // The stream ends when the service shuts down or the client has gone.
+            let received = tokio::select! {
+                _ = &mut closed => break,
+                _ = tx.closed() => break,
+                received = live.recv() => received,
+            };
+            let event = match received {
                 Ok(e) => sse::Data::new(e.data).event(e.name),
                 Err(tokio::sync::broadcast::error::RecvError::Lagged(_)) => {
                     sse::Data::new("{\"reason\":\"fell behind; reload the table state\"}").event("resync")

@@ -31,10 +31,43 @@ pub fn serve(args: ServeArgs) -> Result<ExitCode, String> {
         .rsplit_once(':')
         .map_or(settings.bind.as_str(), |(h, _)| h);
     println!("djego listening on http://{host}:{} (API docs at /docs)", app.port);
+    let live = app.state.live.clone();
+    let server = app.server;
     actix_web::rt::System::new()
-        .block_on(app.server)
+        .block_on(async move {
+            // actix stops gracefully on the same signals, waiting for open
+            // responses; live streams would hold it for its whole timeout.
+            actix_web::rt::spawn(async move {
+                shutdown_signal().await;
+                live.close_streams();
+            });
+            server.await
+        })
         .map_err(|e| e.to_string())?;
     Ok(ExitCode::SUCCESS)
+}
+
+/// Ctrl-C, or SIGTERM on Unix.
+async fn shutdown_signal() {
+    #[cfg(unix)]
+    {
+        use tokio::signal::unix::{signal, SignalKind};
+        match signal(SignalKind::terminate()) {
+            Ok(mut term) => {
+                tokio::select! {
+                    _ = tokio::signal::ctrl_c() => {}
+                    _ = term.recv() => {}
+                }
+            }
+            Err(_) => {
+                let _ = tokio::signal::ctrl_c().await;
+            }
+        }
+    }
+    #[cfg(not(unix))]
+    {
+        let _ = tokio::signal::ctrl_c().await;
+    }
 }
 
 /// Through `DJEGO_MIGRATION_DATABASE_URL` (the schema owner) when given.
