@@ -557,7 +557,10 @@ pub async fn set_pits(
 #[utoipa::path(tag = "floor", security(("bearer" = [])),
     params(("gaming_day" = String, Path, format = Date, description = "YYYY-MM-DD"), DayParams),
     responses(
-    (status = 200, body = GamingDayView, description = "JSON, or with `format=csv` one CSV section per part of the view (text/csv)"),
+    (status = 200, description = "The day; with `format=csv`, one CSV section per part of the view", content(
+        (GamingDayView = "application/json"),
+        (String = "text/csv"),
+    )),
     (status = 400, body = super::error::ErrorBody),
     (status = 403, body = super::error::ErrorBody),
 ))]
