@@ -686,7 +686,8 @@ def play_prima_round(ctx, n, table_id, players, sse, kill=None):
         view = keyed(ctx, f"/api/v1/rounds/{rid}/copa", {"decision": decision}, player, 200)
         if decision == "pay":
             copas.setdefault(turn["player_id"], []).append(Decimal(turn["copa"]))
-    check(view["status"] == "finished", f"round {rid[:8]} ended in {view['status']}")
+    # `in_play`: the copa left two or more players and the dealer deals the repasso at settlement.
+    check(view["status"] in ("finished", "in_play"), f"round {rid[:8]} ended in {view['status']}")
     view = dealer_step(ctx, rid, "settle", ("settled",))
     handled["settle"] = ctx.upstreams[-1][1]
     check(view["status"] == "settled", f"settle gave {view['status']}")
@@ -696,7 +697,7 @@ def play_prima_round(ctx, n, table_id, players, sse, kill=None):
     deltas = check_round_money(ctx, rid, recall, seat_of, bets, copas)
     ctx.acknowledge(f"/api/v1/rounds/{rid}/recall", None, ctx.auditor, None, Response(200, "", {}),
                     deltas, recall["transfers"])
-    ctx.transcripts.append(recall["shuffle"])
+    ctx.transcripts.append(recall["transcript"])
     # The instance-1 watcher: every card dealt and the settled round, whichever instance handled them.
     sse.wait_for(round_event("settled", rid), f"settled round event for round {view['number']}")
     return {"id": rid, "number": view["number"], "handled": handled, "killed": killed, "copas": sum(len(v) for v in copas.values()),
@@ -799,9 +800,14 @@ def scenario_lobo_rounds(ctx):
         check(recall.status == 200, f"Lobo recall: {recall.status} {recall.body[:200]}")
         recall = recall.json()
         check(recall["verification"]["passed"] is True, f"server verification of {rid[:8]}: {recall['verification']}")
+        # The recall's transcript names the player by a pseudonym; the ledger's own
+        # transfers of the round, with their ids, are the wallet's.
+        history = call(ctx, "GET", f"/api/v1/wallets/{p['id']}/transactions?limit=500", ctx.auditor)
+        check(history.status == 200, f"wallet history: {history.status} {history.body[:200]}")
+        transfers = [t for t in history.json() if t.get("round_id") == rid]
         delta, escrow = Decimal(0), Decimal(0)
         wallet = f"wallet:{p['id']}"
-        for t in recall["transfers"]:
+        for t in transfers:
             a = Decimal(t["amount"])
             if t["credit_account"] == wallet:
                 delta += a
@@ -813,7 +819,7 @@ def scenario_lobo_rounds(ctx):
         check(escrow == unit * cap, f"Lobo {rid[:8]}: escrow {escrow}, want {unit * cap}")
         check(delta == Decimal(result["player_net"]), f"Lobo {rid[:8]}: wallet moved {delta}, result says {result['player_net']}")
         ctx.acknowledge(f"/api/v1/lobo-rounds/{rid}/recall", None, ctx.auditor, None, Response(200, "", {}),
-                        {p["id"]: str(delta)}, recall["transfers"])
+                        {p["id"]: str(delta)}, transfers)
         with ctx.lock:
             ctx.transcripts.append(recall["transcript"])
             results.append((p["username"], rid, len(recall["plays"]), result["reason"], result["player_net"]))
