@@ -740,6 +740,10 @@ both_backends!(
                 b0 - 100 - 50 - 100,
                 "spiga, seat fee and corte escrow, once"
             );
+            // The seated player finds the round among their own, still going.
+            let mine = app.get("/api/v1/me/rounds", Some(&p0.token)).await.expect(200);
+            assert_eq!(mine["open"][0]["round_id"], id.as_str(), "{mine}");
+            assert_eq!(mine["open"][0]["game"], "prima_carta");
             dealer_action(&app, &c, &id, "close")
                 .await
                 .assert_error(422, "not_enough_players");
