@@ -10,7 +10,7 @@ pub mod clock;
 pub mod schema;
 mod wal_checkpointer;
 
-pub use wal_checkpointer::{CHECKPOINT_INTERVAL_MS, SQLITE_NO_AUTOCHECKPOINT, WAL_RESTART_FRAMES};
+pub use wal_checkpointer::SQLITE_NO_AUTOCHECKPOINT;
 
 use diesel::migration::{Migration, MigrationSource};
 use diesel::prelude::*;
