@@ -173,6 +173,22 @@ enum UserCommand {
     Create(UserCreateArgs),
     /// Lift an account's login lockouts (when no pit boss can log in to do it).
     Unlock(UserUnlockArgs),
+    /// Set an account's password (when no pit boss can log in to reset it); the
+    /// password comes from DJEGO_NEW_PASSWORD. Ends the account's sessions.
+    SetPassword(UserSetPasswordArgs),
+}
+
+#[derive(Args)]
+pub struct UserSetPasswordArgs {
+    #[arg(long)]
+    pub username: String,
+    #[arg(long, env = "DJEGO_NEW_PASSWORD", hide_env_values = true)]
+    pub password: String,
+    /// The account must replace this password at its next sign-in.
+    #[arg(long)]
+    pub temporary: bool,
+    #[command(flatten)]
+    pub database: DatabaseArgs,
 }
 
 #[derive(Args)]
@@ -495,6 +511,9 @@ fn run(cli: Cli) -> Result<ExitCode, String> {
         Command::User {
             command: UserCommand::Unlock(args),
         } => cli::user::unlock(args),
+        Command::User {
+            command: UserCommand::SetPassword(args),
+        } => cli::user::set_password(args),
         Command::Checkpoint {
             command: CheckpointCommand::Take(args),
         } => cli::checkpoint::take(args),

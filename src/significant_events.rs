@@ -23,6 +23,9 @@ pub enum EventKind {
     LoggedOut,
     SessionsEnded,
     PasswordChanged,
+    /// A pit boss (or an operator with `djego user set-password --temporary`)
+    /// set someone's password for them.
+    PasswordReset,
     TokenKeyRotated,
     TableCreated,
     TableReconfigured,
@@ -59,6 +62,7 @@ impl EventKind {
             EventKind::LoggedOut => "logged_out",
             EventKind::SessionsEnded => "sessions_ended",
             EventKind::PasswordChanged => "password_changed",
+            EventKind::PasswordReset => "password_reset",
             EventKind::TokenKeyRotated => "token_key_rotated",
             EventKind::TableCreated => "table_created",
             EventKind::TableReconfigured => "table_reconfigured",

@@ -24,6 +24,9 @@ pub struct UserRow {
     /// Tokens carry the version current when they were issued; a bump
     /// revokes them all (see [`revoke_sessions`]).
     pub session_version: i64,
+    /// Set by a pit boss's reset: the account must choose its own password
+    /// before anything else.
+    pub must_change_password: bool,
 }
 
 /// A user as shown over the API (never the password hash).
@@ -35,6 +38,8 @@ pub struct User {
     pub role: Role,
     pub active: bool,
     pub created_at_us: i64,
+    /// The password was reset: the account must choose a new one at its next sign-in.
+    pub must_change_password: bool,
 }
 
 impl UserRow {
@@ -50,6 +55,7 @@ impl UserRow {
             role: self.role(),
             active: self.active,
             created_at_us: self.created_at_us,
+            must_change_password: self.must_change_password,
         }
     }
 }
@@ -88,6 +94,7 @@ pub fn create(
         active: true,
         created_at_us: now_us(),
         session_version: 0,
+        must_change_password: false,
     };
     diesel::insert_into(users::table)
         .values((
@@ -154,18 +161,20 @@ pub struct Session {
     pub role: Role,
     pub active: bool,
     pub version: i64,
+    pub must_change_password: bool,
 }
 
-type SessionColumns = (String, String, bool, i64);
+type SessionColumns = (String, String, bool, i64, bool);
 
 impl Session {
-    fn from_row((username, role, active, version): SessionColumns) -> Session {
+    fn from_row((username, role, active, version, must_change_password): SessionColumns) -> Session {
         Session {
             username,
             // The CHECK constraint on users.role admits only the five names.
             role: Role::parse(&role).unwrap_or(Role::Player),
             active,
             version,
+            must_change_password,
         }
     }
 }
@@ -173,7 +182,13 @@ impl Session {
 pub fn session(conn: &mut AnyConnection, id: &str) -> QueryResult<Option<Session>> {
     let row: Option<SessionColumns> = users::table
         .find(id)
-        .select((users::username, users::role, users::active, users::session_version))
+        .select((
+            users::username,
+            users::role,
+            users::active,
+            users::session_version,
+            users::must_change_password,
+        ))
         .first(conn)
         .optional()?;
     Ok(row.map(Session::from_row))
@@ -185,7 +200,13 @@ pub fn sessions(conn: &mut AnyConnection, ids: &[&str]) -> QueryResult<HashMap<S
         .filter(users::id.eq_any(ids))
         .select((
             users::id,
-            (users::username, users::role, users::active, users::session_version),
+            (
+                users::username,
+                users::role,
+                users::active,
+                users::session_version,
+                users::must_change_password,
+            ),
         ))
         .load(conn)?;
     Ok(rows.into_iter().map(|(id, row)| (id, Session::from_row(row))).collect())
@@ -200,12 +221,24 @@ pub fn revoke_sessions(conn: &mut AnyConnection, id: &str) -> QueryResult<bool> 
     Ok(changed == 1)
 }
 
-/// Replaces an account's password and ends its sessions.
-pub fn set_password(conn: &mut AnyConnection, id: &str, password_hash: &str) -> QueryResult<bool> {
+/// Whose choice a new password is.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum PasswordOrigin {
+    /// The account holder's own: it is theirs from now on.
+    Chosen,
+    /// Set for them (a pit boss's reset, an operator's temporary one): they
+    /// must replace it at their next sign-in.
+    Temporary,
+}
+
+/// Replaces an account's password and ends its sessions. Returns false for
+/// an unknown id.
+pub fn set_password(conn: &mut AnyConnection, id: &str, password_hash: &str, origin: PasswordOrigin) -> QueryResult<bool> {
     let changed = diesel::update(users::table.find(id))
         .set((
             users::password_hash.eq(password_hash),
             users::session_version.eq(users::session_version + 1),
+            users::must_change_password.eq(origin == PasswordOrigin::Temporary),
         ))
         .execute(conn)?;
     Ok(changed == 1)

@@ -12,7 +12,7 @@ use utoipa::ToSchema;
 use super::error::{ApiError, ApiResult};
 use super::state::AppState;
 use crate::auth::throttle::{self, Attempt, ThrottleError};
-use crate::auth::{self, hash_password, verify_password, Caller, ClaimedCaller, TokenKeys};
+use crate::auth::{self, hash_password, verify_password, Caller, ClaimedCaller, OwnAccountCaller, Reach, TokenKeys};
 use crate::domain::{Password, Role};
 use crate::significant_events::{self, EventKind};
 use crate::store::now_us;
@@ -29,27 +29,42 @@ impl FromRequest for Caller {
     type Future = LocalBoxFuture<'static, Result<Caller, ApiError>>;
 
     fn from_request(req: &HttpRequest, _: &mut Payload) -> Self::Future {
-        let token = auth::bearer_token(
-            req.headers()
-                .get(actix_web::http::header::AUTHORIZATION)
-                .map(|h| h.as_bytes()),
-        )
-        .map(str::to_string);
-        let state = req.app_data::<web::Data<AppState>>().cloned();
-        let keys = req.app_data::<web::Data<TokenKeys>>().cloned();
-        Box::pin(async move {
-            let token = token?;
-            let (Some(state), Some(keys)) = (state, keys) else {
-                return Err(ApiError::internal("authentication is not configured"));
-            };
-            state
-                .blocking(move |s| {
-                    let mut conn = s.db.conn()?;
-                    Ok(auth::authenticate(&mut conn, &keys, &token)?)
-                })
-                .await
-        })
+        caller_of(req, Reach::Role)
     }
+}
+
+impl FromRequest for OwnAccountCaller {
+    type Error = ApiError;
+    type Future = LocalBoxFuture<'static, Result<OwnAccountCaller, ApiError>>;
+
+    fn from_request(req: &HttpRequest, _: &mut Payload) -> Self::Future {
+        let caller = caller_of(req, Reach::OwnAccount);
+        Box::pin(async move { caller.await.map(OwnAccountCaller) })
+    }
+}
+
+/// The request's caller, checked against their account as it is now.
+fn caller_of(req: &HttpRequest, reach: Reach) -> LocalBoxFuture<'static, Result<Caller, ApiError>> {
+    let token = auth::bearer_token(
+        req.headers()
+            .get(actix_web::http::header::AUTHORIZATION)
+            .map(|h| h.as_bytes()),
+    )
+    .map(str::to_string);
+    let state = req.app_data::<web::Data<AppState>>().cloned();
+    let keys = req.app_data::<web::Data<TokenKeys>>().cloned();
+    Box::pin(async move {
+        let token = token?;
+        let (Some(state), Some(keys)) = (state, keys) else {
+            return Err(ApiError::internal("authentication is not configured"));
+        };
+        state
+            .blocking(move |s| {
+                let mut conn = s.db.conn()?;
+                Ok(auth::authenticate(&mut conn, &keys, &token, reach)?)
+            })
+            .await
+    })
 }
 
 /// The wager path's caller: the token is checked here, the account by the
@@ -90,6 +105,11 @@ pub struct LoginResponse {
     pub expires_at: u64,
     pub role: Role,
     pub user_id: String,
+    /// The password was reset by a pit boss: until the account chooses its own
+    /// (`PUT /api/v1/me/password`), this token may only read `/api/v1/me`,
+    /// change the password and log out; anything else is a 403
+    /// `password_change_required`.
+    pub must_change_password: bool,
 }
 
 /// The client address that login limits count by: the connection's peer, or,
@@ -148,6 +168,7 @@ pub async fn login(
         expires_at,
         role: user.role(),
         user_id: user.id,
+        must_change_password: user.must_change_password,
     }))
 }
 
@@ -283,7 +304,7 @@ async fn give_back(state: &AppState, attempt: Attempt, succeeded: bool) -> Resul
     (status = 401, body = super::error::ErrorBody),
 ))]
 #[post("/api/v1/auth/logout")]
-pub async fn logout(state: web::Data<AppState>, caller: Caller) -> ApiResult<HttpResponse> {
+pub async fn logout(state: web::Data<AppState>, OwnAccountCaller(caller): OwnAccountCaller) -> ApiResult<HttpResponse> {
     state
         .blocking(move |s| {
             s.db.write(|conn| -> Result<(), ApiError> {
@@ -326,7 +347,7 @@ pub struct ChangePasswordRequest {
 pub async fn change_password(
     req: HttpRequest,
     state: web::Data<AppState>,
-    caller: Caller,
+    OwnAccountCaller(caller): OwnAccountCaller,
     body: web::Json<ChangePasswordRequest>,
 ) -> ApiResult<HttpResponse> {
     let ChangePasswordRequest {
@@ -341,23 +362,11 @@ pub async fn change_password(
     check_password(&state, &caller.username, current_password, address)
         .await?
         .ok_or_else(|| ApiError::forbidden("the current password is wrong"))?;
-    let memory_kib = state.settings.argon2_memory_kib;
-    // Hashing is argon2 work too: it takes one of the bounded password checks.
-    let permit = state
-        .password_checks
-        .clone()
-        .acquire_owned()
-        .await
-        .map_err(|_| ApiError::internal("password checks unavailable"))?;
-    let new_hash = web::block(move || {
-        let _permit = permit;
-        hash_password(new_password.expose(), memory_kib)
-    })
-    .await?;
+    let new_hash = hash_bounded(&state, new_password).await?;
     state
         .blocking(move |s| {
             s.db.write(|conn| -> Result<(), ApiError> {
-                users::set_password(conn, &caller.user_id, &new_hash)?;
+                users::set_password(conn, &caller.user_id, &new_hash, users::PasswordOrigin::Chosen)?;
                 significant_events::record(
                     conn,
                     EventKind::PasswordChanged,
@@ -372,13 +381,30 @@ pub async fn change_password(
     Ok(HttpResponse::NoContent().finish())
 }
 
+/// Hashes a new password on one of the bounded password checks: hashing is
+/// argon2 work too, so a flood of changes queues with the logins.
+pub(super) async fn hash_bounded(state: &AppState, password: Password) -> ApiResult<String> {
+    let memory_kib = state.settings.argon2_memory_kib;
+    let permit = state
+        .password_checks
+        .clone()
+        .acquire_owned()
+        .await
+        .map_err(|_| ApiError::internal("password checks unavailable"))?;
+    Ok(web::block(move || {
+        let _permit = permit;
+        hash_password(password.expose(), memory_kib)
+    })
+    .await?)
+}
+
 /// The caller's own account.
 #[utoipa::path(tag = "auth", security(("bearer" = [])), responses(
     (status = 200, body = User),
     (status = 401, body = super::error::ErrorBody),
 ))]
 #[get("/api/v1/me")]
-pub async fn me(state: web::Data<AppState>, caller: Caller) -> ApiResult<web::Json<User>> {
+pub async fn me(state: web::Data<AppState>, OwnAccountCaller(caller): OwnAccountCaller) -> ApiResult<web::Json<User>> {
     let user = state
         .blocking(move |s| {
             let mut conn = s.db.conn()?;

@@ -232,6 +232,64 @@ pub async fn end_sessions(
     Ok(HttpResponse::NoContent().finish())
 }
 
+/// A pit boss's reset of someone else's password.
+#[derive(Deserialize, ToSchema)]
+#[serde(deny_unknown_fields)]
+pub struct ResetPasswordRequest {
+    /// A temporary password, 10 to 128 characters, to hand to the account's
+    /// holder; they must replace it at their next sign-in.
+    #[schema(min_length = 10, max_length = 128)]
+    pub temporary_password: String,
+}
+
+/// Resets another account's password (pit boss): every session of the
+/// account ends, and at its next sign-in it may do nothing but choose its
+/// own password (the login answer says `must_change_password`). A pit boss
+/// changes their own with `PUT /api/v1/me/password`. A significant event.
+#[utoipa::path(tag = "users", security(("bearer" = [])), request_body = ResetPasswordRequest, responses(
+    (status = 204, description = "Password reset; the account's sessions ended"),
+    (status = 400, body = super::error::ErrorBody),
+    (status = 401, body = super::error::ErrorBody),
+    (status = 403, body = super::error::ErrorBody),
+    (status = 404, body = super::error::ErrorBody),
+    (status = 503, body = super::error::ErrorBody),
+))]
+#[post("/api/v1/users/{user_id}/password")]
+pub async fn reset_password(
+    state: web::Data<AppState>,
+    caller: Caller,
+    path: web::Path<String>,
+    body: web::Json<ResetPasswordRequest>,
+) -> ApiResult<HttpResponse> {
+    caller.require(&[Role::Pitboss])?;
+    let user_id = path.into_inner();
+    if user_id == caller.user_id {
+        return Err(ApiError::forbidden(
+            "a pit boss changes their own password with PUT /api/v1/me/password",
+        ));
+    }
+    let password = Password::parse(&body.into_inner().temporary_password)
+        .map_err(|m| ApiError::bad_request("invalid_password", m))?;
+    let hash = super::auth::hash_bounded(&state, password).await?;
+    state
+        .blocking(move |s| {
+            s.db.write(|conn| -> Result<(), ApiError> {
+                let user = users::find(conn, &user_id)?.ok_or_else(|| ApiError::not_found("user"))?;
+                users::set_password(conn, &user_id, &hash, users::PasswordOrigin::Temporary)?;
+                significant_events::record(
+                    conn,
+                    EventKind::PasswordReset,
+                    Some(&caller.user_id),
+                    Some(&user_id),
+                    serde_json::json!({ "username": user.username, "by": caller.username }),
+                )?;
+                Ok(())
+            })
+        })
+        .await?;
+    Ok(HttpResponse::NoContent().finish())
+}
+
 /// Lifts an account's login lockouts (pit boss): the per-account limit and
 /// every (account, address) limit. A significant event.
 #[utoipa::path(tag = "users", security(("bearer" = [])), responses(

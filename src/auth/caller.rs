@@ -13,6 +13,11 @@ pub struct Caller {
     pub username: String,
 }
 
+/// A caller whose request touches only their own account ([`Reach::OwnAccount`]):
+/// let through while a reset password waits to be replaced.
+#[derive(Debug, Clone)]
+pub struct OwnAccountCaller(pub Caller);
+
 /// A caller known so far by a valid token only, whose session is checked by
 /// the transaction that carries its request: the wager path checks every
 /// request of a batch against its account in the batch's own transaction, so
@@ -38,6 +43,18 @@ pub enum SessionRefusal {
     Inactive,
     #[error("role {0} may not call this endpoint")]
     Forbidden(Role),
+    #[error("this account's password was reset: choose a new one (PUT /api/v1/me/password) before anything else")]
+    PasswordChangeRequired,
+}
+
+/// What a request does with the caller's rights.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Reach {
+    /// Anything the role allows; refused while a reset password waits to be replaced.
+    Role,
+    /// Only the caller's own account: reading it, choosing a new password,
+    /// logging out. Allowed while a reset password waits to be replaced.
+    OwnAccount,
 }
 
 /// Why a request is not let through.
@@ -80,7 +97,7 @@ impl ClaimedCaller {
     /// Whether the account, as read now, still holds the session this token
     /// belongs to, in the role the token was issued with.
     pub fn admitted_by(&self, session: Option<&Session>) -> Result<(), SessionRefusal> {
-        let session = admit(session, self.session_version)?;
+        let session = admit(session, self.session_version, Reach::Role)?;
         if session.role != self.role {
             return Err(SessionRefusal::Revoked);
         }
@@ -88,14 +105,18 @@ impl ClaimedCaller {
     }
 }
 
-/// An account admits a token while it is active and on the token's session version.
-fn admit(session: Option<&Session>, token_version: i64) -> Result<&Session, SessionRefusal> {
+/// An account admits a token while it is active and on the token's session
+/// version, and, once its password was reset, only to replace it.
+fn admit(session: Option<&Session>, token_version: i64, reach: Reach) -> Result<&Session, SessionRefusal> {
     let session = session.ok_or(SessionRefusal::Revoked)?;
     if !session.active {
         return Err(SessionRefusal::Inactive);
     }
     if session.version != token_version {
         return Err(SessionRefusal::Revoked);
+    }
+    if session.must_change_password && reach == Reach::Role {
+        return Err(SessionRefusal::PasswordChangeRequired);
     }
     Ok(session)
 }
@@ -110,11 +131,12 @@ pub fn bearer_token(header: Option<&[u8]>) -> Result<&str, AuthError> {
         .ok_or(AuthError::MalformedHeader)
 }
 
-/// Checks a token's signature and expiry, then the account as it is now.
-pub fn authenticate(conn: &mut AnyConnection, keys: &TokenKeys, token: &str) -> Result<Caller, AuthError> {
+/// Checks a token's signature and expiry, then the account as it is now,
+/// for a request of the given reach.
+pub fn authenticate(conn: &mut AnyConnection, keys: &TokenKeys, token: &str, reach: Reach) -> Result<Caller, AuthError> {
     let claims = keys.check(token)?;
     let session = users::session(conn, &claims.sub)?;
-    let session = admit(session.as_ref(), claims.sv)?;
+    let session = admit(session.as_ref(), claims.sv, reach)?;
     Ok(Caller {
         user_id: claims.sub,
         role: session.role,

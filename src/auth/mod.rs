@@ -7,6 +7,8 @@ mod password;
 pub mod throttle;
 mod token;
 
-pub use caller::{authenticate, bearer_token, claim, AuthError, Caller, ClaimedCaller, SessionRefusal};
+pub use caller::{
+    authenticate, bearer_token, claim, AuthError, Caller, ClaimedCaller, OwnAccountCaller, Reach, SessionRefusal,
+};
 pub use password::{dummy_hash as password_dummy, hash_password, verify_password};
 pub use token::{key_id, Claims, TokenError, TokenKeys};

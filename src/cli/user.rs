@@ -5,7 +5,7 @@ use std::process::ExitCode;
 use djego::domain::{Password, Username};
 
 use super::serve::open_db;
-use crate::{UserCreateArgs, UserUnlockArgs};
+use crate::{UserCreateArgs, UserSetPasswordArgs, UserUnlockArgs};
 
 pub fn create(args: UserCreateArgs) -> Result<ExitCode, String> {
     let UserCreateArgs {
@@ -58,5 +58,35 @@ pub fn unlock(args: UserUnlockArgs) -> Result<ExitCode, String> {
         })
         .map_err(|e| e.to_string())?;
     println!("unlocked '{}' ({cleared} login limits cleared)", username.as_str());
+    Ok(ExitCode::SUCCESS)
+}
+
+pub fn set_password(args: UserSetPasswordArgs) -> Result<ExitCode, String> {
+    let username = Username::parse(&args.username)?;
+    let password = Password::parse(&args.password)?;
+    let (origin, event) = if args.temporary {
+        (djego::users::PasswordOrigin::Temporary, djego::significant_events::EventKind::PasswordReset)
+    } else {
+        (djego::users::PasswordOrigin::Chosen, djego::significant_events::EventKind::PasswordChanged)
+    };
+    let hash = djego::auth::hash_password(password.expose(), argon2::Params::DEFAULT_M_COST);
+    let db = open_db(&args.database)?;
+    db.write(|conn| -> Result<(), djego::bootstrap::BootstrapError> {
+        let user = djego::users::find_by_username(conn, username.as_str())?.ok_or_else(|| {
+            djego::bootstrap::BootstrapError::Invalid(format!("no account '{}'", username.as_str()))
+        })?;
+        djego::users::set_password(conn, &user.id, &hash, origin)?;
+        djego::significant_events::record(
+            conn,
+            event,
+            None,
+            Some(&user.id),
+            serde_json::json!({ "username": user.username, "from": "command line", "temporary": args.temporary }),
+        )?;
+        Ok(())
+    })
+    .map_err(|e| e.to_string())?;
+    let must = if args.temporary { "; it must be replaced at the next sign-in" } else { "" };
+    println!("password of '{}' set, its sessions ended{must}", username.as_str());
     Ok(ExitCode::SUCCESS)
 }

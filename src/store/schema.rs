@@ -11,6 +11,7 @@ diesel::table! {
         active -> Bool,
         created_at_us -> BigInt,
         session_version -> BigInt,
+        must_change_password -> Bool,
     }
 }
 

@@ -215,3 +215,121 @@ both_backends!(
         );
     }
 );
+
+both_backends!(
+    async fn a_reset_password_must_be_replaced_before_anything_else(app: TestApp) {
+        let boss = app.create_user(Role::Pitboss).await;
+        let cashier = app.create_user(Role::Cashier).await;
+        let player = app.create_user(Role::Player).await;
+        app.fund(&cashier, &player.id, "50.00").await;
+        let reset = |id: &str| format!("/api/v1/users/{id}/password");
+        let temporary = json!({ "temporary_password": "handed-over-at-the-desk" });
+
+        // Only a pit boss resets, never their own, and only to a valid password.
+        app.post(&reset(&player.id), Some(&cashier.token), &temporary, None)
+            .await
+            .assert_error(403, "forbidden");
+        app.post(&reset(&boss.id), Some(&boss.token), &temporary, None)
+            .await
+            .assert_error(403, "forbidden");
+        app.post(&reset(&player.id), Some(&boss.token), &json!({ "temporary_password": "short" }), None)
+            .await
+            .assert_error(400, "invalid_password");
+        app.post(&reset("no-such-user"), Some(&boss.token), &temporary, None)
+            .await
+            .assert_error(404, "not_found");
+        app.get("/api/v1/me/wallet", Some(&player.token)).await.expect(200);
+
+        let done = app.post(&reset(&player.id), Some(&boss.token), &temporary, None).await;
+        assert_eq!(done.status, 204, "{}", done.text);
+        // The sessions the player had are over.
+        app.get("/api/v1/me", Some(&player.token))
+            .await
+            .assert_error(401, "session_revoked");
+        app.try_login(&player.username, &player.password)
+            .await
+            .assert_error(401, "unauthenticated");
+
+        // Signed in with the temporary password, the account can only replace it.
+        let login = app.try_login(&player.username, "handed-over-at-the-desk").await.expect(200);
+        assert_eq!(login["must_change_password"], true, "{login}");
+        let token = login["access_token"].as_str().unwrap().to_string();
+        app.get("/api/v1/me/wallet", Some(&token))
+            .await
+            .assert_error(403, "password_change_required");
+        let table = app.get("/api/v1/tables", Some(&token)).await;
+        table.assert_error(403, "password_change_required");
+        app.get("/api/v1/me", Some(&token)).await.expect(200);
+        let change = json!({ "current_password": "handed-over-at-the-desk", "new_password": "my-own-choice-now" });
+        let changed = app.put("/api/v1/me/password", Some(&token), &change, None).await;
+        assert_eq!(changed.status, 204, "{}", changed.text);
+
+        let login = app.try_login(&player.username, "my-own-choice-now").await.expect(200);
+        assert_eq!(login["must_change_password"], false, "{login}");
+        let token = login["access_token"].as_str().unwrap();
+        let wallet = app.get("/api/v1/me/wallet", Some(token)).await.expect(200);
+        assert_eq!(wallet["balance"], "50.00", "{wallet}");
+
+        // The wager path judges the account in its own transaction: a reset
+        // cashier moves no money until the password is theirs again.
+        let done = app.post(&reset(&cashier.id), Some(&boss.token), &temporary, None).await;
+        assert_eq!(done.status, 204, "{}", done.text);
+        let login = app.try_login(&cashier.username, "handed-over-at-the-desk").await.expect(200);
+        let cashier_token = login["access_token"].as_str().unwrap();
+        let deposit = json!({ "player_id": player.id, "amount": "5.00" });
+        app.post("/api/v1/cage/deposits", Some(cashier_token), &deposit, Some("reset-deposit"))
+            .await
+            .assert_error(403, "password_change_required");
+        assert_eq!(app.balance(&player.id).await, "50.00");
+
+        let resets = app.events("password_reset").await;
+        assert_eq!(resets.len(), 2, "{resets:?}");
+        let resets: Vec<&Value> = resets.iter().filter(|e| e["subject_username"] == player.username.as_str()).collect();
+        assert_eq!(resets.len(), 1, "{resets:?}");
+        assert_eq!(resets[0]["actor_username"], boss.username.as_str(), "{resets:?}");
+        assert_eq!(resets[0]["subject_username"], player.username.as_str(), "{resets:?}");
+    }
+);
+
+both_backends!(
+    async fn an_operator_sets_a_password_from_the_command_line(app: TestApp) {
+        let player = app.create_user(Role::Player).await;
+        let run = |temporary: bool, password: &'static str| {
+            let url = app.db.url().to_string();
+            let username = player.username.clone();
+            async move {
+                let mut args = vec!["user".to_string(), "set-password".into(), "--username".into(), username];
+                args.extend(["--database-url".to_string(), url]);
+                if temporary {
+                    args.push("--temporary".into());
+                }
+                tokio::task::spawn_blocking(move || {
+                    std::process::Command::new(env!("CARGO_BIN_EXE_djego"))
+                        .args(&args)
+                        .env("RUST_LOG", "warn")
+                        .env("DJEGO_NEW_PASSWORD", password)
+                        .env_remove("DATABASE_URL")
+                        .output()
+                        .expect("run djego")
+                })
+                .await
+                .unwrap()
+            }
+        };
+        let out = run(true, "given-by-the-operator").await;
+        assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+        app.get("/api/v1/me", Some(&player.token))
+            .await
+            .assert_error(401, "session_revoked");
+        let login = app.try_login(&player.username, "given-by-the-operator").await.expect(200);
+        assert_eq!(login["must_change_password"], true, "{login}");
+
+        let out = run(false, "short").await;
+        assert!(!out.status.success(), "a short password is refused");
+        let out = run(false, "an-operator-chosen-one").await;
+        assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+        let login = app.try_login(&player.username, "an-operator-chosen-one").await.expect(200);
+        assert_eq!(login["must_change_password"], false, "{login}");
+        assert_eq!(app.events("password_reset").await.len(), 1);
+    }
+);
