@@ -20,6 +20,7 @@ pub mod ledger;
 pub mod live;
 pub mod math;
 pub mod rounds;
+pub mod screens;
 pub mod settings;
 pub mod side_bets;
 pub mod significant_events;

@@ -98,6 +98,7 @@ fn run(listener: TcpListener, state: AppState, keys: TokenKeys) -> std::io::Resu
             .configure(api::routes)
             .service(SwaggerUi::new("/docs/{_:.*}").url("/api-docs/openapi.json", ApiDoc::openapi()))
             .service(web::redirect("/docs", "/docs/"))
+            .configure(crate::screens::routes)
             // 405 with `Allow` for a known path and another method; 404 otherwise.
             .default_service(web::to(api::fallback::not_routed))
     })

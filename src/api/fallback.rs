@@ -53,6 +53,10 @@ pub fn allowed_methods(path: &str) -> Option<Vec<&'static str>> {
 }
 
 pub async fn not_routed(req: HttpRequest) -> HttpResponse {
+    not_routed_response(&req)
+}
+
+pub fn not_routed_response(req: &HttpRequest) -> HttpResponse {
     match allowed_methods(req.path()) {
         Some(methods) => {
             let mut response = HttpResponse::from_error(ApiError::new(

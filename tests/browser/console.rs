@@ -1,0 +1,395 @@
+//! The console (web/console.html) as the pit boss, the cashier and the auditor
+//! use it: two pit bosses install a pay table, the cashier deposits, the pit
+//! boss resets a player's password, the auditor verifies the ledger and
+//! recalls a round, and the floor's day and plots show.
+
+use crate::harness::{demo, Browser, Djego, Driver, STEP_TIMEOUT_MS};
+use reqwest::Method;
+use serde_json::{json, Value};
+use std::time::{Duration, Instant};
+
+/// One API call through reqwest: (status, body or Null).
+async fn api(djego: &Djego, method: Method, path: &str, token: Option<&str>, body: Option<Value>) -> (u16, Value) {
+    let mut request = reqwest::Client::new().request(method, djego.url(path));
+    if let Some(token) = token {
+        request = request.bearer_auth(token);
+    }
+    if let Some(body) = body {
+        request = request.json(&body);
+    }
+    let response = request.send().await.expect("djego answers");
+    let status = response.status().as_u16();
+    let text = response.text().await.unwrap_or_default();
+    (status, serde_json::from_str(&text).unwrap_or(Value::Null))
+}
+
+/// Signs in through the API: (token, user id).
+async fn login(djego: &Djego, username: &str, password: &str) -> (String, String) {
+    let (status, body) = api(
+        djego,
+        Method::POST,
+        "/api/v1/auth/login",
+        None,
+        Some(json!({ "username": username, "password": password })),
+    )
+    .await;
+    assert_eq!(status, 200, "{username} logs in: {body}");
+    (
+        body["access_token"].as_str().unwrap().to_string(),
+        body["user_id"].as_str().unwrap().to_string(),
+    )
+}
+
+/// The id of the account named `username`, as a pit boss lists them.
+async fn user_id(djego: &Djego, token: &str, username: &str) -> String {
+    let (status, users) = api(djego, Method::GET, "/api/v1/users?limit=500", Some(token), None).await;
+    assert_eq!(status, 200, "{users}");
+    users
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|u| u["username"] == username)
+        .unwrap_or_else(|| panic!("no account {username}"))["id"]
+        .as_str()
+        .unwrap()
+        .to_string()
+}
+
+async fn table_id(djego: &Djego, token: &str, name: &str) -> String {
+    let (status, tables) = api(djego, Method::GET, "/api/v1/tables", Some(token), None).await;
+    assert_eq!(status, 200, "{tables}");
+    tables
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|t| t["name"] == name)
+        .unwrap_or_else(|| panic!("no table {name}"))["id"]
+        .as_str()
+        .unwrap()
+        .to_string()
+}
+
+/// Waits until the window's path starts with `path`.
+async fn wait_path(b: &Browser, path: &str) {
+    let deadline = Instant::now() + Duration::from_millis(STEP_TIMEOUT_MS);
+    loop {
+        if b.client.current_url().await.unwrap().path().starts_with(path) {
+            return;
+        }
+        assert!(
+            Instant::now() < deadline,
+            "never reached {path}:\n{}",
+            b.page_text().await
+        );
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    }
+}
+
+/// The rules' own pays (docs/side-bets.md, "djego-default"): Conto Alto at 8:1
+/// and Conto Bajo at 14:1 return more than the stake, so certification refuses it.
+fn uncertified_spec() -> Value {
+    spec("djego-default", "8", "14")
+}
+
+/// The house table's pays under a new name: certifies (docs/side-bets.md).
+fn certified_spec() -> Value {
+    spec("djego-house-b", "6.75", "8")
+}
+
+fn spec(name: &str, conto_alto: &str, conto_bajo: &str) -> Value {
+    json!({
+        "name": name,
+        "version": 1,
+        "prima": { "pays": "4", "ace_pays": "2" },
+        "escucha": { "pays": "4", "ace_pays": "2" },
+        "maximo": { "pays": "4", "pair_tie": "lose" },
+        "conto_alto": conto_alto,
+        "conto_bajo": conto_bajo,
+        "conto_medio": "2",
+        "cartas": [
+            { "number": 12, "pays": "5.40" },
+            { "number": 13, "pays": "4.10" },
+            { "number": 16, "pays": "8.50" }
+        ],
+        "comeco": [
+            { "n_from": 10, "n_to": 10, "pays": "6" },
+            { "n_from": 11, "n_to": 11, "pays": "1" },
+            { "n_from": 17, "n_to": 17, "pays": "1" },
+            { "n_from": 18, "n_to": 18, "pays": "3" },
+            { "n_from": 19, "n_to": 19, "pays": "5" },
+            { "n_from": 20, "n_to": 20, "pays": "10" },
+            { "n_from": 21, "n_to": 21, "pays": "20" },
+            { "n_from": 22, "n_to": 22, "pays": "30" },
+            { "n_from": 23, "n_to": 50, "pays": "50" }
+        ]
+    })
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn a_pay_table_is_refused_uncertified_and_installed_when_a_second_pit_boss_approves() {
+    let djego = Djego::start();
+    let driver = Driver::start();
+    // The second pit boss, created by the first through the API.
+    let (admin, _) = login(&djego, demo::PIT_BOSS, demo::PASSWORD_PIT_BOSS).await;
+    let (status, body) = api(
+        &djego,
+        Method::POST,
+        "/api/v1/users",
+        Some(admin.as_str()),
+        Some(json!({ "username": "second-boss", "role": "pitboss", "password": "second-boss-pass" })),
+    )
+    .await;
+    assert_eq!(status, 201, "{body}");
+    let prima = table_id(&djego, &admin, "Prima Carta 1").await;
+
+    let b = driver.browser(1280, 800).await;
+    b.sign_in(&djego, demo::PIT_BOSS, demo::PASSWORD_PIT_BOSS, "/console")
+        .await;
+    b.click("#tab-tables").await;
+    b.wait_text("#tables-list", "Lobo 1").await;
+    b.click(r#"button.table-select[data-table-name="Prima Carta 1"]"#).await;
+    b.wait_text("#pay-table-current", "djego-house v1").await;
+    b.wait_text("#pay-table-current", "✓ certified").await;
+    b.screenshot("console-tables").await;
+
+    // The rules' printed pays: refused, with the certification's reasons.
+    b.type_into("#pay-table-spec", &uncertified_spec().to_string()).await;
+    b.click("#pay-table-install").await;
+    let refusal = b.wait_text("#pay-table-problem", "not certified").await;
+    assert!(refusal.contains("conto_alto has RTP 112.33%"), "{refusal}");
+    assert!(refusal.contains("conto_bajo has RTP"), "{refusal}");
+    b.screenshot("console-pay-table-refused").await;
+
+    // A certified one: only proposed, and the table keeps its pay table meanwhile.
+    b.type_into("#pay-table-spec", &certified_spec().to_string()).await;
+    b.click("#pay-table-install").await;
+    b.wait_text("#pay-table-result", "Proposed, waiting for a second pit boss")
+        .await;
+    let proposal = b
+        .run_js("return document.querySelector('#pay-table-result [data-proposal-id]').dataset.proposalId")
+        .await
+        .as_str()
+        .expect("the proposal's id is shown")
+        .to_string();
+    let (_, installed) = api(
+        &djego,
+        Method::GET,
+        &format!("/api/v1/tables/{prima}/pay-table"),
+        Some(admin.as_str()),
+        None,
+    )
+    .await;
+    assert_eq!(
+        installed["name"], "djego-house",
+        "nothing installed before the approval"
+    );
+    // The proposer cannot approve their own proposal: no button for them.
+    b.click("#tab-proposals").await;
+    let own = format!(r#"article.proposal[data-proposal-id="{proposal}"]"#);
+    b.wait_text(&own, "another pit boss must approve it").await;
+    let approve_buttons = b
+        .run_js(&format!(
+            "return document.querySelectorAll('button.proposal-approve[data-proposal-id=\"{proposal}\"]').length"
+        ))
+        .await;
+    assert_eq!(approve_buttons, json!(0));
+
+    // The second pit boss approves it in their own window.
+    let b2 = driver.browser(1280, 800).await;
+    b2.sign_in(&djego, "second-boss", "second-boss-pass", "/console").await;
+    b2.click("#tab-proposals").await;
+    b2.wait_text(&own, "djego-house-b v1").await;
+    b2.click(&format!(r#"button.proposal-approve[data-proposal-id="{proposal}"]"#))
+        .await;
+    b2.wait_text(&format!("{own} .proposal-status"), "applied").await;
+    b2.close().await;
+
+    // The first window shows the new pay table at the table.
+    b.click("#tab-tables").await;
+    b.click("#table-refresh").await;
+    b.wait_text("#pay-table-current", "djego-house-b v1").await;
+    let (_, installed) = api(
+        &djego,
+        Method::GET,
+        &format!("/api/v1/tables/{prima}/pay-table"),
+        Some(admin.as_str()),
+        None,
+    )
+    .await;
+    assert_eq!(installed["name"], "djego-house-b");
+    b.close().await;
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn the_cashier_deposits_and_the_wallet_shown_is_the_ledgers() {
+    let djego = Djego::start();
+    let driver = Driver::start();
+    let (cashier, _) = login(&djego, "cashier", demo::PASSWORD_CASHIER).await;
+    let bruno = user_id(&djego, &cashier, "bruno").await;
+
+    let b = driver.browser(1280, 800).await;
+    b.sign_in(&djego, "cashier", demo::PASSWORD_CASHIER, "/console").await;
+    // A cashier's console: users and the cage only.
+    b.find("#tab-cage").await;
+    let tabs = b
+        .run_js(
+            "return [...document.querySelectorAll('#console-tabs button[role=tab]')]\
+             .filter(t => !t.hidden).map(t => t.id)",
+        )
+        .await;
+    assert_eq!(tabs, json!(["tab-users", "tab-cage"]));
+    b.click("#tab-cage").await;
+    b.type_into("#cage-search", "bru").await;
+    b.click(r#"button.cage-player[data-username="bruno"]"#).await;
+    b.wait_text("#cage-balance", "1000.00").await;
+
+    b.type_into("#deposit-amount", "25.00").await;
+    b.type_into("#deposit-memo", "cash at the cage").await;
+    b.click("#deposit-button").await;
+    b.wait_text("#cage-result", "the balance is now 1025.00").await;
+    b.wait_text("#cage-history", "cash at the cage").await;
+    let shown = b.text("#cage-balance").await;
+    let (status, wallet) = api(
+        &djego,
+        Method::GET,
+        &format!("/api/v1/wallets/{bruno}"),
+        Some(cashier.as_str()),
+        None,
+    )
+    .await;
+    assert_eq!(status, 200, "{wallet}");
+    assert_eq!(wallet["balance"], "1025.00");
+    assert_eq!(shown, wallet["balance"].as_str().unwrap());
+    b.screenshot("console-cage").await;
+
+    // Cash out more than the wallet holds: refused with a sentence, nothing moves.
+    b.type_into("#withdraw-amount", "5000.00").await;
+    b.click("#withdraw-button").await;
+    b.wait_text("#cage-problem", "Not enough money in the wallet").await;
+    assert_eq!(b.text("#cage-balance").await, "1025.00");
+    b.close().await;
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn a_pit_boss_resets_a_password_and_the_player_chooses_a_new_one() {
+    let djego = Djego::start();
+    let driver = Driver::start();
+
+    let b = driver.browser(1280, 800).await;
+    b.sign_in(&djego, demo::PIT_BOSS, demo::PASSWORD_PIT_BOSS, "/console")
+        .await;
+    b.click("#tab-users").await;
+    b.click(r#"button.user-select[data-username="bruno"]"#).await;
+    b.wait_text("#user-detail", "bruno").await;
+    b.type_into("#user-temp-password", "temporary-pass-42").await;
+    b.click("#user-reset-password").await;
+    b.wait_text("#user-result", "is reset").await;
+    b.wait_text(r#"#users-table tr[data-username="bruno"]"#, "must choose a new one")
+        .await;
+    b.screenshot("console-users").await;
+    b.close().await;
+
+    // bruno signs in with the temporary password and is asked for his own.
+    let p = driver.browser(390, 844).await;
+    p.open(&djego.url("/")).await;
+    p.type_into("#username", "bruno").await;
+    p.type_into("#password", "temporary-pass-42").await;
+    p.click("#signin-button").await;
+    p.find("#change").await;
+    p.type_into("#new-password", "brunos-own-pass-7").await;
+    p.type_into("#again", "brunos-own-pass-7").await;
+    p.click("#change-button").await;
+    wait_path(&p, "/player").await;
+    p.close().await;
+
+    // The old password is gone; the new one works.
+    let (status, _) = api(
+        &djego,
+        Method::POST,
+        "/api/v1/auth/login",
+        None,
+        Some(json!({ "username": "bruno", "password": demo::PASSWORD_PLAYER })),
+    )
+    .await;
+    assert_eq!(status, 401);
+    let (status, body) = api(
+        &djego,
+        Method::POST,
+        "/api/v1/auth/login",
+        None,
+        Some(json!({ "username": "bruno", "password": "brunos-own-pass-7" })),
+    )
+    .await;
+    assert_eq!(status, 200, "{body}");
+    assert_ne!(body["must_change_password"], json!(true));
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn the_auditor_verifies_the_ledger_recalls_a_round_and_reads_the_floor() {
+    let djego = Djego::start();
+    let driver = Driver::start();
+    // ana plays a Lobo round through the API and folds: a settled round.
+    let (ana, _) = login(&djego, "ana", demo::PASSWORD_PLAYER).await;
+    let lobo = table_id(&djego, &ana, "Lobo 1").await;
+    let (status, round) = api(
+        &djego,
+        Method::POST,
+        &format!("/api/v1/tables/{lobo}/lobo-rounds"),
+        Some(ana.as_str()),
+        Some(json!({ "unit": "1.00" })),
+    )
+    .await;
+    assert_eq!(status, 201, "{round}");
+    let round_id = round["id"].as_str().unwrap().to_string();
+    let (status, folded) = api(
+        &djego,
+        Method::POST,
+        &format!("/api/v1/lobo-rounds/{round_id}/fold"),
+        Some(ana.as_str()),
+        Some(json!({ "expected_plays": round["plays_made"] })),
+    )
+    .await;
+    assert_eq!(status, 200, "{folded}");
+    assert_eq!(folded["status"], "settled", "{folded}");
+    let server_seed = folded["server_seed"]
+        .as_str()
+        .expect("revealed at settlement")
+        .to_string();
+
+    let b = driver.browser(1280, 800).await;
+    b.sign_in(&djego, "auditor", demo::PASSWORD_AUDITOR, "/console").await;
+    b.click("#tab-audit").await;
+    b.click("#audit-show-ledger").await;
+    b.click("#verify-ledger").await;
+    let verdict = b.wait_text("#verify-verdict", "✓").await;
+    assert!(verdict.contains("The ledger verifies"), "{verdict}");
+    b.click("#trial-balance-load").await;
+    b.wait_text("#trial-balance-verdict", "✓ Balanced").await;
+    b.screenshot("console-audit").await;
+
+    b.click("#audit-show-recall").await;
+    b.type_into("#recall-id", &round_id).await;
+    b.click("#recall-load").await;
+    b.wait_text("#recall-view", "Recall of Lobo round").await;
+    assert_eq!(b.text("#recall-status").await, "settled");
+    b.wait_text("#recall-seeds", &server_seed).await;
+    b.wait_text("#recall-shuffle-check", "✓").await;
+    b.wait_text("#recall-play", "fold").await;
+    b.wait_text("#recall-money", "lobo_escrow").await;
+    b.find("#recall-download").await;
+    b.screenshot("console-recall").await;
+
+    b.click("#tab-floor").await;
+    b.wait_text("#floor-day-status", "in progress").await;
+    b.wait_text("#floor-reconciliation", "✓ Reconciled").await;
+    let can_close = b.run_js("return !!document.getElementById('floor-close')").await;
+    assert_eq!(can_close, json!(false), "only a pit boss closes a day");
+    b.click("#floor-show-tables").await;
+    b.wait_text("#floor-part-tables", "Lobo 1").await;
+    b.click("#floor-show-plots").await;
+    b.find(r#"#floor-plot-hold img[data-figure="hold"]"#).await;
+    b.find(r#"#floor-plot-rounds-per-hour img[data-figure="rounds-per-hour"]"#)
+        .await;
+    b.screenshot("console-floor").await;
+    b.close().await;
+}

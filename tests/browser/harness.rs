@@ -1,0 +1,272 @@
+//! The browser tests' harness: a real djego (the built binary, `serve
+//! --demo`, on a fresh database and a free port) and headless Chromium from
+//! Debian's packages driven through ChromeDriver over WebDriver (fantoccini).
+//! Nothing here downloads a browser: `/usr/bin/chromium` and
+//! `/usr/bin/chromedriver` must be installed (`.ci/run` installs them).
+
+use fantoccini::elements::Element;
+use fantoccini::{Client, ClientBuilder, Locator};
+use std::net::TcpListener;
+use std::path::PathBuf;
+use std::process::{Child, Command, Stdio};
+use std::time::{Duration, Instant};
+
+/// How long a step waits for the page to show what it expects.
+pub const STEP_TIMEOUT_MS: u64 = 15_000;
+pub const ADMIN_PASSWORD: &str = "browser-admin-pass";
+
+fn free_port() -> u16 {
+    TcpListener::bind("127.0.0.1:0").unwrap().local_addr().unwrap().port()
+}
+
+fn wait_for_port(port: u16, what: &str) {
+    let deadline = Instant::now() + Duration::from_secs(30);
+    while std::net::TcpStream::connect(("127.0.0.1", port)).is_err() {
+        assert!(Instant::now() < deadline, "{what} did not start listening on {port}");
+        std::thread::sleep(Duration::from_millis(50));
+    }
+}
+
+/// A process killed when dropped.
+struct Reaped(Child);
+impl Drop for Reaped {
+    fn drop(&mut self) {
+        let _ = self.0.kill();
+        let _ = self.0.wait();
+    }
+}
+
+/// djego itself: `djego serve --demo` on SQLite in a temporary directory.
+pub struct Djego {
+    _process: Reaped,
+    _dir: tempfile::TempDir,
+    pub base: String,
+}
+
+impl Djego {
+    pub fn start() -> Djego {
+        use std::io::{BufRead, BufReader};
+        let dir = tempfile::tempdir().unwrap();
+        let log = std::fs::File::create(dir.path().join("djego.log")).unwrap();
+        let mut process = Command::new(env!("CARGO_BIN_EXE_djego"))
+            .args(["serve", "--demo", "--bind", "127.0.0.1:0"])
+            .current_dir(dir.path())
+            .env("DATABASE_URL", format!("sqlite://{}/djego.db", dir.path().display()))
+            .env("DJEGO_ADMIN_PASSWORD", ADMIN_PASSWORD)
+            .env("RUST_LOG", "warn")
+            .stdout(Stdio::piped())
+            .stderr(log)
+            .spawn()
+            .expect("djego starts");
+        let mut lines = BufReader::new(process.stdout.take().unwrap());
+        let process = Reaped(process);
+        let base = loop {
+            let mut line = String::new();
+            assert!(lines.read_line(&mut line).unwrap() > 0, "djego serve ended before listening");
+            if let Some(rest) = line.strip_prefix("djego listening on ") {
+                break rest.split_whitespace().next().unwrap().to_string();
+            }
+        };
+        // Keep reading its output so the pipe never fills.
+        std::thread::spawn(move || for _ in lines.lines() {});
+        Djego {
+            _process: process,
+            _dir: dir,
+            base,
+        }
+    }
+
+    pub fn url(&self, path: &str) -> String {
+        format!("{}{}", self.base, path)
+    }
+}
+
+/// ChromeDriver, shared by the browsers of one test.
+pub struct Driver {
+    _process: Reaped,
+    port: u16,
+}
+
+impl Driver {
+    pub fn start() -> Driver {
+        let port = free_port();
+        let process = Command::new("/usr/bin/chromedriver")
+            .arg(format!("--port={port}"))
+            .stdout(Stdio::null())
+            .stderr(Stdio::null())
+            .spawn()
+            .expect("/usr/bin/chromedriver runs (Debian's chromium-driver package)");
+        let process = Reaped(process);
+        wait_for_port(port, "chromedriver");
+        Driver { _process: process, port }
+    }
+
+    /// A new headless browser window of `width`×`height` (its own cookies and storage).
+    pub async fn browser(&self, width: u32, height: u32) -> Browser {
+        let mut options = serde_json::json!({
+            "binary": "/usr/bin/chromium",
+            "args": ["--headless=new", "--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage",
+                     format!("--window-size={width},{height}")],
+        });
+        // A headless window is at least 500 px wide: a phone's width needs its emulation.
+        if width < 500 {
+            options["mobileEmulation"] =
+                serde_json::json!({ "deviceMetrics": { "width": width, "height": height, "pixelRatio": 1 } });
+        }
+        let mut caps = serde_json::Map::new();
+        caps.insert("goog:chromeOptions".into(), options);
+        let connector = hyper_util::client::legacy::connect::HttpConnector::new();
+        let client = ClientBuilder::new(connector)
+            .capabilities(caps)
+            .connect(&format!("http://127.0.0.1:{}", self.port))
+            .await
+            .expect("a ChromeDriver session");
+        // A page that never settles fails its step in seconds, not in ChromeDriver's 300 s.
+        let limit = Some(Duration::from_millis(STEP_TIMEOUT_MS));
+        client
+            .update_timeouts(fantoccini::wd::TimeoutConfiguration::new(limit, limit, None))
+            .await
+            .expect("timeouts set");
+        Browser { client }
+    }
+}
+
+/// One browser window, with the steps a person takes.
+pub struct Browser {
+    pub client: Client,
+}
+
+impl Browser {
+    pub async fn open(&self, url: &str) {
+        self.client.goto(url).await.unwrap_or_else(|e| panic!("cannot open {url}: {e}"));
+    }
+
+    /// The element matching a CSS selector, waiting for it to exist and be shown.
+    pub async fn find(&self, css: &str) -> Element {
+        let deadline = Instant::now() + Duration::from_millis(STEP_TIMEOUT_MS);
+        loop {
+            if let Ok(e) = self.client.find(Locator::Css(css)).await {
+                if e.is_displayed().await.unwrap_or(false) {
+                    return e;
+                }
+            }
+            if Instant::now() > deadline {
+                panic!("no visible {css} after {STEP_TIMEOUT_MS} ms; page text:\n{}", self.page_text().await);
+            }
+            tokio::time::sleep(Duration::from_millis(100)).await;
+        }
+    }
+
+    /// Clicks the element, once it is shown and enabled.
+    pub async fn click(&self, css: &str) {
+        let deadline = Instant::now() + Duration::from_millis(STEP_TIMEOUT_MS);
+        loop {
+            let e = self.find(css).await;
+            if e.is_enabled().await.unwrap_or(false) && e.clone().click().await.is_ok() {
+                return;
+            }
+            if Instant::now() > deadline {
+                panic!("{css} could not be clicked; page text:\n{}", self.page_text().await);
+            }
+            tokio::time::sleep(Duration::from_millis(100)).await;
+        }
+    }
+
+    /// Replaces a field's value by typing.
+    pub async fn type_into(&self, css: &str, text: &str) {
+        let e = self.find(css).await;
+        e.clear().await.unwrap();
+        e.send_keys(text).await.unwrap();
+    }
+
+    /// Chooses the option of a `<select>` whose visible text contains `label`.
+    pub async fn choose(&self, css: &str, label: &str) {
+        let deadline = Instant::now() + Duration::from_millis(STEP_TIMEOUT_MS);
+        loop {
+            let select = self.find(css).await;
+            if let Ok(options) = select.find_all(Locator::Css("option")).await {
+                for o in options {
+                    if o.text().await.unwrap_or_default().contains(label) {
+                        o.click().await.unwrap();
+                        return;
+                    }
+                }
+            }
+            if Instant::now() > deadline {
+                panic!("{css} has no option containing {label:?}; page text:\n{}", self.page_text().await);
+            }
+            tokio::time::sleep(Duration::from_millis(100)).await;
+        }
+    }
+
+    /// Waits until the element's text contains `expected`; returns the text.
+    pub async fn wait_text(&self, css: &str, expected: &str) -> String {
+        let deadline = Instant::now() + Duration::from_millis(STEP_TIMEOUT_MS);
+        loop {
+            if let Ok(e) = self.client.find(Locator::Css(css)).await {
+                let text = e.text().await.unwrap_or_default();
+                if text.contains(expected) {
+                    return text;
+                }
+                if Instant::now() > deadline {
+                    panic!("{css} never showed {expected:?}; it shows {text:?}");
+                }
+            } else if Instant::now() > deadline {
+                panic!("no {css} (waiting for {expected:?}); page text:\n{}", self.page_text().await);
+            }
+            tokio::time::sleep(Duration::from_millis(100)).await;
+        }
+    }
+
+    /// The text of the element, as shown.
+    pub async fn text(&self, css: &str) -> String {
+        self.find(css).await.text().await.unwrap()
+    }
+
+    pub async fn page_text(&self) -> String {
+        match self.client.find(Locator::Css("body")).await {
+            Ok(b) => b.text().await.unwrap_or_default(),
+            Err(e) => format!("(no body: {e})"),
+        }
+    }
+
+    /// Signs in on the sign-in page and waits for the role's page.
+    pub async fn sign_in(&self, djego: &Djego, username: &str, password: &str, lands_on: &str) {
+        self.open(&djego.url("/")).await;
+        self.type_into("#username", username).await;
+        self.type_into("#password", password).await;
+        self.click("#signin-button").await;
+        let deadline = Instant::now() + Duration::from_millis(STEP_TIMEOUT_MS);
+        while !self.client.current_url().await.unwrap().path().starts_with(lands_on) {
+            assert!(Instant::now() < deadline, "{username} did not land on {lands_on}:\n{}", self.page_text().await);
+            tokio::time::sleep(Duration::from_millis(100)).await;
+        }
+    }
+
+    /// Saves a screenshot of the window as docs/screens/NAME.png.
+    pub async fn screenshot(&self, name: &str) {
+        let png = self.client.screenshot().await.expect("a screenshot");
+        let dir = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("docs/screens");
+        std::fs::create_dir_all(&dir).unwrap();
+        std::fs::write(dir.join(format!("{name}.png")), png).unwrap();
+    }
+
+    /// Runs JavaScript in the page and returns its value.
+    pub async fn run_js(&self, script: &str) -> serde_json::Value {
+        self.client.execute(script, vec![]).await.expect("the script runs")
+    }
+
+    pub async fn close(self) {
+        let _ = self.client.close().await;
+    }
+}
+
+/// The demo accounts `serve --demo` creates.
+pub mod demo {
+    pub const PASSWORD_PLAYER: &str = "demo-player-pass";
+    pub const PASSWORD_DEALER: &str = "demo-dealer-pass";
+    pub const PASSWORD_CASHIER: &str = "demo-cashier-pass";
+    pub const PASSWORD_AUDITOR: &str = "demo-auditor-pass";
+    pub const PIT_BOSS: &str = "admin";
+    pub use super::ADMIN_PASSWORD as PASSWORD_PIT_BOSS;
+}

@@ -1,0 +1,301 @@
+//! The player app (web/player.html) and the public verifier (web/verify.html)
+//! on a phone-sized window: ana plays a Lobo round to the end and verifies its
+//! shuffle in the browser; anyone verifies a transcript file (and sees a
+//! tampered copy fail) without an account; a side bet the wallet cannot cover
+//! is refused with a sentence and moves nothing.
+
+use crate::harness::{demo, Browser, Djego, Driver, STEP_TIMEOUT_MS};
+use reqwest::Method;
+use serde_json::{json, Value};
+use std::time::{Duration, Instant};
+
+const PHONE: (u32, u32) = (390, 844);
+
+/// One API call through reqwest: (status, body or Null).
+async fn api(djego: &Djego, method: Method, path: &str, token: Option<&str>, body: Option<Value>) -> (u16, Value) {
+    let mut request = reqwest::Client::new().request(method, djego.url(path));
+    if let Some(token) = token {
+        request = request.bearer_auth(token);
+    }
+    if let Some(body) = body {
+        request = request.json(&body);
+    }
+    let response = request.send().await.expect("djego answers");
+    let status = response.status().as_u16();
+    let text = response.text().await.unwrap_or_default();
+    (status, serde_json::from_str(&text).unwrap_or(Value::Null))
+}
+
+/// Signs in through the API: the access token.
+async fn login(djego: &Djego, username: &str, password: &str) -> String {
+    let (status, body) = api(
+        djego,
+        Method::POST,
+        "/api/v1/auth/login",
+        None,
+        Some(json!({ "username": username, "password": password })),
+    )
+    .await;
+    assert_eq!(status, 200, "{username} logs in: {body}");
+    body["access_token"].as_str().unwrap().to_string()
+}
+
+async fn table_id(djego: &Djego, token: &str, name: &str) -> String {
+    let (status, tables) = api(djego, Method::GET, "/api/v1/tables", Some(token), None).await;
+    assert_eq!(status, 200, "{tables}");
+    tables
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|t| t["name"] == name)
+        .unwrap_or_else(|| panic!("no table {name}: {tables}"))["id"]
+        .as_str()
+        .unwrap()
+        .to_string()
+}
+
+/// The caller's wallet as the API gives it: (player id, balance).
+async fn wallet(djego: &Djego, token: &str) -> (String, String) {
+    let (status, w) = api(djego, Method::GET, "/api/v1/me/wallet", Some(token), None).await;
+    assert_eq!(status, 200, "{w}");
+    (w["player_id"].as_str().unwrap().to_string(), w["balance"].as_str().unwrap().to_string())
+}
+
+/// "12.50" or "-3.04" → cents, without floats.
+fn cents(amount: &str) -> i64 {
+    let (negative, digits) = match amount.strip_prefix('-') {
+        Some(rest) => (true, rest),
+        None => (false, amount),
+    };
+    let (whole, frac) = digits.split_once('.').unwrap_or((digits, "0"));
+    let value = whole.parse::<i64>().unwrap() * 100 + format!("{frac:0<2}").parse::<i64>().unwrap();
+    if negative {
+        -value
+    } else {
+        value
+    }
+}
+
+/// Waits until `script` (a function body returning a value) returns something truthy; returns it.
+async fn wait_js(b: &Browser, script: &str, what: &str) -> Value {
+    let deadline = Instant::now() + Duration::from_millis(STEP_TIMEOUT_MS);
+    loop {
+        let v = b.run_js(script).await;
+        let truthy = match &v {
+            Value::Null => false,
+            Value::Bool(x) => *x,
+            Value::String(s) => !s.is_empty(),
+            Value::Number(n) => n.as_f64() != Some(0.0),
+            _ => true,
+        };
+        if truthy {
+            return v;
+        }
+        assert!(Instant::now() < deadline, "{what} never happened; page text:\n{}", b.page_text().await);
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    }
+}
+
+/// The Lobo round is over (its result shown).
+const LOBO_OVER: &str = "return !document.getElementById('lobo-result').hidden";
+
+#[tokio::test(flavor = "multi_thread")]
+async fn ana_plays_lobo_to_the_end_and_verifies_the_shuffle_in_the_browser() {
+    let djego = Djego::start();
+    let driver = Driver::start();
+    let b = driver.browser(PHONE.0, PHONE.1).await;
+    b.sign_in(&djego, "ana", demo::PASSWORD_PLAYER, "/player").await;
+
+    // The wallet on top, with its history.
+    b.wait_text("#wallet-balance", "1000.00").await;
+    b.click("#wallet-history-toggle").await;
+    b.wait_text("#wallet-history-table", "Deposit at the cage").await;
+    b.screenshot("player-wallet").await;
+    b.click("#wallet-history-toggle").await;
+
+    // Lobo 1: the fee and the escrowed loss cap are shown before starting.
+    b.click(r#"article.table-card[data-table-name="Lobo 1"] button.open-table"#).await;
+    b.find("#lobo-start").await;
+    b.wait_text("#lobo-fee", "9.04").await;
+    b.wait_text("#lobo-escrow", "40.00").await;
+    b.click("#lobo-start").await;
+    b.find("#lobo-round").await;
+
+    // Follow the hint for a few plays (each one outlines its cards), then fold if the round goes on.
+    for turn in 0..4 {
+        if b.run_js(LOBO_OVER).await == json!(true) {
+            break;
+        }
+        let plays = b.run_js("return document.getElementById('lobo-round').dataset.plays").await;
+        b.click("#lobo-hint").await;
+        b.wait_text("#lobo-hint-text", "Hint:").await;
+        let kind = b.run_js("return document.getElementById('lobo-hint-text').dataset.kind").await;
+        if kind == json!("fold") {
+            b.click("#lobo-fold").await;
+        } else {
+            let hinted = b.run_js("return document.querySelectorAll('button.card.hinted').length").await;
+            assert!(hinted.as_u64().unwrap() >= 2, "the hint outlines its cards");
+            b.click("#lobo-hint-apply").await;
+            let pressed = b
+                .run_js("return document.querySelectorAll('button.card[aria-pressed=\"true\"]').length")
+                .await;
+            assert_eq!(pressed, hinted, "picking the hint presses exactly its cards");
+            if turn == 0 {
+                b.screenshot("player-lobo").await;
+            }
+            b.click("#lobo-play").await;
+        }
+        let moved = format!(
+            "return document.getElementById('lobo-round').dataset.plays !== {plays} || !document.getElementById('lobo-result').hidden"
+        );
+        wait_js(&b, &moved, "the play to land").await;
+    }
+    if b.run_js(LOBO_OVER).await != json!(true) {
+        b.wait_text("#lobo-fold", "Fold (pay").await;
+        b.click("#lobo-fold").await;
+    }
+    wait_js(&b, LOBO_OVER, "the Lobo result").await;
+    b.wait_text("#lobo-outcome", "You").await;
+
+    // The wallet shows what the API says, and the round's net moved it.
+    let ana = login(&djego, "ana", demo::PASSWORD_PLAYER).await;
+    let (_, balance) = wallet(&djego, &ana).await;
+    let deadline = Instant::now() + Duration::from_millis(STEP_TIMEOUT_MS);
+    while b.text("#wallet-balance").await != balance {
+        assert!(Instant::now() < deadline, "the wallet never showed {balance}");
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    }
+    let net = b.text("#lobo-net").await;
+    assert_eq!(cents(&balance), 100_000 + cents(&net), "1000.00 {net} = {balance}");
+    assert_ne!(balance, "1000.00", "the house fee at least was charged");
+
+    // Verify in the browser: ✓ with the checks, and the transcript to download.
+    b.click("#lobo-verify").await;
+    b.wait_text("#lobo-verify-result", "✓ The shuffle verifies").await;
+    let checks = b.text("#lobo-verify-result").await;
+    for check in ["algorithm", "commitment", "client_seed", "deck"] {
+        assert!(checks.contains(check), "the {check} check is listed: {checks}");
+    }
+    assert!(!checks.contains('✗'), "{checks}");
+    let href = b.run_js("return document.getElementById('lobo-download').href").await;
+    assert!(href.as_str().unwrap().starts_with("blob:"), "{href}");
+    b.screenshot("player-verified").await;
+    b.close().await;
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn anyone_verifies_a_transcript_file_without_an_account_and_a_tampered_copy_fails() {
+    let djego = Djego::start();
+    let driver = Driver::start();
+
+    // A settled Lobo round's recall, saved as a file, and a copy with two cards swapped.
+    let ana = login(&djego, "ana", demo::PASSWORD_PLAYER).await;
+    let lobo = table_id(&djego, &ana, "Lobo 1").await;
+    let (status, round) = api(
+        &djego,
+        Method::POST,
+        &format!("/api/v1/tables/{lobo}/lobo-rounds"),
+        Some(&ana),
+        Some(json!({ "unit": "1.00", "client_seed": "verify-page" })),
+    )
+    .await;
+    assert_eq!(status, 201, "{round}");
+    let id = round["id"].as_str().unwrap().to_string();
+    if round["status"] == "in_play" {
+        let (status, folded) = api(
+            &djego,
+            Method::POST,
+            &format!("/api/v1/lobo-rounds/{id}/fold"),
+            Some(&ana),
+            Some(json!({ "expected_plays": 0 })),
+        )
+        .await;
+        assert_eq!(status, 200, "{folded}");
+    }
+    let (status, recall) = api(&djego, Method::GET, &format!("/api/v1/lobo-rounds/{id}/recall"), Some(&ana), None).await;
+    assert_eq!(status, 200, "{recall}");
+    let dir = tempfile::tempdir().unwrap();
+    let good = dir.path().join("round.json");
+    std::fs::write(&good, serde_json::to_string_pretty(&recall).unwrap()).unwrap();
+    let mut tampered = recall.clone();
+    let deck = tampered["transcript"]["shuffle"]["deck"].as_array_mut().expect("the transcript's deck");
+    deck.swap(3, 4);
+    let bad = dir.path().join("tampered.json");
+    std::fs::write(&bad, serde_json::to_string_pretty(&tampered).unwrap()).unwrap();
+
+    // No sign-in: /verify straight away.
+    let b = driver.browser(PHONE.0, PHONE.1).await;
+    b.open(&djego.url("/verify")).await;
+    b.find("#transcript-file").await.send_keys(good.to_str().unwrap()).await.unwrap();
+    b.wait_text("#verify-result", "✓ The shuffle verifies").await;
+    let shown = b.text("#verify-result").await;
+    assert!(shown.contains("deck") && !shown.contains('✗'), "{shown}");
+    assert_eq!(b.run_js("return sessionStorage.getItem('djego.session')").await, Value::Null);
+    assert_eq!(b.client.current_url().await.unwrap().path(), "/verify", "no trip to the sign-in page");
+    b.screenshot("verify-page").await;
+
+    b.click("#verify-clear").await;
+    b.find("#transcript-file").await.send_keys(bad.to_str().unwrap()).await.unwrap();
+    b.wait_text("#verify-result", "✗ The shuffle does not verify").await;
+    let shown = b.text("#verify-result").await;
+    assert!(shown.contains("First difference") && shown.contains("at position 3"), "{shown}");
+    b.close().await;
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn a_side_bet_larger_than_the_wallet_is_refused_and_moves_nothing() {
+    let djego = Djego::start();
+    let driver = Driver::start();
+
+    // The dealer opens a Prima Carta round; the cashier pays ana out down to 50.00.
+    let dealer = login(&djego, "dealer", demo::PASSWORD_DEALER).await;
+    let prima = table_id(&djego, &dealer, "Prima Carta 1").await;
+    let (status, signed) = api(
+        &djego,
+        Method::POST,
+        &format!("/api/v1/tables/{prima}/dealer/sign-in"),
+        Some(&dealer),
+        Some(json!({})),
+    )
+    .await;
+    assert_eq!(status, 200, "{signed}");
+    let (status, round) = api(&djego, Method::POST, &format!("/api/v1/tables/{prima}/rounds"), Some(&dealer), None).await;
+    assert_eq!(status, 201, "{round}");
+    let round_id = round["id"].as_str().unwrap().to_string();
+    let ana = login(&djego, "ana", demo::PASSWORD_PLAYER).await;
+    let (ana_id, _) = wallet(&djego, &ana).await;
+    let cashier = login(&djego, "cashier", demo::PASSWORD_CASHIER).await;
+    let (status, paid) = api(
+        &djego,
+        Method::POST,
+        "/api/v1/cage/withdrawals",
+        Some(&cashier),
+        Some(json!({ "player_id": ana_id, "amount": "950.00" })),
+    )
+    .await;
+    assert_eq!(status, 201, "{paid}");
+
+    let b = driver.browser(PHONE.0, PHONE.1).await;
+    b.sign_in(&djego, "ana", demo::PASSWORD_PLAYER, "/player").await;
+    b.wait_text("#wallet-balance", "50.00").await;
+    b.click(r#"article.table-card[data-table-name="Prima Carta 1"] button.open-table"#).await;
+    b.wait_text("#live-status", "Live").await;
+    b.wait_text("#prima-round-info", "Betting open").await;
+    b.find("#bet-panel").await;
+    b.choose("#bet-kind", "Conto Alto").await;
+    b.type_into("#bet-amount", "60.00").await;
+    b.wait_text("#bet-pays", "6.75:1").await;
+    b.click("#bet-button").await;
+    b.wait_text("#bet-alert", "Not enough money in the wallet for that: it holds 50.00 and this needs 60.00.")
+        .await;
+
+    // Nothing moved: the page and the API agree on 50.00, and ana has no bet on the round.
+    assert_eq!(b.text("#wallet-balance").await, "50.00");
+    assert_eq!(wallet(&djego, &ana).await.1, "50.00");
+    let (status, bets) = api(&djego, Method::GET, &format!("/api/v1/rounds/{round_id}/bets"), Some(&ana), None).await;
+    assert_eq!(status, 200, "{bets}");
+    assert_eq!(bets, json!([]));
+    b.run_js("document.getElementById('bet-panel').scrollIntoView(); return true").await;
+    b.screenshot("player-prima-carta").await;
+    b.close().await;
+}

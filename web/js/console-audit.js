@@ -1,0 +1,590 @@
+// Audit: ledger verification and trial balance (auditor), signed
+// checkpoints, the significant-events log, round recall with its transcript,
+// and observed RTP by bet with its 99% band (auditor).
+
+import {
+  isAuditor, el, fill, get, when, field, selectField, alertBox, statusBox, value, $, run, failed, showProblem,
+  loadPeople, loadTables, nameOf, tableName, shortId, pct, card, cards, suitName, suitSymbol, rawJson,
+  jsonDownloadButton, downloadButton, download, facts,
+} from "./console-common.js";
+import { act, table as grid } from "./api.js";
+import { verifyShuffle } from "./shuffle.js";
+
+const SECTIONS = [
+  { name: "ledger", title: "Ledger", auditorOnly: true },
+  { name: "events", title: "Significant events" },
+  { name: "checkpoints", title: "Checkpoints" },
+  { name: "recall", title: "Round recall" },
+  { name: "rtp", title: "Observed RTP", auditorOnly: true },
+];
+
+let sections = [];
+
+export function render(panel, what) {
+  sections = SECTIONS.filter((s) => !s.auditorOnly || isAuditor());
+  const nav = el("div", { class: "subtabs", role: "group", "aria-label": "Audit sections" },
+    sections.map((s) => el("button", {
+      type: "button", id: "audit-show-" + s.name, class: "subtab", "data-section": s.name, "aria-pressed": "false",
+      onclick: () => showSection(s.name),
+    }, s.title)));
+  fill(panel,
+    el("h2", {}, "Audit"),
+    nav,
+    sections.map((s) => el("section", {
+      class: "panel audit-section", id: "audit-" + s.name, "aria-labelledby": `audit-${s.name}-title`, hidden: true,
+    })));
+  Promise.all([loadPeople().catch(() => null), loadTables().catch(() => null)]).then(() => {
+    const builders = { ledger: ledgerSection, events: eventsSection, checkpoints: checkpointsSection, recall: recallSection, rtp: rtpSection };
+    for (const s of sections) builders[s.name]($("audit-" + s.name));
+    shown(what);
+  });
+}
+
+export function shown(what) {
+  if (what && what.recall) {
+    showSection("recall");
+    $("recall-id").value = what.recall;
+    if (what.game) $("recall-game").value = what.game;
+    loadRecall();
+  } else if (!sections.some((s) => !$("audit-" + s.name).hidden)) {
+    showSection(sections[0].name);
+  }
+}
+
+function showSection(name) {
+  for (const s of sections) {
+    $("audit-" + s.name).hidden = s.name !== name;
+    $("audit-show-" + s.name).setAttribute("aria-pressed", s.name === name ? "true" : "false");
+  }
+}
+
+// ---- ledger: verification and trial balance ------------------------------------------------
+
+function ledgerSection(box) {
+  const problem = alertBox("verify-problem");
+  const verify = el("button", {
+    type: "button", id: "verify-ledger",
+    onclick: () => run(verify, problem, async () => {
+      fill($("verify-result"), el("p", { class: "muted" }, "Recomputing the chains and every balance…"));
+      const v = await get("/api/v1/audit/ledger/verify");
+      fill($("verify-result"), verification(v));
+    }),
+  }, "Verify the ledger");
+  const tbProblem = alertBox("trial-balance-problem");
+  const tb = el("button", {
+    type: "button", id: "trial-balance-load", class: "quiet",
+    onclick: () => run(tb, tbProblem, async () => {
+      const t = await get("/api/v1/audit/ledger/trial-balance");
+      fill($("trial-balance"), trialBalance(t));
+    }),
+  }, "Show the trial balance");
+  fill(box,
+    el("h3", { id: "audit-ledger-title" }, "Ledger"),
+    el("p", { class: "muted small" },
+      "Recomputes the transfers' hash chain and every balance, and the significant-events chain, and checks both against the signed checkpoints stored in the database."),
+    verify, problem,
+    el("div", { id: "verify-result", role: "status" }),
+    el("h4", {}, "Trial balance"),
+    tb, tbProblem,
+    el("div", { id: "trial-balance" }));
+}
+
+function mark(ok) {
+  return el("span", { class: ok ? "ok" : "bad" }, ok ? "✓" : "✗");
+}
+
+function verification(v) {
+  const chain = v.event_chain || {};
+  const cps = v.checkpoints || {};
+  const ok = v.ok && chain.ok && cps.ok;
+  const problems = [];
+  if (v.first_broken_link) problems.push(`Transfer ${v.first_broken_link.seq} (${v.first_broken_link.transfer_id}): ${v.first_broken_link.reason}`);
+  for (const m of v.balance_mismatches || []) problems.push(`Account ${m.account}: stored ${m.stored}, recomputed ${m.recomputed}`);
+  for (const a of v.negative_accounts || []) problems.push(`Account ${a} is negative`);
+  for (const r of v.running_total_mismatches || []) problems.push(`Running total: ${r}`);
+  if (v.stored_total && v.stored_total !== "0.00") problems.push(`The stored balances sum to ${v.stored_total}, not 0.00`);
+  if (chain.first_broken_link) problems.push(`Significant event ${chain.first_broken_link.seq} (${chain.first_broken_link.event_id}): ${chain.first_broken_link.reason}`);
+  for (const f of cps.failures || []) problems.push(`Checkpoint ${f.checkpoint}: ${f.reason}`);
+  return el("div", { class: "verification", "data-ok": ok ? "true" : "false" },
+    el("p", { id: "verify-verdict", class: "verdict " + (ok ? "ok" : "bad") },
+      ok ? "✓ The ledger verifies: chains, balances and checkpoints all check." : "✗ The ledger does not verify."),
+    problems.length ? el("ul", { id: "verify-failures", class: "bad" }, problems.map((p) => el("li", {}, p))) : null,
+    el("table", {},
+      el("thead", {}, el("tr", {}, ["", "What", "Checked", "Head"].map((h) => el("th", { scope: "col" }, h)))),
+      el("tbody", {},
+        el("tr", {}, el("td", {}, mark(v.ok)), el("td", {}, "Transfers: hash chain, balances, trial balance"),
+          el("td", {}, `${v.transfers_checked} transfers; balances sum to ${v.stored_total}`),
+          el("td", {}, `seq ${v.head_seq} `, el("code", {}, shortHash(v.head_hash)))),
+        el("tr", {}, el("td", {}, mark(chain.ok)), el("td", {}, "Significant events: hash chain"),
+          el("td", {}, `${chain.events_checked} events; ${chain.events_unsealed} since the last seal`),
+          el("td", {}, `seq ${chain.head_seq} `, el("code", {}, shortHash(chain.head_hash)))),
+        el("tr", {}, el("td", {}, mark(cps.ok)), el("td", {}, `Signed checkpoints (${cps.source || "database"})`),
+          el("td", {}, `${cps.checkpoints_checked} checked`
+            + (cps.latest ? `; latest no. ${cps.latest.seq} at ${cps.latest.taken_at} (ledger ${cps.latest.ledger_seq}, events ${cps.latest.events_seq})` : "")),
+          el("td", {}, (cps.keys || []).map((k) => el("div", {}, "key ", el("code", {}, k.key_id), ` signed ${k.checkpoints}`)))))),
+    (cps.keys || []).length
+      ? el("p", { class: "muted small" }, "Compare the signing keys with the keys the casino published; pinned: ",
+        (cps.pinned_key_ids || []).length ? cps.pinned_key_ids.join(", ") : "none", ".")
+      : null,
+    rawJson("The verification as JSON", v, "verify-raw"));
+}
+
+function shortHash(h) {
+  return h ? h.slice(0, 16) + "…" : "—";
+}
+
+function trialBalance(t) {
+  return el("div", {},
+    el("p", { id: "trial-balance-verdict", class: t.balanced ? "ok" : "bad" },
+      t.balanced ? `✓ Balanced: every account sums to ${t.total} (up to transfer ${t.last_seq}).`
+        : `✗ Not balanced: the accounts sum to ${t.total} (up to transfer ${t.last_seq}).`),
+    grid([
+      ["Account", (a) => accountName(a.account)],
+      ["Kind", (a) => a.kind],
+      ["Balance", (a) => el("span", { class: "num" }, a.balance)],
+    ], t.accounts, { caption: `${t.accounts.length} accounts`, empty: "No accounts." }));
+}
+
+function accountName(a) {
+  const [kind, id] = String(a).split(":");
+  if (kind === "wallet" && id) return `wallet of ${nameOf(id)}`;
+  if (kind === "cobre" && id) return `cobre of ${tableName(id)}`;
+  if ((kind === "escrow" || kind === "pot") && id) return `${kind} of round ${shortId(id)}`;
+  return a;
+}
+
+// ---- checkpoints ------------------------------------------------------------------------------
+
+function checkpointsSection(box) {
+  const problem = alertBox("checkpoints-problem");
+  const result = statusBox("checkpoint-result");
+  let list = [];
+  const refresh = async () => {
+    showProblem(problem, null);
+    try {
+      list = [];
+      for (let offset = 0; ; offset += 500) {
+        const page = await get(`/api/v1/audit/checkpoints?limit=500&offset=${offset}`);
+        list.push(...page);
+        if (page.length < 500) break;
+      }
+      fill($("checkpoints-list"), grid([
+        ["No.", (c) => String(c.seq)],
+        ["Taken", (c) => when(c.taken_at_us)],
+        ["Ledger head", (c) => [`seq ${c.ledger_seq} `, el("code", {}, shortHash(c.ledger_hash))]],
+        ["Events head", (c) => [`seq ${c.events_seq} `, el("code", {}, shortHash(c.events_hash))]],
+        ["Key", (c) => el("code", { title: c.public_key }, c.key_id)],
+        ["Signature", (c) => el("code", { title: c.signature }, shortHash(c.signature))],
+      ], [...list].reverse(), { caption: "Newest first", empty: "No checkpoint yet." }));
+    } catch (e) {
+      failed(problem, e);
+    }
+  };
+  const take = el("button", {
+    type: "button", id: "checkpoint-take",
+    onclick: () => run(take, problem, async () => {
+      const c = await act("POST", "/api/v1/audit/checkpoints");
+      await refresh();
+      fill(result, el("p", { class: "ok" }, `Checkpoint no. ${c.seq} signed: ledger at transfer ${c.ledger_seq}, events at ${c.events_seq}, key ${c.key_id}.`));
+    }),
+  }, "Take a checkpoint now");
+  const save = el("button", {
+    type: "button", id: "checkpoints-download", class: "quiet",
+    onclick: () => download(`djego-checkpoints-${new Date().toISOString().slice(0, 10)}.json`, JSON.stringify(list, null, 2)),
+  }, "Download them (JSON)");
+  fill(box,
+    el("h3", { id: "audit-checkpoints-title" }, "Signed checkpoints"),
+    el("p", { class: "muted small" },
+      "Each signs the ledger's head and the significant-events chain's head. Keep a copy outside djego: `djego verify ledger --checkpoints FILE` checks the database against it."),
+    el("div", { class: "row" }, take, save,
+      el("button", { type: "button", id: "checkpoints-refresh", class: "quiet", onclick: refresh }, "Refresh")),
+    problem, result,
+    el("div", { id: "checkpoints-list" }));
+  refresh();
+}
+
+// ---- significant events ----------------------------------------------------------------------
+
+const EVENT_KINDS = [
+  "admin_bootstrapped", "user_created", "role_changed", "login_failed", "login_rate_limited", "login_unlocked",
+  "logged_out", "sessions_ended", "password_changed", "password_reset", "token_key_rotated", "table_created",
+  "table_reconfigured", "table_opened", "table_closed", "dealer_assigned", "pay_table_installed", "round_voided",
+  "seed_revealed", "correction", "house_rule_override", "checkpoint_taken", "floor_calendar_changed",
+  "floor_rating_rule_changed", "dealer_signed_in", "dealer_signed_out", "floor_pits_changed", "gaming_day_closed",
+  "change_proposed", "change_approved", "change_rejected", "approval_rule_changed",
+];
+const EVENTS_PAGE = 50;
+let eventsOffset = 0;
+
+function eventsSection(box) {
+  const problem = alertBox("events-problem");
+  const form = el("form", { id: "events-filter", class: "row" },
+    el("div", { class: "field" },
+      el("label", { for: "events-kind" }, "Kind"),
+      el("input", { id: "events-kind", list: "events-kinds", autocomplete: "off", placeholder: "every kind" }),
+      el("datalist", { id: "events-kinds" }, EVENT_KINDS.map((k) => el("option", { value: k })))),
+    field("events-from", "From", { type: "datetime-local" }),
+    field("events-to", "Until", { type: "datetime-local" }),
+    el("button", { type: "submit", id: "events-load" }, "Show"));
+  form.addEventListener("submit", (event) => { event.preventDefault(); eventsOffset = 0; loadEvents(); });
+  fill(box,
+    el("h3", { id: "audit-events-title" }, "Significant events"),
+    form, problem,
+    el("div", { id: "events-list", class: "events" }),
+    el("div", { class: "row" },
+      el("button", { type: "button", id: "events-newer", class: "quiet", onclick: () => { eventsOffset = Math.max(0, eventsOffset - EVENTS_PAGE); loadEvents(); } }, "← Newer"),
+      el("span", { id: "events-page", class: "muted" }),
+      el("button", { type: "button", id: "events-older", class: "quiet", onclick: () => { eventsOffset += EVENTS_PAGE; loadEvents(); } }, "Older →")));
+  loadEvents();
+}
+
+function micros(id) {
+  const v = value(id);
+  return v ? String(new Date(v).getTime() * 1000) : null;
+}
+
+async function loadEvents() {
+  const problem = $("events-problem");
+  showProblem(problem, null);
+  const q = new URLSearchParams({ limit: String(EVENTS_PAGE), offset: String(eventsOffset) });
+  const kind = value("events-kind").trim();
+  if (kind) q.set("kind", kind);
+  const from = micros("events-from"), to = micros("events-to");
+  if (from) q.set("from_us", from);
+  if (to) q.set("to_us", to);
+  try {
+    const list = await get("/api/v1/audit/events?" + q);
+    fill($("events-list"), grid([
+      ["When", (e) => el("span", { class: "small" }, when(e.at_us))],
+      ["Kind", (e) => el("code", {}, e.kind)],
+      ["By", (e) => e.actor_username || (e.actor_id ? shortId(e.actor_id) : "system")],
+      ["Concerning", (e) => e.subject_username || subjectName(e.subject)],
+      ["Details", (e) => eventDetails(e.details)],
+    ], list, { caption: "Newest first", empty: "No events match." }));
+    $("events-page").textContent = list.length ? `events ${eventsOffset + 1}–${eventsOffset + list.length}` : "";
+    $("events-newer").disabled = eventsOffset === 0;
+    $("events-older").disabled = list.length < EVENTS_PAGE;
+  } catch (e) {
+    failed(problem, e);
+  }
+}
+
+function subjectName(s) {
+  if (!s) return "—";
+  const t = tableName(s);
+  return t !== shortId(s) ? t : s.length > 20 ? el("code", { title: s }, shortId(s)) : s;
+}
+
+function eventDetails(text) {
+  let doc;
+  try { doc = JSON.parse(text); } catch (_) { return el("span", { class: "small" }, String(text || "")); }
+  if (doc === null || typeof doc !== "object") return el("span", { class: "small" }, String(doc));
+  const line = Object.entries(doc).map(([k, v]) => `${k}: ${typeof v === "object" ? JSON.stringify(v) : v}`).join(" · ");
+  if (line.length <= 140) return el("span", { class: "small mono-ish" }, line);
+  return el("details", { class: "small" }, el("summary", {}, line.slice(0, 120) + "…"),
+    el("pre", { class: "mono json" }, JSON.stringify(doc, null, 2)));
+}
+
+// ---- round recall ----------------------------------------------------------------------------
+
+function recallSection(box) {
+  const problem = alertBox("recall-problem");
+  const button = el("button", { type: "submit", id: "recall-load" }, "Recall");
+  const form = el("form", { id: "recall-form", class: "row" },
+    field("recall-id", "Round id", { required: true, autocomplete: "off", spellcheck: "false", size: 40 }),
+    selectField("recall-game", "Game", [["", "Find out"], ["prima_carta", "Prima Carta"], ["lobo", "Lobo"]], ""),
+    button);
+  form.addEventListener("submit", (event) => { event.preventDefault(); loadRecall(); });
+  fill(box,
+    el("h3", { id: "audit-recall-title" }, "Round recall"),
+    el("p", { class: "muted small" }, "A settled or voided round's whole transcript: seeds, deck, play, bets and money. `djego verify round` and docs/verify/verify_round.py replay the JSON."),
+    form, problem,
+    el("div", { id: "recall-result" }));
+}
+
+async function loadRecall() {
+  const problem = $("recall-problem");
+  const button = $("recall-load");
+  const id = value("recall-id").trim();
+  fill($("recall-result"));
+  await run(button, problem, async () => {
+    if (!id) throw { sentence: "Type the round's id." };
+    const game = value("recall-game");
+    const enc = encodeURIComponent(id);
+    let doc, which;
+    if (game === "lobo") { doc = await get(`/api/v1/lobo-rounds/${enc}/recall`); which = "lobo"; }
+    else if (game === "prima_carta") { doc = await get(`/api/v1/rounds/${enc}/recall`); which = "prima_carta"; }
+    else {
+      try { doc = await get(`/api/v1/rounds/${enc}/recall`); which = "prima_carta"; }
+      catch (e) {
+        if (e.status !== 404) throw e;
+        doc = await get(`/api/v1/lobo-rounds/${enc}/recall`); which = "lobo";
+      }
+    }
+    const view = await recallView(doc, which, id);
+    fill($("recall-result"), view);
+    view.scrollIntoView({ block: "start" });
+  });
+}
+
+async function recallView(doc, game, id) {
+  const t = doc.transcript || {};
+  const shuffle = t.shuffle || {};
+  const players = new Map((t.players || []).map((p) => [p.pseudonym, p.player_id ? nameOf(p.player_id) : p.pseudonym]));
+  const who = (p) => p ? (players.get(p) && players.get(p) !== p ? `${players.get(p)} (${p})` : p) : "—";
+  const accountOf = (a) => {
+    const [kind, rest] = String(a).split(":");
+    return kind === "wallet" ? `wallet of ${who(rest)}` : a;
+  };
+  let browserCheck = null;
+  try { browserCheck = await verifyShuffle(doc); } catch (_) { browserCheck = null; }
+  const round = doc.round || {};
+  const status = t.status || round.status;
+
+  const summary = facts([
+    ["Game", game === "lobo" ? "Lobo" : "Prima Carta"],
+    ["Round", el("code", { id: "recall-round-id" }, t.round_id || id)],
+    ["Table", `${tableName(t.table_id || round.table_id)}, round no. ${t.number ?? round.number ?? "?"}`],
+    ["Status", el("span", { id: "recall-status" }, status || "—")],
+    ["Transcript", `version ${t.version ?? 1}`],
+  ], { id: "recall-summary" });
+
+  const seeds = el("div", { class: "recall-part", id: "recall-seeds" },
+    el("h4", {}, "Seeds"),
+    facts([
+      ["Algorithm", shuffle.algorithm],
+      ["Server seed (revealed)", el("code", {}, shuffle.server_seed || "—")],
+      ["Commitment (published first)", el("code", {}, shuffle.commitment || "—")],
+      ["Client seeds", (shuffle.client_seeds || []).length ? el("code", {}, shuffle.client_seeds.join(", ")) : "none"],
+      ["Client seed used", el("code", {}, shuffle.client_seed === "" ? "\"\" (none)" : shuffle.client_seed || "—")],
+    ]),
+    browserCheck ? el("p", { id: "recall-shuffle-check", class: browserCheck.ok ? "ok" : "bad" },
+      browserCheck.ok ? "✓ This browser re-derived the deck from the seeds: the shuffle checks."
+        : "✗ This browser's shuffle check failed: " + browserCheck.checks.filter((c) => !c.passed).map((c) => `${c.name}: ${c.detail}`).join("; "))
+      : null,
+    doc.verification ? serverVerification(doc.verification) : null);
+
+  const deck = el("div", { class: "recall-part", id: "recall-deck" },
+    el("h4", {}, `Deck (${(shuffle.deck || []).length} cards, dealt from the left)`),
+    cards(shuffle.deck || [], { numbered: true }),
+    (shuffle.reshuffles || []).map((r, i) => el("div", {},
+      el("h5", {}, `Reshuffle ${i + 1}`), cards(r.after || [], { numbered: true }))));
+
+  const play = game === "lobo" ? loboPlay(doc, t, shuffle.deck || []) : primaPlay(t, who);
+  const bets = game === "lobo" ? null : el("div", { class: "recall-part", id: "recall-bets" },
+    el("h4", {}, "Side bets"),
+    grid([
+      ["Player", (b) => who(b.player)],
+      ["Bet", (b) => b.kind + (b.suit ? ` ${suitSymbol(b.suit)} ${suitName(b.suit)}` : "") + (b.number ? ` ${b.number}` : "")],
+      ["Stake", (b) => el("span", { class: "num" }, b.amount)],
+      ["Result", (b) => el("span", { class: b.status === "won" ? "ok" : "" }, b.status)],
+      ["Returned", (b) => el("span", { class: "num" }, b.returned)],
+    ], t.bets || [], { empty: "No side bets on this round." }));
+  const money = el("div", { class: "recall-part", id: "recall-money" },
+    el("h4", {}, "Money: every transfer of the round"),
+    grid([
+      ["Seq", (x) => String(x.seq)],
+      ["Kind", (x) => x.kind],
+      ["From", (x) => accountOf(x.from)],
+      ["To", (x) => accountOf(x.to)],
+      ["Amount", (x) => el("span", { class: "num" }, x.amount)],
+      ["Hash", (x) => el("code", { title: x.hash }, shortHash(x.hash))],
+    ], t.transfers || [], { empty: "No transfers." }));
+
+  const filename = `djego-round-${t.round_id || id}.json`;
+  return el("article", { class: "recall", id: "recall-view", "data-round-id": t.round_id || id, "data-game": game },
+    el("div", { class: "row spread" },
+      el("h4", {}, `Recall of ${game === "lobo" ? "Lobo" : "Prima Carta"} round no. ${t.number ?? round.number ?? ""}`),
+      jsonDownloadButton("recall-download", "Download the recall (JSON)", filename, doc)),
+    el("div", { class: "columns halves" }, el("div", {}, summary, play), el("div", {}, seeds, deck)),
+    bets, money,
+    rawJson("The recall as JSON", doc, "recall-raw"));
+}
+
+function serverVerification(v) {
+  const checks = v.checks || [];
+  const failed = checks.filter((c) => !c.passed);
+  return el("details", { id: "recall-server-check", open: !v.passed },
+    el("summary", { class: v.passed ? "ok" : "bad" },
+      v.passed ? `✓ djego replayed the transcript: all ${checks.length} checks pass.`
+        : `✗ djego's replay fails: ${failed.map((c) => c.name).join(", ")}.`),
+    el("ul", { class: "checks small" }, checks.map((c) => el("li", {},
+      mark(c.passed), ` ${c.name}`, c.detail ? el("span", { class: "muted" }, ` — ${c.detail}`) : ""))));
+}
+
+/** The winner: a seat's suit (and its player) or a pseudonym, and how they won. */
+function winnerText(o, t, who) {
+  const seat = (t.seats || []).find((s) => s.suit === o.winner);
+  const name = seat ? `${suitSymbol(seat.suit)} ${suitName(seat.suit)} — ${who(seat.player)}` : who(o.winner);
+  return name + (o.how ? `, by ${String(o.how).replace(/_/g, " ")}` : "");
+}
+
+function primaPlay(t, who) {
+  const o = t.outcome || null;
+  const f = (o && o.facts) || {};
+  const foundations = f.foundations ? Object.entries(f.foundations) : [];
+  return el("div", { class: "recall-part", id: "recall-play" },
+    el("h4", {}, "Play"),
+    grid([
+      ["Suit", (s) => `${suitSymbol(s.suit)} ${suitName(s.suit)}`],
+      ["Player", (s) => who(s.player)],
+    ], t.seats || [], { caption: "Seats", empty: "No seats." }),
+    grid([
+      ["Turn", (d) => String(d.turn)],
+      ["Suit", (d) => `${suitSymbol(d.suit)} ${suitName(d.suit)}`],
+      ["Copa", (d) => d.pay ? "paid" : "folded"],
+    ], (t.decisions || []).map((d, i) => ({ ...d, turn: i + 1 })), { caption: "Copa decisions, in order", empty: "No copa decisions." }),
+    o ? facts([
+      ["Winner", o.winner ? winnerText(o, t, who) : "—"],
+      ["Prima", o.prima ? `${suitSymbol(o.prima)} ${suitName(o.prima)}` : "—"],
+      ["Passes", o.passes],
+      ["Folded", (o.folded || []).map(suitName).join(", ") || "none"],
+      ["Pot", o.pot_units !== undefined ? `${o.pot_units} units; the winner takes ${o.winner_takes_units}` : "—"],
+      ["Corte paid by", o.corte_payer ? who(o.corte_payer) : "—"],
+      ["Cobre", o.cobre ? `${o.cobre.units} units, ${o.cobre.disposition}` : "none"],
+      ["First card", f.first_card !== undefined ? card(f.first_card) : "—"],
+      ["Foundations", foundations.length ? el("span", { class: "cards inline" }, foundations.map(([, c]) => card(c))) : "—"],
+      ["First-pass count N", f.first_pass_count],
+      ["First to complete", f.first_to_complete ? suitName(f.first_to_complete) : "—"],
+    ], { id: "recall-outcome" }) : el("p", { class: "muted" }, "No outcome: the round was voided."),
+    t.events ? rawJson(`The game's events (${t.events.length})`, t.events) : null,
+    t.deal_out_events ? rawJson(`The full deal-out's events (${t.deal_out_events.length})`, t.deal_out_events) : null);
+}
+
+function loboPlay(doc, t, deck) {
+  const plays = t.plays || doc.plays || [];
+  const o = t.outcome || doc.result || null;
+  return el("div", { class: "recall-part", id: "recall-play" },
+    el("h4", {}, "Play"),
+    deck.length >= 9 ? facts([
+      ["Wolf's hand", cards(deck.slice(0, 4))],
+      ["Player's hand", cards(deck.slice(4, 8))],
+      ["Cub (face up)", card(deck[8])],
+    ], { id: "recall-opening" }) : null,
+    grid([
+      ["Play", (p) => p.kind],
+      ["Player's cards", (p) => (p.player_cards || []).length ? cards(p.player_cards) : "—"],
+      ["Wolf's cards", (p) => (p.wolf_cards || []).length ? cards(p.wolf_cards) : "—"],
+    ], plays, { caption: "Plays, in order", empty: "No plays." }),
+    o ? facts([
+      ["Result", o.player_won ? el("span", { class: "ok" }, "the player won") : "the Wolf won"],
+      ["Why", o.reason],
+      ["Points", o.points],
+      ["Points paid", o.paid_points],
+      ["Wolf's opening points", o.wolf_opening_points],
+      doc.result ? ["Player's net", doc.result.player_net] : null,
+      t.rules ? ["Rules", `${t.rules.mode}, unit ${t.rules.unit}, loss cap ${t.rules.loss_cap_points} points`
+        + (t.rules.house_rule ? `, fee ${(t.rules.house_rule.fee_per_round_hundredths / 100).toFixed(2)} units + ${(t.rules.house_rule.ante_per_wolf_point_hundredths / 100).toFixed(2)} per Wolf point` : "")] : null,
+    ], { id: "recall-outcome" }) : null);
+}
+
+// ---- observed RTP ------------------------------------------------------------------------------
+
+function rtpSection(box) {
+  const problem = alertBox("rtp-problem");
+  const tables = el("select", { id: "rtp-table" }, el("option", { value: "" }, "Every table"));
+  loadTables().then((list) => {
+    for (const t of list.filter((x) => x.config.game === "prima_carta")) tables.append(el("option", { value: t.id }, t.name));
+  }).catch(() => {});
+  const button = el("button", { type: "submit", id: "rtp-load" }, "Show");
+  const query = () => {
+    const q = new URLSearchParams();
+    if (value("rtp-table")) q.set("table_id", value("rtp-table"));
+    if (value("rtp-kind")) q.set("kind", value("rtp-kind"));
+    const from = micros("rtp-from"), to = micros("rtp-to");
+    if (from) q.set("from_us", from);
+    if (to) q.set("to_us", to);
+    return q;
+  };
+  const form = el("form", { id: "rtp-filter", class: "row" },
+    el("div", { class: "field" }, el("label", { for: "rtp-table" }, "Table"), tables),
+    selectField("rtp-kind", "Bet", [["", "Every bet"], ...["prima", "escucha", "maximo", "conto_alto", "conto_bajo", "conto_medio", "cartas", "comeco"].map((k) => [k, k])], ""),
+    field("rtp-from", "From", { type: "datetime-local" }),
+    field("rtp-to", "Until", { type: "datetime-local" }),
+    button,
+    downloadButton("rtp-csv", "Download CSV", () => "/api/v1/audit/rtp?" + new URLSearchParams([...query(), ["format", "csv"]]), () => "djego-rtp.csv"));
+  form.addEventListener("submit", (event) => {
+    event.preventDefault();
+    run(button, problem, async () => {
+      const lines = await get("/api/v1/audit/rtp?" + query());
+      drawRtp(lines);
+    });
+  });
+  get("/api/v1/audit/rtp").then(drawRtp).catch((e) => failed(problem, e));
+  fill(box,
+    el("h3", { id: "audit-rtp-title" }, "Observed RTP by bet"),
+    el("p", { class: "muted small" },
+      "Settled side bets' return against the certified RTP of the pay table they were placed under, with the 99% band (± 2.576 standard errors; bets on one round share its deal)."),
+    form, problem,
+    el("div", { id: "rtp-plot" }),
+    el("div", { id: "rtp-list" }));
+}
+
+function drawRtp(lines) {
+  fill($("rtp-list"), grid([
+    ["Bet", (l) => l.kind],
+    ["Table", (l) => tableName(l.table_id)],
+    ["Pay table", (l) => el("code", {}, shortId(l.pay_table_id))],
+    ["Bets", (l) => `${l.bets} on ${l.rounds} rounds`],
+    ["Staked", (l) => el("span", { class: "num" }, l.staked)],
+    ["Returned", (l) => el("span", { class: "num" }, l.returned)],
+    ["Observed", (l) => pct(l.observed_rtp, 2)],
+    ["Certified", (l) => pct(l.theoretical_rtp, 2)],
+    ["99% band", (l) => `± ${pct(2.576 * l.standard_error, 2)}`],
+    ["", (l) => l.outside_99_band ? el("span", { class: "bad" }, "outside the band") : el("span", { class: "ok" }, "within")],
+  ], lines, { caption: "One line per bet, table and pay table", empty: "No settled side bets in this period." }));
+  fill($("rtp-plot"), lines.length ? rtpPlot(lines) : null);
+}
+
+const SVG = "http://www.w3.org/2000/svg";
+function svg(tag, attrs = {}, text) {
+  const n = document.createElementNS(SVG, tag);
+  for (const [k, v] of Object.entries(attrs)) if (v !== undefined && v !== null) n.setAttribute(k, String(v));
+  if (text !== undefined) n.textContent = text;
+  return n;
+}
+
+/** A round step near `raw`: 1, 2, 2.5 or 5 times a power of ten. */
+function niceStep(raw) {
+  const p = 10 ** Math.floor(Math.log10(raw));
+  for (const m of [1, 2, 2.5, 5, 10]) if (m * p >= raw) return m * p;
+  return 10 * p;
+}
+
+/** Each line: the observed RTP with its 99% band as a bar, the certified RTP as a tick. */
+function rtpPlot(lines) {
+  const rowH = 26, left = 230, right = 30, top = 30, width = 960;
+  const height = top + lines.length * rowH + 40;
+  const lows = lines.flatMap((l) => [l.observed_rtp - 2.576 * l.standard_error, l.theoretical_rtp]);
+  const highs = lines.flatMap((l) => [l.observed_rtp + 2.576 * l.standard_error, l.theoretical_rtp]);
+  let lo = Math.min(...lows), hi = Math.max(...highs);
+  if (!(hi > lo)) { lo -= 0.05; hi += 0.05; }
+  const pad = (hi - lo) * 0.08;
+  lo -= pad; hi += pad;
+  const x = (v) => left + ((v - lo) / (hi - lo)) * (width - left - right);
+  const root = svg("svg", {
+    viewBox: `0 0 ${width} ${height}`, class: "plot", role: "img",
+    "aria-labelledby": "rtp-plot-title rtp-plot-desc", id: "rtp-svg",
+  });
+  root.append(svg("title", { id: "rtp-plot-title" }, "Observed RTP by bet with its 99% band"),
+    svg("desc", { id: "rtp-plot-desc" }, "For each bet, a bar from the lower to the upper end of the 99% band around the observed RTP, a dot at the observed RTP and a tick at the certified RTP."));
+  // Axis with round ticks, and the break-even line at 100%.
+  const step = niceStep((hi - lo) / 6);
+  for (let v = Math.ceil(lo / step) * step; v <= hi + 1e-12; v += step) {
+    root.append(svg("line", { x1: x(v), x2: x(v), y1: top - 8, y2: height - 30, class: "grid" }),
+      svg("text", { x: x(v), y: height - 12, class: "tick", "text-anchor": "middle" }, pct(v, step < 0.01 ? 1 : 0)));
+  }
+  if (lo < 1 && hi > 1) root.append(svg("line", { x1: x(1), x2: x(1), y1: top - 8, y2: height - 30, class: "even" }));
+  lines.forEach((l, i) => {
+    const y = top + i * rowH + rowH / 2;
+    const band = 2.576 * l.standard_error;
+    const cls = l.outside_99_band ? "outside" : "inside";
+    root.append(
+      svg("text", { x: left - 10, y: y + 5, class: "label", "text-anchor": "end" }, `${l.kind} · ${tableName(l.table_id)}`),
+      svg("line", { x1: x(l.observed_rtp - band), x2: x(l.observed_rtp + band), y1: y, y2: y, class: "band " + cls }),
+      svg("line", { x1: x(l.theoretical_rtp), x2: x(l.theoretical_rtp), y1: y - 9, y2: y + 9, class: "theory" }),
+      svg("circle", { cx: x(l.observed_rtp), cy: y, r: 5, class: "observed " + cls }));
+  });
+  root.append(svg("text", { x: left, y: 16, class: "legend" }, "● observed   ─ 99% band   | certified"));
+  return el("figure", { class: "plot-figure" }, root, el("figcaption", { class: "muted small" }, "Observed RTP (dot) with its 99% band (bar) against the certified RTP (tick); red: outside the band."));
+}

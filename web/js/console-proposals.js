@@ -1,0 +1,154 @@
+// Proposals: the changes waiting for a second pit boss, and those decided.
+// A pit boss other than the proposer approves or rejects; the proposer may
+// withdraw their own; the auditor reads.
+
+import {
+  ctx, isPitBoss, el, fill, get, when, alertBox, $, run, failed, loadPeople, loadTables, nameOf, shortId,
+  PROPOSAL_KIND, proposalSubject, selectField, rawJson,
+} from "./console-common.js";
+import { act, showProblem } from "./api.js";
+
+let highlight = null;
+
+export function render(panel, what) {
+  highlight = what && what.id;
+  const status = selectField("proposals-status", "Show", [
+    ["pending", "Pending"], ["", "All"], ["applied", "Applied"], ["rejected", "Rejected"], ["expired", "Expired"],
+  ], "pending");
+  status.querySelector("select").addEventListener("change", () => refresh());
+  fill(panel,
+    el("h2", {}, "Proposals"),
+    el("section", { class: "panel", "aria-labelledby": "proposals-title" },
+      el("h3", { id: "proposals-title" }, "Changes that need a second pit boss"),
+      el("p", { class: "muted small" },
+        "Installing a pay table, changing a table's options, creating a Lobo table with a house-rule override, "
+        + "a cage correction above the approval rule's limit and changing that rule are proposed by one person and "
+        + "apply only when a pit boss who did not propose them approves, before they expire."),
+      el("div", { class: "row" }, status,
+        el("button", { type: "button", id: "proposals-refresh", class: "quiet", onclick: () => refresh() }, "Refresh")),
+      alertBox("proposals-problem"),
+      el("div", { id: "proposals-list", "aria-live": "polite" }, el("p", { class: "muted" }, "Loading…"))));
+  refresh();
+}
+
+export function shown(what) {
+  highlight = what && what.id;
+  refresh();
+}
+
+function requestSummary(p) {
+  const r = p.request || {};
+  switch (p.kind) {
+    case "install_pay_table": return p.result && p.result.name
+      ? `Pay table ${p.result.name} v${p.result.version} (${String(p.result.fingerprint || "").slice(0, 8)})`
+      : `Pay table ${shortId(r.pay_table_id)}`;
+    case "change_table_options": return summariseConfig(r);
+    case "create_table": return `${r.name || ""}: ${summariseConfig(r.config || {})}`;
+    case "correction": return `${r.direction} ${r.amount} to ${nameOf(r.player_id)}: “${r.reason}”`
+      + (r.corrects_gaming_day ? ` (corrects ${r.corrects_gaming_day})` : "");
+    case "change_approval_rule": return `Corrections above ${r.correction_limit} need approval; proposals expire after ${r.expires_after_minutes} min`;
+    default: return "";
+  }
+}
+
+function summariseConfig(c) {
+  if (c.game === "prima_carta") return `Prima Carta ${c.variant}, unit ${c.unit}, side bets ${c.min_bet}–${c.max_bet}`;
+  if (c.game === "lobo") {
+    const rule = c.house_rule ? `, fee ${c.house_rule.fee_per_round_hundredths}/100 u, ante ${c.house_rule.ante_per_wolf_point_hundredths}/100 u/pt` : "";
+    return `Lobo ${c.mode}, unit ${c.min_unit}–${c.max_unit}, cap ${c.loss_cap_points}${rule}${c.house_rule_override ? ", override" : ""}`;
+  }
+  return "";
+}
+
+async function payTableName(id) {
+  try {
+    const p = await get(`/api/v1/pay-tables/${encodeURIComponent(id)}`);
+    return `${p.name} v${p.version} (${p.fingerprint.slice(0, 8)})`;
+  } catch (_) {
+    return shortId(id);
+  }
+}
+
+async function refresh() {
+  const box = $("proposals-list");
+  const problem = $("proposals-problem");
+  showProblem(problem, null);
+  try {
+    const status = $("proposals-status").value;
+    const [list] = await Promise.all([
+      get("/api/v1/proposals?limit=100" + (status ? "&status=" + status : "")),
+      loadPeople().catch(() => null),
+      loadTables().catch(() => null),
+    ]);
+    const items = await Promise.all(list.map(async (p) => {
+      const extra = p.kind === "install_pay_table" && p.request && p.request.pay_table_id
+        ? `Pay table ${await payTableName(p.request.pay_table_id)}` : null;
+      return proposalCard(p, extra);
+    }));
+    fill(box, items.length ? items : el("p", { class: "empty" }, status ? `No ${status} proposals.` : "No proposals."));
+    if (highlight) {
+      const mine = box.querySelector(`article.proposal[data-proposal-id="${CSS.escape(highlight)}"]`);
+      if (mine) { mine.classList.add("highlight"); mine.scrollIntoView({ block: "nearest" }); }
+    }
+  } catch (e) {
+    failed(problem, e);
+  }
+}
+
+function statusClass(s) {
+  return s === "applied" ? "ok" : s === "pending" ? "pending" : "muted";
+}
+
+function proposalCard(p, extra) {
+  const problem = alertBox("proposal-problem-" + p.id);
+  problem.classList.add("proposal-problem");
+  const mine = ctx.session && p.proposed_by === ctx.session.user_id;
+  const buttons = [];
+  if (p.status === "pending" && isPitBoss()) {
+    if (!mine) {
+      const approve = el("button", {
+        type: "button", class: "proposal-approve", "data-proposal-id": p.id,
+        onclick: () => run(approve, problem, async () => {
+          const done = await act("POST", `/api/v1/proposals/${encodeURIComponent(p.id)}/approve`);
+          highlight = done.id;
+          await refreshKeepingDecided(done);
+        }),
+      }, "Approve");
+      buttons.push(approve);
+    }
+    const reject = el("button", {
+      type: "button", class: "quiet proposal-reject", "data-proposal-id": p.id,
+      onclick: () => run(reject, problem, async () => {
+        const done = await act("POST", `/api/v1/proposals/${encodeURIComponent(p.id)}/reject`);
+        highlight = done.id;
+        await refreshKeepingDecided(done);
+      }),
+    }, mine ? "Withdraw" : "Reject");
+    buttons.push(reject);
+  }
+  return el("article", { class: "proposal card-box", "data-proposal-id": p.id, "data-status": p.status, "data-kind": p.kind },
+    el("h4", {}, PROPOSAL_KIND[p.kind] || p.kind, " — ", proposalSubject(p), " ",
+      el("span", { class: "proposal-status " + statusClass(p.status) }, p.status)),
+    el("p", {}, extra || requestSummary(p)),
+    el("p", { class: "muted small" },
+      `Proposed by ${nameOf(p.proposed_by)} at ${when(p.proposed_at_us)}; expires ${when(p.expires_at_us)}.`,
+      p.decided_by ? ` Decided by ${nameOf(p.decided_by)} at ${when(p.decided_at_us)}.` : "",
+      ` Id ${p.id}.`),
+    mine && p.status === "pending" ? el("p", { class: "muted small" }, "You proposed this: another pit boss must approve it.") : null,
+    el("div", { class: "row" }, buttons),
+    problem,
+    rawJson("The request as JSON", p.request),
+    p.result ? rawJson("What the change answered", p.result) : null);
+}
+
+/** After a decision the pending list would drop the proposal: show it decided at the top. */
+async function refreshKeepingDecided(done) {
+  await refresh();
+  const box = $("proposals-list");
+  if (!box.querySelector(`article.proposal[data-proposal-id="${CSS.escape(done.id)}"]`)) {
+    const card = proposalCard(done);
+    card.classList.add("highlight");
+    if (box.querySelector("p.empty")) fill(box);
+    box.prepend(card);
+  }
+}

@@ -1,0 +1,195 @@
+// What the player app's screens share: cards as text, money in cents (never
+// floats), the sentences a player reads for each refusal, and the wallet.
+
+import { el, ApiProblem } from "./api.js";
+
+// ---- cards -------------------------------------------------------------------------------------
+
+/** The Postas suits in deck order (card id = suit × 10 + rank − 1). */
+export const SUITS = ["crowns", "locks", "fruit", "swords", "cups"];
+export const SUIT_NAMES = { crowns: "Crowns", locks: "Locks", fruit: "Fruit", swords: "Swords", cups: "Cups" };
+/** A symbol per suit, from the fonts every browser here has (DejaVu Sans carries them all). */
+export const SUIT_SYMBOLS = { crowns: "♛", locks: "⚷", fruit: "❀", swords: "⚔", cups: "☕" };
+
+export const suitOfCard = (id) => SUITS[Math.floor(id / 10)];
+export const rankOfCard = (id) => (id % 10) + 1;
+
+/** "7 of Swords". */
+export function cardName(id) {
+  return `${rankOfCard(id)} of ${SUIT_NAMES[suitOfCard(id)]}`;
+}
+
+/** "7⚔". */
+export function cardText(id) {
+  return `${rankOfCard(id)}${SUIT_SYMBOLS[suitOfCard(id)]}`;
+}
+
+export function suitLabel(suit) {
+  return `${SUIT_SYMBOLS[suit] || ""} ${SUIT_NAMES[suit] || suit}`.trim();
+}
+
+/** A card shown (not chosen): a span with its name for screen readers. */
+export function cardSpan(id, extra = {}) {
+  const suit = suitOfCard(id);
+  return el("span", { class: `card suit-${suit}`, role: "img", "aria-label": cardName(id), "data-card": id, ...extra },
+    cardText(id));
+}
+
+// ---- money, in integer cents -------------------------------------------------------------------
+
+/** "12.50" → 1250n. Amounts are decimal strings; they never become floats. */
+export function cents(amount) {
+  const m = /^(-?)(\d+)(?:\.(\d{1,2}))?$/.exec(String(amount).trim());
+  if (!m) return null;
+  const value = BigInt(m[2]) * 100n + BigInt((m[3] || "0").padEnd(2, "0"));
+  return m[1] ? -value : value;
+}
+
+/** 1250n → "12.50". */
+export function money(c) {
+  const negative = c < 0n;
+  const a = negative ? -c : c;
+  return (negative ? "-" : "") + (a / 100n).toString() + "." + (a % 100n).toString().padStart(2, "0");
+}
+
+/** "+12.50" / "−12.50" for a change. */
+export function signed(c) {
+  return (c < 0n ? "−" : "+") + money(c < 0n ? -c : c);
+}
+
+// ---- sentences ---------------------------------------------------------------------------------
+
+/** The id a 409 `round_in_progress` names ("…: <id>; finish it first"), if any. */
+export function roundNamedIn(problem) {
+  if (!problem || problem.code !== "round_in_progress") return null;
+  const m = /:\s*([A-Za-z0-9_-]{6,});/.exec(problem.message || "");
+  return m ? m[1] : null;
+}
+
+/**
+ * What to tell the player about a refusal, in a sentence of its own. The
+ * server's messages are sentences already; these codes get clearer words.
+ */
+export function sentenceFor(e) {
+  if (!(e instanceof ApiProblem)) return e && e.sentence ? e.sentence : String((e && e.message) || e);
+  const msg = e.message || "";
+  switch (e.code) {
+    case "insufficient_funds": {
+      const m = /balance (-?[\d.]+), needs (-?[\d.]+)/.exec(msg);
+      if (m) return `Not enough money in the wallet for that: it holds ${m[1]} and this needs ${m[2]}.`;
+      const holds = /the wallet holds (-?[\d.]+)/.exec(msg);
+      if (holds) return `Not enough money in the wallet for that: ${msg.replace(/\.$/, "")}.`;
+      return "Not enough money in the wallet for that" + (msg ? `: ${msg.replace(/\.$/, "")}.` : ".");
+    }
+    case "betting_closed":
+      return "Betting is closed for this round.";
+    case "wrong_round_state":
+      if (/take a seat|round is (closed|copa|in_play|finished|settled|voided)/.test(msg) && /seat|bet/.test(msg)) {
+        return "Betting is closed for this round.";
+      }
+      return e.sentence;
+    case "round_in_progress":
+      return /Lobo/.test(msg)
+        ? "You already have a Lobo round in play at this table: finish it first (resume it below)."
+        : "This table already has a round in progress.";
+    case "stale_play":
+      return "The round moved on since this screen last showed it; it has been reloaded — look again and choose.";
+    case "hints_off":
+      return "This table does not offer hints.";
+    case "illegal_play":
+      return "That play is not allowed: " + msg.replace(/\.$/, "") + ".";
+    case "pay_table_mismatch":
+      return "The pays of this round are not the ones shown; they have been reloaded — check them and bet again.";
+    case "suit_taken":
+      return "That suit is taken: choose another.";
+    case "already_seated":
+      return "You already hold a seat in this round.";
+    case "table_full":
+      return "All five suits are taken.";
+    case "table_closed":
+      return "This table is closed.";
+    case "not_your_turn":
+      return "It is not your turn to decide: " + msg.replace(/\.$/, "") + ".";
+    case "idempotency_key_reused":
+      return "That action was already sent with other details; reload and try again.";
+    default:
+      return e.sentence;
+  }
+}
+
+/** Shows a refusal in a role="alert" node (or clears it with null). */
+export function say(node, e) {
+  if (!e) { node.textContent = ""; node.hidden = true; return; }
+  node.hidden = false;
+  node.textContent = sentenceFor(e);
+}
+
+/**
+ * Runs an action from a button: disabled meanwhile, the alert cleared first,
+ * the refusal shown after, and "Retrying…" while the network is down.
+ * `work(onRetry)` gets the callback to pass to api.js `act`.
+ */
+export async function attempt(button, alertNode, work, onError) {
+  button.disabled = true;
+  button.setAttribute("aria-busy", "true");
+  if (alertNode) say(alertNode, null);
+  const onRetry = (n) => {
+    if (alertNode) { alertNode.hidden = false; alertNode.textContent = `The connection dropped; retrying safely (attempt ${n + 1})…`; }
+  };
+  try {
+    const answer = await work(onRetry);
+    if (alertNode) say(alertNode, null);
+    return answer;
+  } catch (e) {
+    if (alertNode) say(alertNode, e);
+    if (onError) onError(e);
+    return undefined;
+  } finally {
+    button.disabled = false;
+    button.removeAttribute("aria-busy");
+  }
+}
+
+/** "betting" → "Betting open", etc. */
+export function roundStatusText(status) {
+  return {
+    betting: "Betting open",
+    closed: "Betting closed — waiting for the deal",
+    copa: "Copa",
+    in_play: "Repasso being dealt",
+    finished: "Finished — waiting for the dealer to settle",
+    settled: "Settled",
+    voided: "Voided",
+  }[status] || status;
+}
+
+export const BET_KINDS = ["prima", "escucha", "maximo", "conto_alto", "conto_bajo", "conto_medio", "cartas", "comeco"];
+export const BET_NAMES = {
+  prima: "Prima",
+  escucha: "Escúcha",
+  maximo: "Máximo",
+  conto_alto: "Conto Alto",
+  conto_bajo: "Conto Bajo",
+  conto_medio: "Conto Medio",
+  cartas: "Cartas",
+  comeco: "Começo",
+};
+export const BET_RULES = {
+  prima: "the first card dealt is of your suit",
+  escucha: "your suit is the first to complete all ten cards",
+  maximo: "your suit's foundation has the highest rank",
+  conto_alto: "the first pass counts 17 cards or more",
+  conto_bajo: "the first pass counts 10 or 11 cards",
+  conto_medio: "the first pass counts 14 or 15 cards",
+  cartas: "the first pass counts exactly your number",
+  comeco: "the first pass count falls on a paying line",
+};
+export const SUIT_BETS = ["prima", "escucha", "maximo"];
+
+/** The selection of a bet as words. */
+export function selectionText(selection) {
+  if (!selection || selection === "none") return "—";
+  if (selection.suit) return suitLabel(selection.suit);
+  if (selection.number !== undefined) return `N = ${selection.number}`;
+  return JSON.stringify(selection);
+}

@@ -1,0 +1,169 @@
+// The player app: the wallet on top, the tables (with their pays and terms),
+// a Prima Carta table watched live, a Lobo round against the house, and the
+// player's rounds — open ones to resume, settled ones to verify in the browser.
+
+import { requireSession, header, el, fill, get, when } from "./api.js";
+import { say, money, roundStatusText } from "./player-common.js";
+import { startWallet } from "./player-wallet.js";
+import { payTableTable } from "./player-paytable.js";
+import { verifyPanel } from "./player-verify.js";
+import { openPrima, closePrima } from "./player-prima.js";
+import { openLobo, closeLobo } from "./player-lobo.js";
+
+const $ = (id) => document.getElementById(id);
+const s = requireSession(["player"]);
+
+/** Tables by id, for names and options everywhere. */
+export const tables = new Map();
+
+const VIEWS = ["view-tables", "view-rounds", "view-prima", "view-lobo"];
+
+function show(view) {
+  for (const v of VIEWS) $(v).hidden = v !== view;
+  $("tab-tables").setAttribute("aria-selected", String(view !== "view-rounds"));
+  $("tab-rounds").setAttribute("aria-selected", String(view === "view-rounds"));
+  if (view !== "view-prima") closePrima();
+  if (view !== "view-lobo") closeLobo();
+}
+
+/** Goes to a place of the app, remembered in the address (#tables, #rounds, #table=ID[&round=ID]). */
+export function go(hash) {
+  if (location.hash === "#" + hash) route();
+  else location.hash = hash;
+}
+
+async function route() {
+  const h = location.hash.replace(/^#/, "");
+  const params = new URLSearchParams(h.includes("=") ? h : "");
+  say($("page-alert"), null);
+  if (params.get("table")) {
+    const id = params.get("table");
+    let t = tables.get(id);
+    try {
+      if (!t) { t = await get(`/api/v1/tables/${encodeURIComponent(id)}`); tables.set(id, t); }
+    } catch (e) { say($("page-alert"), e); show("view-tables"); return; }
+    if (t.config.game === "lobo") {
+      show("view-lobo");
+      openLobo(t, params.get("round"), go);
+    } else {
+      show("view-prima");
+      openPrima(t, go);
+    }
+    return;
+  }
+  if (h === "rounds") { show("view-rounds"); loadRounds(); return; }
+  show("view-tables");
+  loadTables();
+}
+
+// ---- the tables ----------------------------------------------------------------------------------
+
+function loboTerms(c) {
+  const rule = c.house_rule || { fee_per_round_hundredths: 0, ante_per_wolf_point_hundredths: 0 };
+  const fee = money(BigInt(rule.fee_per_round_hundredths));
+  const ante = money(BigInt(rule.ante_per_wolf_point_hundredths));
+  return el("dl", { class: "terms" },
+    el("dt", {}, "Mode"), el("dd", {}, c.mode),
+    el("dt", {}, "Unit"), el("dd", {}, `${c.min_unit} to ${c.max_unit} per point`),
+    el("dt", {}, "Fee"), el("dd", {}, `${fee} units per round` +
+      (rule.ante_per_wolf_point_hundredths ? ` + ${ante} units per point of the Wolf's opening hand` : "")),
+    el("dt", {}, "Loss cap"), el("dd", {}, `${c.loss_cap_points} points (held from the wallet while the round is played)`),
+    el("dt", {}, "Hints"), el("dd", {}, c.hints ? "offered" : "not offered"));
+}
+
+function primaTerms(c) {
+  return el("dl", { class: "terms" },
+    el("dt", {}, "Variant"), el("dd", {}, c.variant),
+    el("dt", {}, "Unit"), el("dd", {}, `${c.unit} (the spiga; a copa is one unit per card)`),
+    el("dt", {}, "Seat fee"), el("dd", {}, c.seat_fee || "none"),
+    el("dt", {}, "Side bets"), el("dd", {}, `${c.min_bet} to ${c.max_bet}, at most ${c.max_exposure_per_round} a round`),
+    el("dt", {}, "Advice"), el("dd", {}, c.strategy_advice ? "basic strategy offered at the copa" : "not offered"));
+}
+
+async function loadTables() {
+  try {
+    const list = await get("/api/v1/tables");
+    list.forEach((t) => tables.set(t.id, t));
+    fill($("table-list"), list.length ? list.map(tableCard) : el("p", { class: "empty" }, "No tables yet."));
+  } catch (e) {
+    say($("page-alert"), e);
+  }
+}
+
+function tableCard(t) {
+  const c = t.config;
+  const lobo = c.game === "lobo";
+  const open = t.status === "open";
+  const payTable = el("div", { class: "paytable-slot", "data-table-id": t.id });
+  const card = el("article", { class: "panel table-card", "data-table-id": t.id, "data-table-name": t.name },
+    el("h3", {}, t.name, " ", el("span", { class: open ? "status live" : "status" }, open ? "open" : "closed")),
+    el("p", { class: "muted" }, lobo ? "Lobo against the house" : "Prima Carta, with house side bets"),
+    lobo ? loboTerms(c) : primaTerms(c),
+    lobo ? null : el("details", {
+      class: "paytable-details", "data-table-id": t.id,
+      ontoggle: (ev) => { if (ev.target.open && !payTable.dataset.loaded) loadPayTable(t, payTable); },
+    }, el("summary", {}, "Pays and certified RTP"), payTable),
+    el("button", {
+      type: "button", class: "open-table", "data-table-id": t.id, disabled: !open,
+      onclick: () => go(`table=${encodeURIComponent(t.id)}`),
+    }, lobo ? "Play Lobo" : "Go to the table"));
+  return card;
+}
+
+async function loadPayTable(t, slot) {
+  fill(slot, el("p", { class: "muted" }, "Loading the pay table…"));
+  try {
+    const view = await get(`/api/v1/tables/${encodeURIComponent(t.id)}/pay-table`);
+    slot.dataset.loaded = "1";
+    fill(slot, payTableTable(view, { id: `paytable-${t.id}` }));
+  } catch (e) {
+    fill(slot, el("p", { role: "alert" }, e.sentence || String(e)));
+  }
+}
+
+// ---- my rounds -----------------------------------------------------------------------------------
+
+function tableName(id) {
+  const t = tables.get(id);
+  return t ? t.name : id;
+}
+
+function gameName(g) {
+  return g === "lobo" ? "Lobo" : "Prima Carta";
+}
+
+async function loadRounds() {
+  say($("rounds-alert"), null);
+  try {
+    if (tables.size === 0) (await get("/api/v1/tables")).forEach((t) => tables.set(t.id, t));
+    const mine = await get("/api/v1/me/rounds");
+    fill($("open-rounds"), mine.open.length ? el("ul", { class: "round-list" }, mine.open.map((r) =>
+      el("li", { class: "my-round open", "data-round-id": r.round_id },
+        el("span", {}, `${tableName(r.table_id)} — ${gameName(r.game)} round ${r.number}: ${roundStatusText(r.status)}`),
+        el("button", {
+          type: "button", class: "resume-round", "data-round-id": r.round_id,
+          onclick: () => go(`table=${encodeURIComponent(r.table_id)}` + (r.game === "lobo" ? `&round=${encodeURIComponent(r.round_id)}` : "")),
+        }, "Resume")))) : el("p", { class: "empty" }, "None: every round of yours is over."));
+    fill($("recent-rounds"), mine.recent.length ? el("ul", { class: "round-list" }, mine.recent.map((r) =>
+      el("li", { class: "my-round recent", "data-round-id": r.round_id },
+        el("div", {}, el("strong", {}, `${tableName(r.table_id)} — ${gameName(r.game)} round ${r.number}`),
+          " ", el("span", { class: "muted" }, `${roundStatusText(r.status)}, ${when(r.updated_at_us)}`)),
+        (r.status === "settled" || r.status === "voided") ? verifyPanel(r.game, r.round_id) : null))) :
+      el("p", { class: "empty" }, "No round of yours is over yet."));
+  } catch (e) {
+    say($("rounds-alert"), e);
+  }
+}
+
+// ---- start ---------------------------------------------------------------------------------------
+
+if (s) {
+  fill($("header-slot"), header(s, "djego"));
+  $("tab-tables").addEventListener("click", () => go("tables"));
+  $("tab-rounds").addEventListener("click", () => go("rounds"));
+  $("rounds-refresh").addEventListener("click", loadRounds);
+  for (const b of document.querySelectorAll(".back-to-tables")) b.addEventListener("click", () => go("tables"));
+  window.addEventListener("hashchange", route);
+  startWallet(s);
+  route();
+}

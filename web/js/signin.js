@@ -1,0 +1,55 @@
+// The sign-in page: signs in, sends each role to its page, and asks for a new
+// password first when the account's password was reset by a pit boss.
+
+import { signIn, session, saveSession, call, HOME, showProblem, busy } from "./api.js";
+
+const $ = (id) => document.getElementById(id);
+const params = new URLSearchParams(location.search);
+if (params.get("reason")) $("reason").textContent = params.get("reason");
+
+function goHome(s) {
+  location.assign(HOME[s.role] || "/");
+}
+
+function askForNewPassword() {
+  $("signin").hidden = true;
+  $("change").hidden = false;
+  $("current").focus();
+}
+
+const existing = session();
+if (existing && existing.must_change_password) askForNewPassword();
+else if (existing && !params.get("reason")) goHome(existing);
+else $("username").focus();
+
+$("signin").addEventListener("submit", (event) => {
+  event.preventDefault();
+  busy($("signin-button"), $("signin-problem"), async () => {
+    const s = await signIn($("username").value.trim(), $("password").value);
+    if (s.must_change_password) {
+      $("current").value = $("password").value;
+      askForNewPassword();
+      $("new-password").focus();
+    } else {
+      goHome(s);
+    }
+  });
+});
+
+$("change").addEventListener("submit", (event) => {
+  event.preventDefault();
+  busy($("change-button"), $("change-problem"), async () => {
+    if ($("new-password").value !== $("again").value) {
+      throw { sentence: "The two new passwords differ." };
+    }
+    const s = session();
+    await call("PUT", "/api/v1/me/password", {
+      current_password: $("current").value,
+      new_password: $("new-password").value,
+    });
+    // Changing a password ends every session, so sign in again with the new one.
+    const fresh = await signIn(s.username, $("new-password").value);
+    saveSession(fresh);
+    goHome(fresh);
+  });
+});
