@@ -170,8 +170,44 @@ both_backends!(
 );
 
 both_backends!(
+    async fn the_screens_are_served_under_a_self_only_policy(app: TestApp) {
+        for (path, kind) in [
+            ("/", "text/html"),
+            ("/player", "text/html"),
+            ("/dealer", "text/html"),
+            ("/console", "text/html"),
+            ("/verify", "text/html"),
+            ("/js/api.js", "javascript"),
+            ("/css/djego.css", "text/css"),
+        ] {
+            let r = app.get(path, None).await;
+            assert_eq!(r.status, 200, "{path}: {}", r.text);
+            let header = |name: &str| r.headers[name].to_str().unwrap().to_string();
+            assert!(header("content-type").contains(kind), "{path}: {}", header("content-type"));
+            let policy = header("content-security-policy");
+            assert!(policy.contains("default-src 'self'") && policy.contains("frame-ancestors 'none'"), "{policy}");
+            assert!(!policy.contains("unsafe-inline"), "{policy}");
+            assert_eq!(header("x-content-type-options"), "nosniff");
+            // Revalidation by the file's hash.
+            let again = app
+                .send(app.request(reqwest::Method::GET, path, None).header("if-none-match", header("etag")))
+                .await;
+            assert_eq!(again.status, 304, "{path}");
+        }
+    }
+);
+
+both_backends!(
     async fn unknown_routes_are_404_in_the_error_shape(app: TestApp) {
-        for path in ["/api/v1/nope", "/", "/api/v2/me", "/api/v1/wallets"] {
+        for path in [
+            "/api/v1/nope",
+            "/nope",
+            "/api/v2/me",
+            "/api/v1/wallets",
+            "/js/nope.js",
+            "/js/..%2FCargo.toml",
+            "/css/../Cargo.toml",
+        ] {
             let r = app.get(path, None).await;
             r.assert_error(404, "not_found");
         }

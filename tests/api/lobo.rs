@@ -283,6 +283,7 @@ both_backends!(
         let report = djego::cards::transcript::verify(&transcript);
         assert!(report.passed, "{}", report.to_text());
         assert_eq!(recall["verification"]["passed"], true);
+        crate::transcripts::every_verifier_accepts("the Lobo recall", &recall.to_string()).await;
         assert_eq!(
             recall["plays"].as_array().unwrap().len() as u64,
             view["plays_made"].as_u64().unwrap()

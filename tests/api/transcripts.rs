@@ -10,6 +10,51 @@ use crate::prima_carta::{
     casino, create_round, dealer_action, play_copa, recall, s, seat, table_config, Casino, TableOptions, SUITS,
 };
 
+/// Saves `text` as a file and checks it with the three verifiers as their
+/// users run them: `djego verify round FILE`, `docs/verify/verify_round.py
+/// FILE`, and the browser's shuffle check (web/js/shuffle.js, under Node).
+pub async fn every_verifier_accepts(what: &str, text: &str) {
+    let file = tempfile::NamedTempFile::new().unwrap();
+    std::fs::write(file.path(), text).unwrap();
+    let path = file.path().to_str().unwrap().to_string();
+    let root = env!("CARGO_MANIFEST_DIR");
+    let browser_check = format!(
+        "import {{ readFileSync }} from 'node:fs';
+         import {{ splitDocuments, verifyShuffle }} from '{root}/web/js/shuffle.js';
+         const docs = splitDocuments(readFileSync('{path}', 'utf8'));
+         if (docs.length === 0) process.exit(1);
+         for (const doc of docs) {{
+           const r = await verifyShuffle(doc);
+           if (!r.ok) {{ console.log(JSON.stringify(r.checks)); process.exit(1); }}
+         }}"
+    );
+    let runs = tokio::task::spawn_blocking(move || {
+        let djego = std::process::Command::new(env!("CARGO_BIN_EXE_djego"))
+            .args(["verify", "round", &path])
+            .output()
+            .unwrap();
+        let python = std::process::Command::new("python3")
+            .args([&format!("{root}/docs/verify/verify_round.py"), &path])
+            .output()
+            .unwrap();
+        let node = std::process::Command::new("node")
+            .args(["--input-type=module", "-e", &browser_check])
+            .output()
+            .unwrap();
+        [("djego verify round", djego), ("verify_round.py", python), ("the browser's check", node)]
+    })
+    .await
+    .unwrap();
+    for (verifier, out) in runs {
+        assert!(
+            out.status.success(),
+            "{verifier} refuses {what} as the API hands it out:\n{}\n{}",
+            String::from_utf8_lossy(&out.stdout),
+            String::from_utf8_lossy(&out.stderr)
+        );
+    }
+}
+
 /// Seats the players, closes, deals; returns the round id and the view after the deal.
 async fn deal_round(app: &TestApp, c: &Casino, salt: usize) -> (String, Value) {
     let round = create_round(app, c).await;
@@ -261,6 +306,18 @@ both_backends!(
         assert!(!ver["transcript"].to_string().contains(&me.id));
         let report = djego::transcript::verify_document(&ver);
         assert!(report.passed, "{}", report.to_text());
+        // Each answer, saved as it comes, is a file every verifier accepts.
+        let staff_text = app
+            .get(&format!("/api/v1/rounds/{id}/recall"), Some(&c.pitboss.token))
+            .await
+            .text;
+        for (what, text) in [
+            ("the player's recall", rec.to_string()),
+            ("the verification", ver.to_string()),
+            ("the staff recall", staff_text),
+        ] {
+            every_verifier_accepts(what, &text).await;
+        }
         // Staff see who is who.
         let staff = recall(&app, &id).await;
         assert!(staff["transcript"]["players"]

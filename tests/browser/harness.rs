@@ -186,8 +186,8 @@ impl Browser {
             let select = self.find(css).await;
             if let Ok(options) = select.find_all(Locator::Css("option")).await {
                 for o in options {
-                    if o.text().await.unwrap_or_default().contains(label) {
-                        o.click().await.unwrap();
+                    // A live update may rebuild the list under us: then look again.
+                    if o.text().await.unwrap_or_default().contains(label) && o.click().await.is_ok() {
                         return;
                     }
                 }
@@ -218,6 +218,68 @@ impl Browser {
         }
     }
 
+    /// Waits until `script` (a function body) returns something truthy; returns it.
+    pub async fn wait_js(&self, script: &str, what: &str) -> serde_json::Value {
+        use serde_json::Value;
+        let deadline = Instant::now() + Duration::from_millis(STEP_TIMEOUT_MS);
+        loop {
+            let v = self.run_js(script).await;
+            let truthy = match &v {
+                Value::Null => false,
+                Value::Bool(x) => *x,
+                Value::String(s) => !s.is_empty(),
+                Value::Number(n) => n.as_f64() != Some(0.0),
+                _ => true,
+            };
+            if truthy {
+                return v;
+            }
+            if Instant::now() > deadline {
+                panic!("{what} never happened; page text:\n{}", self.page_text().await);
+            }
+            tokio::time::sleep(Duration::from_millis(100)).await;
+        }
+    }
+
+    /// Waits until the element's `data-NAME` attribute is `value`.
+    pub async fn wait_data(&self, css: &str, name: &str, value: &str) {
+        let script = format!(
+            "const n = document.querySelector({}); return !!n && n.getAttribute({}) === {};",
+            serde_json::to_string(css).unwrap(),
+            serde_json::to_string(&format!("data-{name}")).unwrap(),
+            serde_json::to_string(value).unwrap()
+        );
+        self.wait_js(&script, &format!("{css} with data-{name}={value:?}")).await;
+    }
+
+    /// The element's `data-NAME` attribute ("" when absent).
+    pub async fn data(&self, css: &str, name: &str) -> String {
+        let script = format!(
+            "const n = document.querySelector({}); return n ? (n.getAttribute({}) || '') : '';",
+            serde_json::to_string(css).unwrap(),
+            serde_json::to_string(&format!("data-{name}")).unwrap()
+        );
+        self.run_js(&script).await.as_str().unwrap_or_default().to_string()
+    }
+
+    /// Whether an element matching `css` exists and is shown (no waiting).
+    pub async fn is_shown(&self, css: &str) -> bool {
+        match self.client.find(Locator::Css(css)).await {
+            Ok(e) => e.is_displayed().await.unwrap_or(false),
+            Err(_) => false,
+        }
+    }
+
+    /// Types keys into whatever has the focus ("\u{E004}" is Tab, "\u{E007}" Enter).
+    pub async fn press_keys(&self, keys: &str) {
+        use fantoccini::actions::{InputSource, KeyAction, KeyActions};
+        let mut actions = KeyActions::new("keyboard".to_string());
+        for c in keys.chars() {
+            actions = actions.then(KeyAction::Down { value: c }).then(KeyAction::Up { value: c });
+        }
+        self.client.perform_actions(actions).await.expect("the keys are pressed");
+    }
+
     /// The text of the element, as shown.
     pub async fn text(&self, css: &str) -> String {
         self.find(css).await.text().await.unwrap()
@@ -243,10 +305,17 @@ impl Browser {
         }
     }
 
-    /// Saves a screenshot of the window as docs/screens/NAME.png.
+    /// Saves a screenshot of the window as NAME.png: in docs/screens/ when
+    /// `DJEGO_UPDATE_SCREENS=1` (how the documentation's screenshots are
+    /// refreshed), otherwise under the build's temporary directory, so a test
+    /// run leaves the source tree as it was.
     pub async fn screenshot(&self, name: &str) {
         let png = self.client.screenshot().await.expect("a screenshot");
-        let dir = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("docs/screens");
+        let dir = if std::env::var("DJEGO_UPDATE_SCREENS").is_ok_and(|v| v == "1") {
+            PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("docs/screens")
+        } else {
+            PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join("screens")
+        };
         std::fs::create_dir_all(&dir).unwrap();
         std::fs::write(dir.join(format!("{name}.png")), png).unwrap();
     }

@@ -5,6 +5,8 @@
 
 mod harness;
 
+mod accessibility;
 mod console;
 mod dealer;
 mod player;
+mod round;

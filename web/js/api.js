@@ -67,15 +67,14 @@ export class NetworkProblem extends Error {
 }
 
 const SENTENCES = {
-  unauthenticated: (m) => capitalise(m) + ".",
   forbidden: () => "Your role may not do that.",
-  not_found: (m) => capitalise(m) + ".",
   rate_limited: () => "Too many attempts: wait a moment, then try again.",
   insufficient_funds: () => "Not enough money in the wallet for that.",
   password_change_required: () => "Choose a new password before going on.",
 };
 
-function capitalise(m) {
+/** A server message as a sentence: capital first letter, a full stop at the end. */
+export function capitalise(m) {
   m = String(m || "Something went wrong");
   const s = m.charAt(0).toUpperCase() + m.slice(1);
   return /[.!?]$/.test(s) ? s : s + ".";
@@ -155,6 +154,9 @@ export async function signOut() {
 }
 
 // ---- small DOM helpers -------------------------------------------------
+
+/** The element with this id. */
+export const $ = (id) => document.getElementById(id);
 
 /** `el("button", {class: "x", onclick: f}, "text", child…)` */
 export function el(tag, attrs = {}, ...children) {

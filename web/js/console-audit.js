@@ -4,9 +4,10 @@
 
 import {
   isAuditor, el, fill, get, when, field, selectField, alertBox, statusBox, value, $, run, failed, showProblem,
-  loadPeople, loadTables, nameOf, tableName, shortId, pct, card, cards, suitName, suitSymbol, rawJson,
+  loadPeople, loadTables, nameOf, tableName, shortId, pct, cards, rawJson,
   jsonDownloadButton, downloadButton, download, facts,
 } from "./console-common.js";
+import { suitName, suitLabel, cardElement } from "./cards.js";
 import { act, table as grid } from "./api.js";
 import { verifyShuffle } from "./shuffle.js";
 
@@ -375,7 +376,7 @@ async function recallView(doc, game, id) {
     el("h4", {}, "Side bets"),
     grid([
       ["Player", (b) => who(b.player)],
-      ["Bet", (b) => b.kind + (b.suit ? ` ${suitSymbol(b.suit)} ${suitName(b.suit)}` : "") + (b.number ? ` ${b.number}` : "")],
+      ["Bet", (b) => b.kind + (b.suit ? ` ${suitLabel(b.suit)}` : "") + (b.number ? ` ${b.number}` : "")],
       ["Stake", (b) => el("span", { class: "num" }, b.amount)],
       ["Result", (b) => el("span", { class: b.status === "won" ? "ok" : "" }, b.status)],
       ["Returned", (b) => el("span", { class: "num" }, b.returned)],
@@ -415,7 +416,7 @@ function serverVerification(v) {
 /** The winner: a seat's suit (and its player) or a pseudonym, and how they won. */
 function winnerText(o, t, who) {
   const seat = (t.seats || []).find((s) => s.suit === o.winner);
-  const name = seat ? `${suitSymbol(seat.suit)} ${suitName(seat.suit)} — ${who(seat.player)}` : who(o.winner);
+  const name = seat ? `${suitLabel(seat.suit)} — ${who(seat.player)}` : who(o.winner);
   return name + (o.how ? `, by ${String(o.how).replace(/_/g, " ")}` : "");
 }
 
@@ -426,24 +427,24 @@ function primaPlay(t, who) {
   return el("div", { class: "recall-part", id: "recall-play" },
     el("h4", {}, "Play"),
     grid([
-      ["Suit", (s) => `${suitSymbol(s.suit)} ${suitName(s.suit)}`],
+      ["Suit", (s) => suitLabel(s.suit)],
       ["Player", (s) => who(s.player)],
     ], t.seats || [], { caption: "Seats", empty: "No seats." }),
     grid([
       ["Turn", (d) => String(d.turn)],
-      ["Suit", (d) => `${suitSymbol(d.suit)} ${suitName(d.suit)}`],
+      ["Suit", (d) => suitLabel(d.suit)],
       ["Copa", (d) => d.pay ? "paid" : "folded"],
     ], (t.decisions || []).map((d, i) => ({ ...d, turn: i + 1 })), { caption: "Copa decisions, in order", empty: "No copa decisions." }),
     o ? facts([
       ["Winner", o.winner ? winnerText(o, t, who) : "—"],
-      ["Prima", o.prima ? `${suitSymbol(o.prima)} ${suitName(o.prima)}` : "—"],
+      ["Prima", o.prima ? suitLabel(o.prima) : "—"],
       ["Passes", o.passes],
       ["Folded", (o.folded || []).map(suitName).join(", ") || "none"],
       ["Pot", o.pot_units !== undefined ? `${o.pot_units} units; the winner takes ${o.winner_takes_units}` : "—"],
       ["Corte paid by", o.corte_payer ? who(o.corte_payer) : "—"],
       ["Cobre", o.cobre ? `${o.cobre.units} units, ${o.cobre.disposition}` : "none"],
-      ["First card", f.first_card !== undefined ? card(f.first_card) : "—"],
-      ["Foundations", foundations.length ? el("span", { class: "cards inline" }, foundations.map(([, c]) => card(c))) : "—"],
+      ["First card", f.first_card !== undefined ? cardElement(f.first_card, { class: "small" }) : "—"],
+      ["Foundations", foundations.length ? el("span", { class: "cards inline" }, foundations.map(([, c]) => cardElement(c, { class: "small" }))) : "—"],
       ["First-pass count N", f.first_pass_count],
       ["First to complete", f.first_to_complete ? suitName(f.first_to_complete) : "—"],
     ], { id: "recall-outcome" }) : el("p", { class: "muted" }, "No outcome: the round was voided."),
@@ -459,7 +460,7 @@ function loboPlay(doc, t, deck) {
     deck.length >= 9 ? facts([
       ["Wolf's hand", cards(deck.slice(0, 4))],
       ["Player's hand", cards(deck.slice(4, 8))],
-      ["Cub (face up)", card(deck[8])],
+      ["Cub (face up)", cardElement(deck[8], { class: "small" })],
     ], { id: "recall-opening" }) : null,
     grid([
       ["Play", (p) => p.kind],

@@ -1,8 +1,9 @@
 // What every tab of the console shares: who is signed in, the directory of
 // accounts and tables (ids shown as names), form fields, sentences for the
-// server's refusals, cards, downloads and proposals.
+// server's refusals, rows of cards, downloads and proposals.
 
-import { get, call, el, fill, busy, showProblem, when, ApiProblem } from "./api.js";
+import { $, get, call, el, fill, busy, showProblem, when, capitalise, ApiProblem } from "./api.js";
+import { cardElement } from "./cards.js";
 
 /** The console's state: the session and what the role may do. Set by console.js. */
 export const ctx = {
@@ -111,7 +112,6 @@ export function statusBox(id) {
 
 export const value = (id) => document.getElementById(id).value;
 export const checked = (id) => document.getElementById(id).checked;
-export const $ = (id) => document.getElementById(id);
 
 /** A positive decimal amount as the API takes it (at most two decimals). */
 export const AMOUNT_PATTERN = "[0-9]{1,10}([.][0-9]{1,2})?";
@@ -128,12 +128,6 @@ const period = (m) => {
   return /[.!?]$/.test(s) ? s : s + ".";
 };
 
-const capital = (m) => {
-  const s = String(m || "");
-  const t = s.charAt(0).toUpperCase() + s.slice(1);
-  return /[.!?]$/.test(t) ? t : t + ".";
-};
-
 /** Our own wording for refusals where the server's message needs a frame. */
 const WORDING = {
   pay_table_not_certified: (m) => "This pay table is not certified, so it cannot be installed: " + period(m),
@@ -141,10 +135,10 @@ const WORDING = {
   table_closed: () => "The table is closed.",
   proposal_expired: () => "This proposal has expired: it can no longer be approved.",
   proposal_decided: () => "This proposal was already decided.",
-  username_taken: (m) => capital(m) + " Choose another username.",
+  username_taken: (m) => capitalise(m) + " Choose another username.",
   name_taken: () => "A table with this name exists already.",
   not_a_player: () => "Only players hold wallets.",
-  self_change: (m) => capital(m),
+  self_change: (m) => capitalise(m),
 };
 
 /** The problem with our wording where we have one (for `showProblem`). */
@@ -183,45 +177,15 @@ export function pct(f, digits = 3) {
   return (Number(f) * 100).toFixed(digits) + "%";
 }
 
-/** An amount as the server gave it, right-aligned in a table cell. */
-export function money(s) {
-  return el("span", { class: "num" }, s === null || s === undefined ? "—" : String(s));
-}
 
-// ---- cards -------------------------------------------------------------------------
+// ---- cards ----------------------------------------------------------------------
 
-export const SUITS = ["crowns", "locks", "fruit", "swords", "cups"];
-const SUIT_SYMBOL = { crowns: "♛", locks: "⚷", fruit: "❦", swords: "⚔", cups: "☕" };
-const SUIT_NAME = { crowns: "Crowns", locks: "Locks", fruit: "Fruit", swords: "Swords", cups: "Cups" };
-
-export const suitSymbol = (s) => SUIT_SYMBOL[s] || "";
-export const suitName = (s) => SUIT_NAME[s] || String(s || "");
-
-/** A card id (suit × 10 + rank − 1) as text, e.g. "7⚔". */
-export function cardText(id) {
-  const suit = SUITS[Math.floor(id / 10)];
-  return `${(id % 10) + 1}${SUIT_SYMBOL[suit] || "?"}`;
-}
-
-export function cardLabel(id) {
-  const suit = SUITS[Math.floor(id / 10)];
-  const rank = (id % 10) + 1;
-  return `${rank === 1 ? "Ace (1)" : rank} of ${SUIT_NAME[suit] || "?"}`;
-}
-
-/** A card as a small tile, named for screen readers. */
-export function card(id) {
-  const suit = SUITS[Math.floor(id / 10)] || "unknown";
-  return el("span", { class: `card small suit-${suit}`, role: "img", "aria-label": cardLabel(id), title: cardLabel(id) },
-    cardText(id));
-}
-
-/** A row of cards, in order, with their positions when `numbered`. */
+/** A row of cards as small tiles, in order, with their positions when `numbered`. */
 export function cards(ids, { numbered = false } = {}) {
   return el("div", { class: "cards" + (numbered ? " numbered" : "") },
     (ids || []).map((id, i) => numbered
-      ? el("span", { class: "pos" }, el("span", { class: "muted idx" }, String(i)), card(id))
-      : card(id)));
+      ? el("span", { class: "pos" }, el("span", { class: "muted idx" }, String(i)), cardElement(id, { class: "small" }))
+      : cardElement(id, { class: "small" })));
 }
 
 // ---- downloads --------------------------------------------------------------------
@@ -301,4 +265,4 @@ export function facts(pairs, attrs = {}) {
     pairs.filter(Boolean).flatMap(([k, v]) => [el("dt", {}, k), el("dd", {}, v === null || v === undefined || v === "" ? "—" : v)]));
 }
 
-export { el, fill, get, call, busy, showProblem, when };
+export { $, el, fill, get, call, busy, showProblem, when };

@@ -6,8 +6,9 @@
 import {
   ctx, isPitBoss, el, fill, get, showProblem, when, field, selectField, checkField, alertBox, statusBox,
   value, checked, amount, $, run, failed, explain, loadPeople, nameOf, peopleList, loadTables, pct,
-  proposalNotice, AMOUNT_PATTERN, rawJson, suitSymbol,
+  proposalNotice, AMOUNT_PATTERN, rawJson,
 } from "./console-common.js";
+import { suitLabel } from "./cards.js";
 import { act, table as grid } from "./api.js";
 import { watchTable, liveStatusText } from "./live.js";
 
@@ -476,7 +477,7 @@ function roundsPart(t, rounds) {
   box.append(grid([
     ["No.", (r) => el("span", { title: "Round " + r.id }, String(r.number))],
     ["Status", (r) => el("span", { class: "round-status", "data-round-id": r.id }, r.status)],
-    ["Seats", (r) => (r.seats || []).map((s) => `${suitSymbol(s.suit)} ${nameOf(s.player_id)}`).join(", ") || "—"],
+    ["Seats", (r) => (r.seats || []).map((s) => `${suitLabel(s.suit)}: ${nameOf(s.player_id)}`).join(", ") || "—"],
     ["Side bets", (r) => {
       const totals = r.bet_totals || [];
       const count = totals.reduce((n, b) => n + Number(b.bets), 0);

@@ -6,65 +6,16 @@
 // round already in progress is picked up again after a reload.
 
 import {
-  requireSession, get, act, el, fill, showProblem, header, ApiProblem, NetworkProblem,
+  $, requireSession, get, act, el, fill, showProblem, header, capitalise, ApiProblem, NetworkProblem,
 } from "./api.js";
 import { watchTable, liveStatusText } from "./live.js";
+import { SUITS, suitName, suitSymbol, suitLabel, suitOfCard, cardName, cardElement } from "./cards.js";
+import { cents, money } from "./money.js";
 
-const $ = (id) => document.getElementById(id);
 const TABLE_KEY = "djego.dealer.table";
 
-// ---- the deck -------------------------------------------------------------
-
-const SUITS = ["crowns", "locks", "fruit", "swords", "cups"];
-const SUIT_NAME = { crowns: "Crowns", locks: "Locks", fruit: "Fruit", swords: "Swords", cups: "Cups" };
-const SUIT_SYMBOL = { crowns: "♛", locks: "⚷", fruit: "☘", swords: "⚔", cups: "☕" };
-
-const suitName = (suit) => SUIT_NAME[suit] || String(suit);
-const suitLabel = (suit) => `${SUIT_SYMBOL[suit] || ""} ${suitName(suit)}`.trim();
-
-function cardParts(id) {
-  return { suit: SUITS[Math.floor(id / 10)], rank: (id % 10) + 1 };
-}
-
-/** A card's name for a sentence: "7 of Swords". */
-function cardName(id) {
-  const c = cardParts(id);
-  return `${c.rank} of ${suitName(c.suit)}`;
-}
-
-/** A card as text with its suit symbol, named for screen readers. */
-function cardEl(id, extraClass = "") {
-  if (id === null || id === undefined) {
-    return el("span", { class: "card blank " + extraClass, role: "img", "aria-label": "no card" }, "—");
-  }
-  const c = cardParts(id);
-  return el("span", {
-    class: `card suit-${c.suit} ${extraClass}`.trim(),
-    role: "img",
-    "aria-label": cardName(id),
-    "data-card-id": String(id),
-  }, `${c.rank}${SUIT_SYMBOL[c.suit]}`);
-}
-
-// ---- money (decimal strings; integer minor units, never floats) ------------
-
-function toMinor(amount) {
-  const text = String(amount);
-  const negative = text.startsWith("-");
-  const [whole, frac = ""] = text.replace(/^-/, "").split(".");
-  const minor = BigInt(whole || "0") * 100n + BigInt((frac + "00").slice(0, 2));
-  return negative ? -minor : minor;
-}
-
-function fromMinor(minor) {
-  const negative = minor < 0n;
-  const m = negative ? -minor : minor;
-  const cents = String(m % 100n).padStart(2, "0");
-  return `${negative ? "-" : ""}${m / 100n}.${cents}`;
-}
-
 /** `units` table units of `unit` each, as a decimal string. */
-const timesUnit = (unit, units) => fromMinor(toMinor(unit) * BigInt(units || 0));
+const timesUnit = (unit, units) => money(cents(unit) * BigInt(units || 0));
 
 // ---- words ----------------------------------------------------------------
 
@@ -89,12 +40,6 @@ const STATUS_TEXT = {
   settled: "Settled: the pot and every side bet are paid.",
   voided: "A pit boss voided this round; every stake was refunded.",
 };
-
-function capitalise(m) {
-  const s = String(m || "Something went wrong");
-  const t = s.charAt(0).toUpperCase() + s.slice(1);
-  return /[.!?]$/.test(t) ? t : t + ".";
-}
 
 // Ids are UUIDv7: the start is a timestamp, the end is random, so the end tells players apart.
 const shortId = (id) => (id ? String(id).slice(-6) : "?");
@@ -617,7 +562,7 @@ function renderSeats(r) {
     else if (result) { where = "lost"; cls = "muted"; }
     else if (["copa", "in_play", "finished"].includes(r.status)) where = "in";
     return el("tr", { class: `seat ${cls}`.trim(), "data-suit": seat.suit, "data-player-id": seat.player_id },
-      el("td", {}, el("span", { class: `suit-mark suit-${seat.suit}`, "aria-hidden": "true" }, SUIT_SYMBOL[seat.suit]), " ", suitName(seat.suit)),
+      el("td", {}, el("span", { class: `suit-mark suit-${seat.suit}`, "aria-hidden": "true" }, suitSymbol(seat.suit)), " ", suitName(seat.suit)),
       el("td", {}, playerCell(seat.player_id)),
       el("td", { class: "num" }, stack ? String(stack.count) : "—"),
       el("td", { class: "seat-state" }, where));
@@ -641,7 +586,7 @@ function renderBets(r) {
     return;
   }
   const count = totals.reduce((n, t) => n + Number(t.bets), 0);
-  const staked = fromMinor(totals.reduce((m, t) => m + toMinor(t.staked), 0n));
+  const staked = money(totals.reduce((m, t) => m + cents(t.staked), 0n));
   fill($("bets"),
     el("p", { id: "bet-count", "data-count": String(count) }, `${count} side bet${count === 1 ? "" : "s"}, ${staked} staked.`),
     el("table", { id: "bets-table" },
@@ -679,14 +624,14 @@ function renderLayout(r) {
       return el("div", { class: `stack ${owner}`, "data-suit": s.suit },
         el("h3", {}, suitLabel(s.suit), t.prima === s.suit ? el("span", { class: "prima-mark" }, " Prima") : null),
         el("div", { class: "cards" },
-          s.foundation !== null && s.foundation !== undefined ? cardEl(s.foundation, "foundation") : cardEl(null),
-          s.top !== null && s.top !== undefined && s.top !== s.foundation ? cardEl(s.top, "top") : null),
+          s.foundation !== null && s.foundation !== undefined ? cardElement(s.foundation, { class: "foundation" }) : cardElement(null),
+          s.top !== null && s.top !== undefined && s.top !== s.foundation ? cardElement(s.top, { class: "top" }) : null),
         el("p", { class: "stack-count" }, `${s.count} card${s.count === 1 ? "" : "s"}`, s.count === 10 ? " — complete" : ""),
         el("p", { class: "muted owner" }, owner));
     })),
     el("div", { class: "discard", id: "discard" },
       el("span", {}, `Discard pile: ${t.discard_count} card${t.discard_count === 1 ? "" : "s"}`),
-      t.discard_top !== null && t.discard_top !== undefined ? [" — top ", cardEl(t.discard_top)] : null));
+      t.discard_top !== null && t.discard_top !== undefined ? [" — top ", cardElement(t.discard_top)] : null));
 }
 
 function eventText(e) {
@@ -694,7 +639,7 @@ function eventText(e) {
     case "pass_started": return `Pass ${e.pass} starts: ${e.deck_count} cards to deal.`;
     case "reshuffled": return "The discards were reshuffled before the repasso (Jasper).";
     case "dealt": {
-      const where = { foundation: `starts the ${suitName(cardParts(e.card).suit)} stack`, stack: `goes onto its stack (${e.stack_count})`, discard: "goes to the discard pile" }[e.to] || e.to;
+      const where = { foundation: `starts the ${suitName(suitOfCard(e.card))} stack`, stack: `goes onto its stack (${e.stack_count})`, discard: "goes to the discard pile" }[e.to] || e.to;
       return `${cardName(e.card)} ${where}.`;
     }
     case "prima": return `The Prima is ${suitName(e.suit)}.`;
@@ -751,7 +696,7 @@ function renderResult(r) {
       "Paid to the winner: ", el("strong", { id: "winner-paid" }, stored.winner_paid),
       ` — the pot of ${res.pot_units} unit${res.pot_units === 1 ? "" : "s"} (${timesUnit(unit, res.pot_units)})`,
       cobre ? ` less the cobre of ${timesUnit(unit, cobre.units)} (${cobre.disposition === "carry" ? "carried to the next pot" : "to the house"})` : "",
-      toMinor(stored.carried_cobre_in || "0") > 0n ? `, plus ${stored.carried_cobre_in} of cobre carried in` : "",
+      cents(stored.carried_cobre_in || "0") > 0n ? `, plus ${stored.carried_cobre_in} of cobre carried in` : "",
       "."),
     el("table", { id: "payouts" },
       el("caption", {}, "Payouts"),
@@ -766,9 +711,9 @@ function renderResult(r) {
     el("p", { id: "result-bets" },
       (r.bet_totals || []).length
         ? `Side bets: ${(r.bet_totals || []).reduce((n, t) => n + Number(t.bets), 0)} settled into the players' wallets, ` +
-          `${fromMinor((r.bet_totals || []).reduce((m, t) => m + toMinor(t.staked), 0n))} staked. `
+          `${money((r.bet_totals || []).reduce((m, t) => m + cents(t.staked), 0n))} staked. `
         : "No side bets. ",
-      facts.first_card !== undefined ? ["The deal: first card ", cardEl(facts.first_card, "mini"), ", "] : null,
+      facts.first_card !== undefined ? ["The deal: first card ", cardElement(facts.first_card, { class: "mini" }), ", "] : null,
       facts.first_to_complete ? `first to complete ${suitName(facts.first_to_complete)}, ` : "",
       facts.first_pass_count !== undefined ? `N = ${facts.first_pass_count}.` : ""),
     el("p", { class: "muted" },

@@ -1,61 +1,9 @@
-// What the player app's screens share: cards as text, money in cents (never
-// floats), the sentences a player reads for each refusal, and the wallet.
+// What the player app's screens share: the sentences a player reads for each
+// refusal, running an action from a button, and the side bets' words. Cards
+// come from cards.js and money from money.js, as on every page.
 
-import { el, ApiProblem } from "./api.js";
-
-// ---- cards -------------------------------------------------------------------------------------
-
-/** The Postas suits in deck order (card id = suit × 10 + rank − 1). */
-export const SUITS = ["crowns", "locks", "fruit", "swords", "cups"];
-export const SUIT_NAMES = { crowns: "Crowns", locks: "Locks", fruit: "Fruit", swords: "Swords", cups: "Cups" };
-/** A symbol per suit, from the fonts every browser here has (DejaVu Sans carries them all). */
-export const SUIT_SYMBOLS = { crowns: "♛", locks: "⚷", fruit: "❀", swords: "⚔", cups: "☕" };
-
-export const suitOfCard = (id) => SUITS[Math.floor(id / 10)];
-export const rankOfCard = (id) => (id % 10) + 1;
-
-/** "7 of Swords". */
-export function cardName(id) {
-  return `${rankOfCard(id)} of ${SUIT_NAMES[suitOfCard(id)]}`;
-}
-
-/** "7⚔". */
-export function cardText(id) {
-  return `${rankOfCard(id)}${SUIT_SYMBOLS[suitOfCard(id)]}`;
-}
-
-export function suitLabel(suit) {
-  return `${SUIT_SYMBOLS[suit] || ""} ${SUIT_NAMES[suit] || suit}`.trim();
-}
-
-/** A card shown (not chosen): a span with its name for screen readers. */
-export function cardSpan(id, extra = {}) {
-  const suit = suitOfCard(id);
-  return el("span", { class: `card suit-${suit}`, role: "img", "aria-label": cardName(id), "data-card": id, ...extra },
-    cardText(id));
-}
-
-// ---- money, in integer cents -------------------------------------------------------------------
-
-/** "12.50" → 1250n. Amounts are decimal strings; they never become floats. */
-export function cents(amount) {
-  const m = /^(-?)(\d+)(?:\.(\d{1,2}))?$/.exec(String(amount).trim());
-  if (!m) return null;
-  const value = BigInt(m[2]) * 100n + BigInt((m[3] || "0").padEnd(2, "0"));
-  return m[1] ? -value : value;
-}
-
-/** 1250n → "12.50". */
-export function money(c) {
-  const negative = c < 0n;
-  const a = negative ? -c : c;
-  return (negative ? "-" : "") + (a / 100n).toString() + "." + (a % 100n).toString().padStart(2, "0");
-}
-
-/** "+12.50" / "−12.50" for a change. */
-export function signed(c) {
-  return (c < 0n ? "−" : "+") + money(c < 0n ? -c : c);
-}
+import { ApiProblem } from "./api.js";
+import { suitLabel } from "./cards.js";
 
 // ---- sentences ---------------------------------------------------------------------------------
 

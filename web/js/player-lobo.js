@@ -2,14 +2,12 @@
 // player's hand and the Wolf's as the round view gives them, cards picked as
 // toggle buttons, the play they make, the solver's hint, folding and the result.
 
-import { el, fill, get, act } from "./api.js";
-import {
-  cardName, cardText, rankOfCard, suitOfCard, cardSpan, cents, money, say, attempt, roundNamedIn, sentenceFor,
-} from "./player-common.js";
+import { $, el, fill, get, act } from "./api.js";
+import { cardName, cardText, rankOfCard, suitOfCard, cardElement } from "./cards.js";
+import { cents, money } from "./money.js";
+import { say, attempt, roundNamedIn, sentenceFor } from "./player-common.js";
 import { refreshWallet } from "./player-wallet.js";
 import { verifyPanel } from "./player-verify.js";
-
-const $ = (id) => document.getElementById(id);
 
 let table = null;   // the Lobo table (GET /api/v1/tables/{id})
 let view = null;    // the round (LoboView)
@@ -184,7 +182,7 @@ function render() {
     el("code", { title: "SHA-256 of the sealed server seed" }, view.commitment.slice(0, 16) + "…"));
   fill($("lobo-cub"),
     tv.cub !== null && tv.cub !== undefined
-      ? [el("span", {}, "Cub: "), cardSpan(tv.cub, { id: "lobo-cub-card" }),
+      ? [el("span", {}, "Cub: "), cardElement(tv.cub, { id: "lobo-cub-card" }),
         el("span", { class: "muted" }, ` ${tv.cards_left} card${tv.cards_left === 1 ? "" : "s"} left, ${tv.face_down_left} face down`)]
       : el("span", { class: "muted" }, "The deck has run out: no cub."));
   renderCards();

@@ -2,17 +2,16 @@
 // the round watched live, a seat with a suit, side bets with their pays, the
 // copa with the basic strategy's advice, and the result with what I won.
 
-import { el, fill, get, act, session, table as grid } from "./api.js";
+import { $, el, fill, get, act, session, table as grid } from "./api.js";
 import { watchTable, liveStatusText } from "./live.js";
+import { SUITS, suitName, suitLabel, cardElement, cardName } from "./cards.js";
+import { cents, money } from "./money.js";
 import {
-  SUITS, SUIT_NAMES, suitLabel, cardSpan, cardText, cents, money, say, attempt, roundStatusText,
-  BET_KINDS, BET_NAMES, BET_RULES, SUIT_BETS, selectionText,
+  say, attempt, roundStatusText, BET_KINDS, BET_NAMES, BET_RULES, SUIT_BETS, selectionText,
 } from "./player-common.js";
 import { refreshWallet } from "./player-wallet.js";
 import { payTableById, payTableTable, paysText, rtpText, certified } from "./player-paytable.js";
 import { verifyPanel } from "./player-verify.js";
-
-const $ = (id) => document.getElementById(id);
 
 let table = null;
 let watcher = null;
@@ -21,6 +20,7 @@ let payTable = null;   // the round's PayTableView
 let myBets = [];
 let adviceFor = null;  // "<round>/<version>" the advice shown is for
 let lastStatus = null;
+let amountFor = null;  // the round whose stake field got its default
 let wired = false;
 let me = null;
 
@@ -34,18 +34,17 @@ const HOW = {
 // ---- events in words -----------------------------------------------------------------------------
 
 function eventText(e) {
-  const suit = (s) => SUIT_NAMES[s] || s;
   switch (e.type) {
     case "pass_started": return `Pass ${e.pass} starts: ${e.deck_count} cards to deal.`;
-    case "dealt": return `${cardText(e.card)} dealt to ${e.to === "discard" ? "the discards" : e.to === "foundation" ? "its foundation" : `its stack (${e.stack_count})`}.`;
-    case "prima": return `The Prima is ${suit(e.suit)}.`;
-    case "played_up": return `${cardText(e.card)} played up from the discards (${e.stack_count}).`;
-    case "suit_completed": return `${suit(e.suit)} completed in pass ${e.pass}.`;
+    case "dealt": return `${cardName(e.card)} dealt to ${e.to === "discard" ? "the discards" : e.to === "foundation" ? "its foundation" : `its stack (${e.stack_count})`}.`;
+    case "prima": return `The Prima is ${suitName(e.suit)}.`;
+    case "played_up": return `${cardName(e.card)} played up from the discards (${e.stack_count}).`;
+    case "suit_completed": return `${suitName(e.suit)} completed in pass ${e.pass}.`;
     case "pass_ended": return `Pass ${e.pass} ended: ${e.promoted} played, ${e.discard_count} in the discards.`;
-    case "corte": return `${suit(e.suit)} pays the corte (${e.units} unit${e.units === 1 ? "" : "s"}).`;
-    case "copa_paid": return `${suit(e.suit)} paid the copa (${e.units} unit${e.units === 1 ? "" : "s"}).`;
-    case "folded": return `${suit(e.suit)} folded.`;
-    case "won": return `${suit(e.suit)} won: it ${HOW[e.how] || e.how}.`;
+    case "corte": return `${suitName(e.suit)} pays the corte (${e.units} unit${e.units === 1 ? "" : "s"}).`;
+    case "copa_paid": return `${suitName(e.suit)} paid the copa (${e.units} unit${e.units === 1 ? "" : "s"}).`;
+    case "folded": return `${suitName(e.suit)} folded.`;
+    case "won": return `${suitName(e.suit)} won: it ${HOW[e.how] || e.how}.`;
     case "cobre": return `A cobre of ${e.units} unit${e.units === 1 ? "" : "s"} formed (${e.disposition}).`;
     case "reshuffled": return "The discards were reshuffled for the repasso.";
     default: return e.type || JSON.stringify(e);
@@ -53,6 +52,20 @@ function eventText(e) {
 }
 
 // ---- the round -----------------------------------------------------------------------------------
+
+/**
+ * Sets a select's options ([value, text] pairs), rebuilding them only when
+ * they change: a live update must not close a list the player has open, nor
+ * replace the option being picked. The chosen value is kept when still offered.
+ */
+function setOptions(select, pairs) {
+  const same = select.options.length === pairs.length &&
+    pairs.every(([v, t], i) => select.options[i].value === v && select.options[i].textContent === t);
+  if (same) return;
+  const current = select.value;
+  fill(select, pairs.map(([v, t]) => el("option", { value: v }, t)));
+  if (current && pairs.some(([v]) => v === current)) select.value = current;
+}
 
 function mySeat() {
   return round && round.seats.find((s) => s.player_id === me) || null;
@@ -62,12 +75,15 @@ function renderRoundInfo() {
   if (!round) {
     fill($("prima-round-info"), "No round at this table yet: the dealer opens one.");
     fill($("prima-seats"));
+    fill($("prima-bet-totals"));
     fill($("prima-stacks"));
     $("prima-copa-line").textContent = "";
+    for (const k of ["roundId", "status", "version"]) delete $("prima-round").dataset[k];
     return;
   }
   $("prima-round").dataset.roundId = round.id;
   $("prima-round").dataset.status = round.status;
+  $("prima-round").dataset.version = String(round.version);
   fill($("prima-round-info"),
     el("strong", { id: "prima-round-status", "data-status": round.status }, `Round ${round.number}: ${roundStatusText(round.status)}`),
     el("br"),
@@ -82,15 +98,29 @@ function renderRoundInfo() {
       el("span", { class: "suit-name" }, suitLabel(suit)), " ",
       el("span", { class: "muted" }, who), folded.has(suit) ? el("span", { class: "bad" }, " folded") : null);
   })));
+  renderBetTotals();
   renderStacks();
   const turn = round.copa_turn;
   if (turn && round.status === "copa") {
     $("prima-copa-line").textContent = turn.player_id === me
       ? `Your copa turn: pay ${turn.copa} or fold.`
-      : `Copa: ${SUIT_NAMES[turn.suit] || turn.suit} decides (pay ${turn.copa} for ${turn.stack_count} cards, or fold).`;
+      : `Copa: ${suitName(turn.suit)} decides (pay ${turn.copa} for ${turn.stack_count} cards, or fold).`;
   } else {
     $("prima-copa-line").textContent = "";
   }
+}
+
+/** Every side bet on the round, by kind (everyone's, as the table sees them). */
+function renderBetTotals() {
+  const totals = round.bet_totals || [];
+  const count = totals.reduce((n, t) => n + Number(t.bets), 0);
+  const staked = totals.reduce((c, t) => c + (cents(t.staked) || 0n), 0n);
+  const node = $("prima-bet-totals");
+  node.dataset.count = String(count);
+  node.dataset.staked = money(staked);
+  if (!count) { node.textContent = "No side bets on this round yet."; return; }
+  node.textContent = `${count} side bet${count === 1 ? "" : "s"} on this round, ${money(staked)} staked: ` +
+    totals.map((t) => `${BET_NAMES[t.kind] || t.kind} ${t.staked}${Number(t.bets) > 1 ? ` (${t.bets} bets)` : ""}`).join(", ") + ".";
 }
 
 function renderStacks() {
@@ -105,11 +135,11 @@ function renderStacks() {
         el("th", { scope: "col", class: "num" }, "Cards"))),
       el("tbody", {}, stacks.map((st) => el("tr", { "data-suit": st.suit, class: t.prima === st.suit ? "prima" : "" },
         el("th", { scope: "row" }, suitLabel(st.suit)),
-        el("td", {}, st.foundation !== null && st.foundation !== undefined ? cardSpan(st.foundation) : "—"),
-        el("td", {}, st.top !== null && st.top !== undefined ? cardSpan(st.top) : "—"),
+        el("td", {}, st.foundation !== null && st.foundation !== undefined ? cardElement(st.foundation) : "—"),
+        el("td", {}, st.top !== null && st.top !== undefined ? cardElement(st.top) : "—"),
         el("td", { class: "num" }, String(st.count ?? 0)))))),
     el("p", { class: "small" }, `Discards: ${t.discard_count}`,
-      t.discard_top !== null && t.discard_top !== undefined ? [", top ", cardSpan(t.discard_top)] : null));
+      t.discard_top !== null && t.discard_top !== undefined ? [", top ", cardElement(t.discard_top)] : null));
 }
 
 function renderEvents() {
@@ -141,9 +171,7 @@ function renderSeat() {
   if (seat) $("seat-mine").textContent = `You hold ${suitLabel(seat.suit)} in this round.`;
   if (betting && !seat) {
     const taken = new Set(round.seats.map((s) => s.suit));
-    const current = $("seat-suit").value;
-    fill($("seat-suit"), SUITS.filter((s) => !taken.has(s)).map((s) => el("option", { value: s }, suitLabel(s))));
-    if (current && !taken.has(current)) $("seat-suit").value = current;
+    setOptions($("seat-suit"), SUITS.filter((s) => !taken.has(s)).map((s) => [s, suitLabel(s)]));
     $("seat-cost").textContent = seatCostText();
   }
 }
@@ -165,14 +193,10 @@ async function takeSeat(event) {
 function betKindOptions() {
   const spec = payTable && payTable.spec;
   const kinds = BET_KINDS.filter((k) => k !== "cartas" || (spec && spec.cartas.length));
-  const current = $("bet-kind").value;
-  fill($("bet-kind"), kinds.map((k) => el("option", { value: k }, BET_NAMES[k])));
-  if (current && kinds.includes(current)) $("bet-kind").value = current;
-  if (!$("bet-suit").options.length) fill($("bet-suit"), SUITS.map((s) => el("option", { value: s }, suitLabel(s))));
+  setOptions($("bet-kind"), kinds.map((k) => [k, BET_NAMES[k]]));
+  setOptions($("bet-suit"), SUITS.map((s) => [s, suitLabel(s)]));
   const numbers = spec ? spec.cartas.map((c) => c.number) : [];
-  const n = $("bet-number").value;
-  fill($("bet-number"), numbers.map((x) => el("option", { value: String(x) }, `N = ${x}`)));
-  if (n && numbers.includes(Number(n))) $("bet-number").value = n;
+  setOptions($("bet-number"), numbers.map((x) => [String(x), `N = ${x}`]));
 }
 
 /** The win on `stake` at `pays`:1, rounded down to the cent (docs/side-bets.md). */
@@ -222,7 +246,11 @@ function renderBetPanel() {
   if (!betting) return;
   const r = round.rules;
   $("bet-limits").textContent = `From ${r.min_bet} to ${r.max_bet} a bet; at most ${r.max_exposure_per_round} on one round.`;
-  if (!$("bet-amount").value) $("bet-amount").value = r.min_bet;
+  // The stake starts at the minimum once per round; after that it is the player's.
+  if (amountFor !== round.id) {
+    amountFor = round.id;
+    if (!$("bet-amount").value) $("bet-amount").value = r.min_bet;
+  }
   betKindOptions();
   renderBetPays();
 }
@@ -329,7 +357,7 @@ function renderResult() {
     const facts = r.facts || {};
     if (facts.first_pass_count !== undefined) {
       parts.push(el("p", { class: "small" }, `First pass count N = ${facts.first_pass_count}` +
-        (facts.first_to_complete ? `; first to complete: ${SUIT_NAMES[facts.first_to_complete] || facts.first_to_complete}` : "") + "."));
+        (facts.first_to_complete ? `; first to complete: ${suitName(facts.first_to_complete)}` : "") + "."));
     }
   }
   if (myBets.length && round.status === "settled") {

@@ -4,7 +4,8 @@
 
 import { el, fill, get, ApiProblem } from "./api.js";
 import { verifyShuffle } from "./shuffle.js";
-import { cardName, sentenceFor } from "./player-common.js";
+import { cardName } from "./cards.js";
+import { sentenceFor } from "./player-common.js";
 
 function cardOrEnd(id) {
   return id === null || id === undefined ? "the end of the deck" : `${id} (${cardName(id)})`;

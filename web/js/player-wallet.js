@@ -1,10 +1,9 @@
 // The wallet strip at the top of the player app: the balance, re-read after
 // every action, what changed, and the history of transfers, page by page.
 
-import { el, fill, get, table, when } from "./api.js";
-import { cents, signed, say } from "./player-common.js";
-
-const $ = (id) => document.getElementById(id);
+import { $, el, fill, get, table, when } from "./api.js";
+import { cents, signed } from "./money.js";
+import { say } from "./player-common.js";
 const PAGE = 10;
 
 const KIND_WORDS = {

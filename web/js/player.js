@@ -2,15 +2,14 @@
 // a Prima Carta table watched live, a Lobo round against the house, and the
 // player's rounds — open ones to resume, settled ones to verify in the browser.
 
-import { requireSession, header, el, fill, get, when } from "./api.js";
-import { say, money, roundStatusText } from "./player-common.js";
+import { $, requireSession, header, el, fill, get, when } from "./api.js";
+import { money } from "./money.js";
+import { say, roundStatusText } from "./player-common.js";
 import { startWallet } from "./player-wallet.js";
 import { payTableTable } from "./player-paytable.js";
 import { verifyPanel } from "./player-verify.js";
 import { openPrima, closePrima } from "./player-prima.js";
 import { openLobo, closeLobo } from "./player-lobo.js";
-
-const $ = (id) => document.getElementById(id);
 const s = requireSession(["player"]);
 
 /** Tables by id, for names and options everywhere. */

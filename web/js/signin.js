@@ -1,9 +1,7 @@
 // The sign-in page: signs in, sends each role to its page, and asks for a new
 // password first when the account's password was reset by a pit boss.
 
-import { signIn, session, saveSession, call, HOME, showProblem, busy } from "./api.js";
-
-const $ = (id) => document.getElementById(id);
+import { $, signIn, session, saveSession, call, HOME, busy } from "./api.js";
 const params = new URLSearchParams(location.search);
 if (params.get("reason")) $("reason").textContent = params.get("reason");
 

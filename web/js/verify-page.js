@@ -1,11 +1,9 @@
 // /verify: anyone checks a round's shuffle from its transcript, with no
 // account and no request to djego — the file is read and checked here.
 
-import { el, fill } from "./api.js";
+import { $, el, fill } from "./api.js";
 import { splitDocuments, verifyShuffle } from "./shuffle.js";
 import { renderVerification } from "./player-verify.js";
-
-const $ = (id) => document.getElementById(id);
 
 function problem(text) {
   $("verify-alert").hidden = !text;

@@ -1,0 +1,479 @@
+//! Every page as its role sees it, audited in the page itself: form fields
+//! without a label, buttons and links without a name, duplicated ids, images
+//! without alt, heading levels that skip, a positive tabindex, and text below
+//! WCAG AA contrast (4.5:1) against its effective background. And signing in
+//! with the keyboard alone.
+
+use crate::harness::{demo, Browser, Djego, Driver, STEP_TIMEOUT_MS};
+use reqwest::Method;
+use serde_json::{json, Value};
+use std::time::{Duration, Instant};
+
+const PHONE: (u32, u32) = (390, 844);
+const DESKTOP: (u32, u32) = (1280, 900);
+
+/// The audit, run in the page: returns a list of problems, each a sentence
+/// naming the element (empty when the page passes).
+const AUDIT: &str = r##"
+const problems = [];
+const shown = (e) => e.checkVisibility
+  ? e.checkVisibility({ checkOpacity: true, checkVisibilityCSS: true })
+  : e.getClientRects().length > 0;
+const describe = (e) => {
+  let s = e.tagName.toLowerCase();
+  if (e.id) s += "#" + e.id;
+  else {
+    if (e.classList.length) s += "." + [...e.classList].join(".");
+    const holder = e.parentElement && e.parentElement.closest("[id]");
+    if (holder) s = "#" + holder.id + " " + s;
+  }
+  const t = (e.textContent || "").trim().replace(/\s+/g, " ").slice(0, 50);
+  return t ? `${s} "${t}"` : s;
+};
+const textOfId = (id) => { const n = document.getElementById(id); return n ? n.textContent.trim() : ""; };
+const ariaNamed = (e) => !!(e.getAttribute("aria-label") || "").trim()
+  || (e.getAttribute("aria-labelledby") || "").split(/\s+/).filter(Boolean).some(textOfId);
+
+// Form fields: a <label> (for= or around it), or aria-label / aria-labelledby.
+for (const f of document.querySelectorAll("input, select, textarea")) {
+  if (f.type === "hidden") continue;
+  const labelled = f.labels && [...f.labels].some((l) => l.textContent.trim());
+  if (!labelled && !ariaNamed(f)) problems.push("a field without a label: " + describe(f));
+}
+// Buttons and links: text, aria-label / aria-labelledby, or an image with alt text.
+for (const b of document.querySelectorAll("button, a[href], [role=button], input[type=submit], input[type=button]")) {
+  const text = b.tagName === "INPUT" ? b.value : b.textContent;
+  if ((text || "").trim() || ariaNamed(b) || b.querySelector("img[alt]:not([alt=''])")) continue;
+  problems.push(`a ${b.tagName === "A" ? "link" : "button"} without a name: ` + describe(b));
+}
+// Ids: each once.
+const ids = new Map();
+for (const e of document.querySelectorAll("[id]")) ids.set(e.id, (ids.get(e.id) || 0) + 1);
+for (const [id, n] of ids) if (n > 1) problems.push(`the id "${id}" is used ${n} times`);
+// Images: an alt attribute (empty for decoration).
+for (const i of document.querySelectorAll("img")) if (!i.hasAttribute("alt")) problems.push("an image without alt: " + describe(i));
+// Headings, as shown: no level skipped on the way down.
+let previous = 0;
+for (const h of document.querySelectorAll("h1, h2, h3, h4, h5, h6")) {
+  if (!shown(h)) continue;
+  const level = Number(h.tagName[1]);
+  if (level > previous + 1) problems.push(`a heading skips from h${previous} to h${level}: ` + describe(h));
+  previous = level;
+}
+// Tab order: the document's own.
+for (const e of document.querySelectorAll("[tabindex]")) {
+  if (e.tabIndex > 0) problems.push(`tabindex ${e.tabIndex}: ` + describe(e));
+}
+// Contrast of shown text against its effective background (WCAG AA, normal text: 4.5:1).
+const parse = (c) => {
+  const m = /rgba?\(([^)]*)\)/.exec(c || "");
+  if (!m) return null;
+  const p = m[1].split(/[\s,\/]+/).filter(Boolean).map(Number);
+  return { r: p[0], g: p[1], b: p[2], a: p.length > 3 ? p[3] : 1 };
+};
+const over = (top, under) => ({
+  r: top.r * top.a + under.r * (1 - top.a),
+  g: top.g * top.a + under.g * (1 - top.a),
+  b: top.b * top.a + under.b * (1 - top.a),
+  a: 1,
+});
+const luminance = (c) => {
+  const f = (v) => { v /= 255; return v <= 0.03928 ? v / 12.92 : Math.pow((v + 0.055) / 1.055, 2.4); };
+  return 0.2126 * f(c.r) + 0.7152 * f(c.g) + 0.0722 * f(c.b);
+};
+const ratio = (x, y) => {
+  const [hi, lo] = [luminance(x), luminance(y)].sort((p, q) => q - p);
+  return (hi + 0.05) / (lo + 0.05);
+};
+const hex = (c) => "#" + [c.r, c.g, c.b].map((v) => Math.round(v).toString(16).padStart(2, "0")).join("");
+const backdrop = (e) => {
+  const layers = [];
+  for (let n = e; n && n.nodeType === 1; n = n.parentElement) {
+    const bg = parse(getComputedStyle(n).backgroundColor);
+    if (bg && bg.a > 0) { layers.push(bg); if (bg.a >= 1) break; }
+  }
+  let color = { r: 255, g: 255, b: 255, a: 1 };
+  for (let i = layers.length - 1; i >= 0; i--) color = over(layers[i], color);
+  return color;
+};
+const opacity = (e) => {
+  let o = 1;
+  for (let n = e; n && n.nodeType === 1; n = n.parentElement) o *= Number(getComputedStyle(n).opacity);
+  return o;
+};
+const inactive = "button:disabled, input:disabled, select:disabled, textarea:disabled, fieldset:disabled, [aria-disabled=true]";
+for (const e of document.body.querySelectorAll("*")) {
+  if (!shown(e) || e.closest("svg, option, select, script, style, template") || e.closest(inactive)) continue;
+  const text = [...e.childNodes].filter((n) => n.nodeType === 3).map((n) => n.textContent).join("").trim();
+  if (!text) continue;
+  const fg = parse(getComputedStyle(e).color);
+  if (!fg) continue;
+  const bg = backdrop(e);
+  const seen = over({ ...fg, a: fg.a * opacity(e) }, bg);
+  const r = ratio(seen, bg);
+  if (r < 4.5) problems.push(`contrast ${r.toFixed(2)}:1 (${hex(seen)} on ${hex(bg)}): ` + describe(e));
+}
+return [...new Set(problems)];
+"##;
+
+/// Waits until the page is quiet: nothing changed in the DOM for 250 ms and
+/// nothing shown says it is still loading.
+const QUIET: &str = r#"
+if (window.__quietSince === undefined) {
+  window.__quietSince = performance.now();
+  new MutationObserver(() => { window.__quietSince = performance.now(); })
+    .observe(document, { subtree: true, childList: true, attributes: true, characterData: true });
+  return false;
+}
+const shown = (e) => e.checkVisibility ? e.checkVisibility() : e.getClientRects().length > 0;
+const loading = [...document.querySelectorAll("body *")].some((e) => e.children.length === 0
+  && /^(Loading|Checking|Connecting|Recomputing|Thinking|Asking)/.test(e.textContent.trim()) && shown(e));
+return !loading && performance.now() - window.__quietSince > 250;
+"#;
+
+/// The problems the audit finds on what the window shows now, each prefixed with `state`.
+pub async fn audit(b: &Browser, state: &str, found: &mut Vec<String>) {
+    b.wait_js(QUIET, &format!("{state}: the page to settle")).await;
+    let problems = b.run_js(AUDIT).await;
+    for p in problems.as_array().expect("the audit returns a list") {
+        found.push(format!("{state}: {}", p.as_str().unwrap_or_default()));
+    }
+}
+
+pub fn assert_none(found: &[String]) {
+    assert!(found.is_empty(), "{} accessibility problem(s):\n{}", found.len(), found.join("\n"));
+}
+
+/// One API call through reqwest: (status, body or Null).
+async fn api(djego: &Djego, method: Method, path: &str, token: Option<&str>, body: Option<Value>) -> (u16, Value) {
+    let mut request = reqwest::Client::new().request(method, djego.url(path));
+    if let Some(token) = token {
+        request = request.bearer_auth(token);
+    }
+    if let Some(body) = body {
+        request = request.json(&body);
+    }
+    let response = request.send().await.expect("djego answers");
+    let status = response.status().as_u16();
+    let text = response.text().await.unwrap_or_default();
+    (status, serde_json::from_str(&text).unwrap_or(Value::Null))
+}
+
+async fn login(djego: &Djego, username: &str, password: &str) -> String {
+    let (status, body) = api(
+        djego,
+        Method::POST,
+        "/api/v1/auth/login",
+        None,
+        Some(json!({ "username": username, "password": password })),
+    )
+    .await;
+    assert_eq!(status, 200, "{username} logs in: {body}");
+    body["access_token"].as_str().unwrap().to_string()
+}
+
+/// The ids of the shown buttons matching `css`, in page order.
+async fn shown_ids(b: &Browser, css: &str) -> Vec<String> {
+    let script = format!(
+        "return [...document.querySelectorAll({})].filter((e) => e.id && e.getClientRects().length).map((e) => e.id);",
+        serde_json::to_string(css).unwrap()
+    );
+    b.run_js(&script)
+        .await
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|v| v.as_str().unwrap().to_string())
+        .collect()
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn the_sign_in_page_and_verify_pass_the_audit_signed_out() {
+    let djego = Djego::start();
+    let driver = Driver::start();
+    let mut found = Vec::new();
+    for (w, h) in [PHONE, DESKTOP] {
+        let b = driver.browser(w, h).await;
+        b.open(&djego.url("/")).await;
+        b.find("#signin-button").await;
+        audit(&b, &format!("sign-in page at {w}px"), &mut found).await;
+        // A refusal shown in its alert.
+        b.type_into("#username", "ana").await;
+        b.type_into("#password", "not-the-password").await;
+        b.click("#signin-button").await;
+        let refusal = b.wait_text("#signin-problem", "Wrong username or password").await;
+        assert_eq!(refusal, "Wrong username or password.", "one sentence, one full stop");
+        audit(&b, &format!("sign-in page with a refusal at {w}px"), &mut found).await;
+
+        b.open(&djego.url("/verify")).await;
+        b.find("#verify-button").await;
+        audit(&b, &format!("/verify at {w}px"), &mut found).await;
+        b.click("#verify-button").await;
+        b.wait_text("#verify-alert", "Choose, drop or paste a transcript first.").await;
+        audit(&b, &format!("/verify with a problem at {w}px"), &mut found).await;
+        b.close().await;
+    }
+    assert_none(&found);
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn signing_in_works_from_the_keyboard_alone() {
+    let djego = Djego::start();
+    let driver = Driver::start();
+    let b = driver.browser(PHONE.0, PHONE.1).await;
+    b.open(&djego.url("/")).await;
+    // The page puts the focus in the username field.
+    b.wait_js("return document.activeElement && document.activeElement.id === 'username';", "the focus on #username")
+        .await;
+    b.press_keys("ana").await;
+    b.press_keys("\u{E004}").await; // Tab
+    assert_eq!(b.run_js("return document.activeElement.id;").await, json!("password"), "Tab goes to the password");
+    b.press_keys(demo::PASSWORD_PLAYER).await;
+    b.press_keys("\u{E007}").await; // Enter
+    let deadline = Instant::now() + Duration::from_millis(STEP_TIMEOUT_MS);
+    while !b.client.current_url().await.unwrap().path().starts_with("/player") {
+        assert!(Instant::now() < deadline, "Enter did not sign in:\n{}", b.page_text().await);
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    }
+    b.wait_text("#wallet-balance", "1000.00").await;
+    b.close().await;
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn the_player_app_passes_the_audit() {
+    let djego = Djego::start();
+    let driver = Driver::start();
+    let b = driver.browser(PHONE.0, PHONE.1).await;
+    let mut found = Vec::new();
+    b.sign_in(&djego, "ana", demo::PASSWORD_PLAYER, "/player").await;
+
+    // The Tables view, then with a pay table and the wallet's history open.
+    b.wait_text("#wallet-balance", "1000.00").await;
+    b.find(r#"article.table-card[data-table-name="Lobo 1"]"#).await;
+    audit(&b, "player, Tables", &mut found).await;
+    b.click(r#"article.table-card[data-table-name="Prima Carta 1"] details.paytable-details summary"#).await;
+    b.find("article.table-card table.paytable").await;
+    b.click("#wallet-history-toggle").await;
+    b.find("#wallet-history-table table").await;
+    audit(&b, "player, Tables with a pay table and the wallet's history", &mut found).await;
+    b.click("#wallet-history-toggle").await;
+
+    // My rounds.
+    b.click("#tab-rounds").await;
+    b.find("#rounds-refresh").await;
+    audit(&b, "player, My rounds", &mut found).await;
+
+    // A Prima Carta table with no round yet; then the dealer (through the API) opens one, and
+    // ana takes a seat and places a side bet.
+    b.click("#tab-tables").await;
+    b.click(r#"article.table-card[data-table-name="Prima Carta 1"] button.open-table"#).await;
+    b.wait_text("#live-status", "Live").await;
+    audit(&b, "player, Prima Carta table without a round", &mut found).await;
+    let dealer = login(&djego, "dealer", demo::PASSWORD_DEALER).await;
+    let (_, tables) = api(&djego, Method::GET, "/api/v1/tables", Some(&dealer), None).await;
+    let prima = tables.as_array().unwrap().iter().find(|t| t["name"] == "Prima Carta 1").unwrap()["id"]
+        .as_str()
+        .unwrap()
+        .to_string();
+    let (status, body) = api(
+        &djego,
+        Method::POST,
+        &format!("/api/v1/tables/{prima}/dealer/sign-in"),
+        Some(&dealer),
+        Some(json!({})),
+    )
+    .await;
+    assert_eq!(status, 200, "{body}");
+    let (status, body) = api(&djego, Method::POST, &format!("/api/v1/tables/{prima}/rounds"), Some(&dealer), None).await;
+    assert_eq!(status, 201, "{body}");
+    b.wait_data("#prima-round", "status", "betting").await;
+    b.find("#seat-button").await;
+    audit(&b, "player, Prima Carta round, betting open", &mut found).await;
+    b.click("#seat-button").await;
+    b.find("#seat-mine").await;
+    b.click("#bet-button").await;
+    b.find("#my-bets-table").await;
+    audit(&b, "player, Prima Carta round, seated with a side bet", &mut found).await;
+
+    // A Lobo round: the start form, the round in play, and its hint.
+    b.click("#prima-back").await;
+    b.click(r#"article.table-card[data-table-name="Lobo 1"] button.open-table"#).await;
+    b.find("#lobo-start").await;
+    audit(&b, "player, Lobo start", &mut found).await;
+    b.click("#lobo-start").await;
+    b.find("#lobo-round").await;
+    let over = b.run_js("return !document.getElementById('lobo-result').hidden;").await == json!(true);
+    audit(&b, "player, Lobo round", &mut found).await;
+    if !over {
+        b.click("#lobo-hint").await;
+        b.wait_text("#lobo-hint-text", "Hint:").await;
+        audit(&b, "player, Lobo round with a hint", &mut found).await;
+        b.click("#lobo-fold").await;
+    }
+    b.wait_js("return !document.getElementById('lobo-result').hidden;", "the Lobo result").await;
+    b.click("#lobo-verify").await;
+    b.wait_text("#lobo-verify-result", "✓").await;
+    audit(&b, "player, Lobo result verified", &mut found).await;
+    b.close().await;
+    assert_none(&found);
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn the_dealer_terminal_passes_the_audit() {
+    let djego = Djego::start();
+    let driver = Driver::start();
+    let b = driver.browser(1024, 768).await;
+    let mut found = Vec::new();
+    b.sign_in(&djego, "dealer", demo::PASSWORD_DEALER, "/dealer").await;
+    b.wait_text("#table-list", "assigned to you").await;
+    audit(&b, "dealer, tables", &mut found).await;
+    b.click(r#"button.table-pick[data-table-name="Prima Carta 1"]"#).await;
+    b.wait_text("#live-status", "Live").await;
+    b.click("#dealer-sign-in").await;
+    b.wait_data("#dealer-now", "dealing", "me").await;
+    audit(&b, "dealer, at the table", &mut found).await;
+    b.click("#open-round").await;
+    b.wait_data("#round-status", "status", "betting").await;
+    audit(&b, "dealer, a round open", &mut found).await;
+    // The refusal to close with nobody seated, in its alert.
+    b.click("#close-betting").await;
+    b.wait_js("return !document.getElementById('round-problem').hidden;", "the refusal").await;
+    audit(&b, "dealer, a refusal shown", &mut found).await;
+    b.close().await;
+    assert_none(&found);
+}
+
+/// Audits every tab the role sees, and every section inside each tab.
+async fn audit_console(b: &Browser, role: &str, found: &mut Vec<String>) {
+    b.find("#console-tabs").await;
+    for tab in shown_ids(b, "#console-tabs button[role=tab]").await {
+        b.click(&format!("#{tab}")).await;
+        let panel = format!("#panel-{}", tab.trim_start_matches("tab-"));
+        b.wait_js(
+            &format!("return !document.querySelector('{panel}').hidden && document.querySelector('{panel}').children.length > 0;"),
+            &format!("{panel} to show"),
+        )
+        .await;
+        audit(b, &format!("console as {role}, {tab}"), found).await;
+        // One item chosen where the tab lists them.
+        let pick = match tab.as_str() {
+            "tab-tables" => Some(r#"button.table-select[data-table-name="Prima Carta 1"]"#),
+            "tab-users" => Some(r#"button.user-select[data-username="bruno"]"#),
+            "tab-cage" => Some(r#"button.cage-player[data-username="bruno"]"#),
+            _ => None,
+        };
+        if let Some(css) = pick {
+            b.click(css).await;
+            audit(b, &format!("console as {role}, {tab} with one chosen"), found).await;
+        }
+        for section in shown_ids(b, &format!("{panel} button.subtab")).await {
+            b.click(&format!("#{section}")).await;
+            audit(b, &format!("console as {role}, {tab}, {section}"), found).await;
+        }
+    }
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn the_console_passes_the_audit_for_the_pit_boss_on_every_tab() {
+    let djego = Djego::start();
+    let driver = Driver::start();
+    let b = driver.browser(DESKTOP.0, DESKTOP.1).await;
+    let mut found = Vec::new();
+    b.sign_in(&djego, demo::PIT_BOSS, demo::PASSWORD_PIT_BOSS, "/console").await;
+    audit_console(&b, "pit boss", &mut found).await;
+    b.close().await;
+    assert_none(&found);
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn the_console_passes_the_audit_for_the_cashier_and_the_auditor() {
+    let djego = Djego::start();
+    let driver = Driver::start();
+
+    // A settled Lobo round, for the auditor to recall.
+    let ana = login(&djego, "ana", demo::PASSWORD_PLAYER).await;
+    let (_, tables) = api(&djego, Method::GET, "/api/v1/tables", Some(&ana), None).await;
+    let lobo = tables.as_array().unwrap().iter().find(|t| t["name"] == "Lobo 1").unwrap()["id"]
+        .as_str()
+        .unwrap()
+        .to_string();
+    let (status, round) = api(
+        &djego,
+        Method::POST,
+        &format!("/api/v1/tables/{lobo}/lobo-rounds"),
+        Some(&ana),
+        Some(json!({ "unit": "1.00" })),
+    )
+    .await;
+    assert_eq!(status, 201, "{round}");
+    let round_id = round["id"].as_str().unwrap().to_string();
+    if round["status"] == "in_play" {
+        let (status, body) = api(
+            &djego,
+            Method::POST,
+            &format!("/api/v1/lobo-rounds/{round_id}/fold"),
+            Some(&ana),
+            Some(json!({ "expected_plays": 0 })),
+        )
+        .await;
+        assert_eq!(status, 200, "{body}");
+    }
+
+    let mut found = Vec::new();
+    let cashier = driver.browser(DESKTOP.0, DESKTOP.1).await;
+    cashier.sign_in(&djego, "cashier", demo::PASSWORD_CASHIER, "/console").await;
+    audit_console(&cashier, "cashier", &mut found).await;
+    cashier.close().await;
+
+    let auditor = driver.browser(DESKTOP.0, DESKTOP.1).await;
+    auditor.sign_in(&djego, "auditor", demo::PASSWORD_AUDITOR, "/console").await;
+    audit_console(&auditor, "auditor", &mut found).await;
+    // The ledger verified and a round recalled, with its cards.
+    auditor.click("#tab-audit").await;
+    auditor.click("#audit-show-ledger").await;
+    auditor.click("#verify-ledger").await;
+    auditor.wait_text("#verify-verdict", "✓").await;
+    auditor.click("#audit-show-recall").await;
+    auditor.type_into("#recall-id", &round_id).await;
+    auditor.click("#recall-load").await;
+    auditor.wait_text("#recall-view", "Recall of Lobo round").await;
+    auditor.wait_text("#recall-shuffle-check", "✓").await;
+    audit(&auditor, "console as auditor, a round recalled", &mut found).await;
+    auditor.close().await;
+    assert_none(&found);
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn the_audit_finds_each_kind_of_problem_planted_in_a_page() {
+    let djego = Djego::start();
+    let driver = Driver::start();
+    let b = driver.browser(PHONE.0, PHONE.1).await;
+    b.open(&djego.url("/verify")).await;
+    b.find("#verify-button").await;
+    b.run_js(
+        r##"const main = document.querySelector("main");
+        const add = (html) => { const d = document.createElement("div"); d.innerHTML = html; main.append(d); return d; };
+        add('<input id="planted-field"><button id="planted-button"></button><a href="/" id="planted-link"></a>');
+        add('<p id="verify-button">twice</p><img src="data:," id="planted-img"><h4 id="planted-h4">Deep</h4>');
+        add('<span tabindex="3" id="planted-tab">first</span>');
+        document.getElementById("planted-tab").style.color = "#999999";
+        return true;"##,
+    )
+    .await;
+    let problems = b.run_js(AUDIT).await;
+    let text = problems.to_string();
+    for expected in [
+        "a field without a label: input#planted-field",
+        "a button without a name: button#planted-button",
+        "a link without a name: a#planted-link",
+        r#"the id \"verify-button\" is used 2 times"#,
+        "an image without alt: img#planted-img",
+        "a heading skips from h2 to h4: h4#planted-h4",
+        "tabindex 3: span#planted-tab",
+        "contrast 2.73:1 (#999999 on #fbfaf7)",
+    ] {
+        assert!(text.contains(expected), "the audit misses {expected:?}: {text}");
+    }
+    assert_eq!(problems.as_array().unwrap().len(), 8, "{text}");
+    b.close().await;
+}
