@@ -313,7 +313,9 @@ impl PartialSchema for TableEvent {
                             round's public view, `null` when there is none, or `{\"table\": …}` at a Lobo table. \
                             Then `table` when the table changes, each game event of a round (`data` is the \
                             event, with its `type`) followed by `round` (the round's public view), and \
-                            `resync` when the watcher fell behind and should reload the state. Comments \
+                            `resync` when the watcher fell behind and should reload the state. A stream \
+                            ends with `ended` (its `reason`) when the session it was opened with ends: \
+                            logout, deactivation, a role or password change. Comments \
                             (`: keep-alive`) keep the connection open.",
             "oneOf": [
                 event(json!(["state"]), json_data(json!({ "oneOf": [
@@ -327,7 +329,7 @@ impl PartialSchema for TableEvent {
                 ] }))),
                 event(json!(["round"]), json_data(json!({ "$ref": "#/components/schemas/RoundView" }))),
                 event(json!(["table"]), json_data(json!({ "$ref": "#/components/schemas/Table" }))),
-                event(json!(["resync"]), json_data(json!({
+                event(json!(["resync", "ended"]), json_data(json!({
                     "type": "object",
                     "required": ["reason"],
                     "properties": { "reason": { "type": "string" } },

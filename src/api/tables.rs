@@ -13,7 +13,7 @@ use super::error::{ApiError, ApiResult};
 use super::idempotency::{self, IdempotentRequest};
 use super::state::AppState;
 use crate::approvals::{self, Proposal, ProposalKind};
-use crate::auth::Caller;
+use crate::auth::{self, Caller, TokenKeys};
 use crate::bets::{PayTable, PayTableSpec};
 use crate::domain::Role;
 use crate::rounds::{self, prima_carta};
@@ -509,6 +509,27 @@ pub async fn pay_table_by_id(
     Ok(web::Json(PayTableView::from(&row)))
 }
 
+/// How often an open stream checks that the session it was opened with still
+/// holds (logout, deactivation, a role or password change end it).
+const LIVE_SESSION_CHECK_MS: u64 = 5_000;
+
+/// Why the session behind a stream no longer holds, or `None` while it does
+/// (or while the database cannot say: the next check will).
+async fn session_ended(state: &web::Data<AppState>, keys: &web::Data<TokenKeys>, token: &str) -> Option<String> {
+    let (keys, token) = (keys.clone(), token.to_string());
+    let checked = state
+        .blocking(move |s| {
+            let mut conn = s.db.conn()?;
+            Ok(auth::authenticate(&mut conn, &keys, &token, auth::Reach::Role))
+        })
+        .await;
+    match checked {
+        Ok(Err(auth::AuthError::Db(_))) | Err(_) => None,
+        Ok(Err(refused)) => Some(refused.to_string()),
+        Ok(Ok(_)) => None,
+    }
+}
+
 /// The table's live events as Server-Sent Events (any role). The first event,
 /// `state`, is the current round's public view (or `null`); then every change.
 #[utoipa::path(tag = "tables", security(("bearer" = [])), responses(
@@ -518,10 +539,15 @@ pub async fn pay_table_by_id(
 ))]
 #[get("/api/v1/tables/{table_id}/events")]
 pub async fn table_events(
+    req: HttpRequest,
     state: web::Data<AppState>,
+    keys: web::Data<TokenKeys>,
     _caller: Caller,
     path: web::Path<String>,
 ) -> ApiResult<impl actix_web::Responder> {
+    // The extractor has checked this token; the stream checks it again as it runs.
+    let token = auth::bearer_token(req.headers().get(actix_web::http::header::AUTHORIZATION).map(|h| h.as_bytes()))?
+        .to_string();
     let id = path.into_inner();
     // Subscribe first, so nothing published between the snapshot and the stream is lost.
     let mut live = state.live.subscribe(&id);
@@ -549,11 +575,22 @@ pub async fn table_events(
             return;
         }
         tokio::pin!(closed);
+        let mut session_check = tokio::time::interval(Duration::from_millis(LIVE_SESSION_CHECK_MS));
+        session_check.tick().await;
         loop {
-            // The stream ends when the service shuts down or the client has gone.
+            // The stream ends when the service shuts down, the client has gone,
+            // or the session it was opened with has ended.
             let received = tokio::select! {
                 _ = &mut closed => break,
                 _ = tx.closed() => break,
+                _ = session_check.tick() => {
+                    if let Some(reason) = session_ended(&state, &keys, &token).await {
+                        let ended = serde_json::json!({ "reason": reason }).to_string();
+                        let _ = tx.send(sse::Data::new(ended).event("ended").into()).await;
+                        break;
+                    }
+                    continue;
+                }
                 received = live.recv() => received,
             };
             let event = match received {

@@ -333,3 +333,41 @@ both_backends!(
         assert_eq!(app.events("password_reset").await.len(), 1);
     }
 );
+
+both_backends!(
+    async fn a_live_stream_ends_with_the_session_it_was_opened_with(app: TestApp) {
+        let c = crate::prima_carta::casino(&app, crate::prima_carta::TableOptions::default()).await;
+        let player = &c.players[0];
+        let mut stream = app
+            .request(
+                reqwest::Method::GET,
+                &format!("/api/v1/tables/{}/events", c.table),
+                Some(&player.token),
+            )
+            .send()
+            .await
+            .expect("the stream opens");
+        assert_eq!(stream.status(), 200);
+        let mut seen = String::new();
+        while !seen.contains("event: state") {
+            let chunk = stream.chunk().await.expect("the stream reads").expect("the stream is open");
+            seen.push_str(&String::from_utf8_lossy(&chunk));
+        }
+        let logout = app.post("/api/v1/auth/logout", Some(&player.token), &json!({}), None).await;
+        assert_eq!(logout.status, 204, "{}", logout.text);
+        // Within one session check (every 5 s), the stream says why and ends.
+        let deadline = tokio::time::Instant::now() + std::time::Duration::from_secs(12);
+        loop {
+            let chunk = tokio::time::timeout_at(deadline, stream.chunk())
+                .await
+                .unwrap_or_else(|_| panic!("the stream outlived its session: {seen}"))
+                .expect("the stream reads");
+            match chunk {
+                Some(bytes) => seen.push_str(&String::from_utf8_lossy(&bytes)),
+                None => break,
+            }
+        }
+        assert!(seen.contains("event: ended"), "{seen}");
+        assert!(seen.contains("session has ended"), "{seen}");
+    }
+);

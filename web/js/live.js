@@ -50,6 +50,12 @@ export function watchTable(tableId, onEvent, onStatus = () => {}) {
     if (data.length === 0) return;
     let parsed;
     try { parsed = JSON.parse(data.join("\n")); } catch (_) { parsed = data.join("\n"); }
+    // The session this stream was opened with has ended (logout elsewhere, deactivation…).
+    if (name === "ended") {
+      stopped = true;
+      signInAgain("Your session ended; please sign in again.");
+      return;
+    }
     onEvent(name, parsed);
   }
 
