@@ -4,9 +4,9 @@
 //! WCAG AA contrast (4.5:1) against its effective background. And signing in
 //! with the keyboard alone.
 
-use crate::harness::{demo, Browser, Djego, Driver, STEP_TIMEOUT_MS};
+use crate::harness::{api, demo, login, Browser, Djego, Driver, STEP_TIMEOUT_MS};
 use reqwest::Method;
-use serde_json::{json, Value};
+use serde_json::json;
 use std::time::{Duration, Instant};
 
 const PHONE: (u32, u32) = (390, 844);
@@ -141,35 +141,12 @@ pub async fn audit(b: &Browser, state: &str, found: &mut Vec<String>) {
 }
 
 pub fn assert_none(found: &[String]) {
-    assert!(found.is_empty(), "{} accessibility problem(s):\n{}", found.len(), found.join("\n"));
-}
-
-/// One API call through reqwest: (status, body or Null).
-async fn api(djego: &Djego, method: Method, path: &str, token: Option<&str>, body: Option<Value>) -> (u16, Value) {
-    let mut request = reqwest::Client::new().request(method, djego.url(path));
-    if let Some(token) = token {
-        request = request.bearer_auth(token);
-    }
-    if let Some(body) = body {
-        request = request.json(&body);
-    }
-    let response = request.send().await.expect("djego answers");
-    let status = response.status().as_u16();
-    let text = response.text().await.unwrap_or_default();
-    (status, serde_json::from_str(&text).unwrap_or(Value::Null))
-}
-
-async fn login(djego: &Djego, username: &str, password: &str) -> String {
-    let (status, body) = api(
-        djego,
-        Method::POST,
-        "/api/v1/auth/login",
-        None,
-        Some(json!({ "username": username, "password": password })),
-    )
-    .await;
-    assert_eq!(status, 200, "{username} logs in: {body}");
-    body["access_token"].as_str().unwrap().to_string()
+    assert!(
+        found.is_empty(),
+        "{} accessibility problem(s):\n{}",
+        found.len(),
+        found.join("\n")
+    );
 }
 
 /// The ids of the shown buttons matching `css`, in page order.
@@ -209,7 +186,8 @@ async fn the_sign_in_page_and_verify_pass_the_audit_signed_out() {
         b.find("#verify-button").await;
         audit(&b, &format!("/verify at {w}px"), &mut found).await;
         b.click("#verify-button").await;
-        b.wait_text("#verify-alert", "Choose, drop or paste a transcript first.").await;
+        b.wait_text("#verify-alert", "Choose, drop or paste a transcript first.")
+            .await;
         audit(&b, &format!("/verify with a problem at {w}px"), &mut found).await;
         b.close().await;
     }
@@ -223,16 +201,27 @@ async fn signing_in_works_from_the_keyboard_alone() {
     let b = driver.browser(PHONE.0, PHONE.1).await;
     b.open(&djego.url("/")).await;
     // The page puts the focus in the username field.
-    b.wait_js("return document.activeElement && document.activeElement.id === 'username';", "the focus on #username")
-        .await;
+    b.wait_js(
+        "return document.activeElement && document.activeElement.id === 'username';",
+        "the focus on #username",
+    )
+    .await;
     b.press_keys("ana").await;
     b.press_keys("\u{E004}").await; // Tab
-    assert_eq!(b.run_js("return document.activeElement.id;").await, json!("password"), "Tab goes to the password");
+    assert_eq!(
+        b.run_js("return document.activeElement.id;").await,
+        json!("password"),
+        "Tab goes to the password"
+    );
     b.press_keys(demo::PASSWORD_PLAYER).await;
     b.press_keys("\u{E007}").await; // Enter
     let deadline = Instant::now() + Duration::from_millis(STEP_TIMEOUT_MS);
     while !b.client.current_url().await.unwrap().path().starts_with("/player") {
-        assert!(Instant::now() < deadline, "Enter did not sign in:\n{}", b.page_text().await);
+        assert!(
+            Instant::now() < deadline,
+            "Enter did not sign in:\n{}",
+            b.page_text().await
+        );
         tokio::time::sleep(Duration::from_millis(100)).await;
     }
     b.wait_text("#wallet-balance", "1000.00").await;
@@ -251,11 +240,17 @@ async fn the_player_app_passes_the_audit() {
     b.wait_text("#wallet-balance", "1000.00").await;
     b.find(r#"article.table-card[data-table-name="Lobo 1"]"#).await;
     audit(&b, "player, Tables", &mut found).await;
-    b.click(r#"article.table-card[data-table-name="Prima Carta 1"] details.paytable-details summary"#).await;
+    b.click(r#"article.table-card[data-table-name="Prima Carta 1"] details.paytable-details summary"#)
+        .await;
     b.find("article.table-card table.paytable").await;
     b.click("#wallet-history-toggle").await;
     b.find("#wallet-history-table table").await;
-    audit(&b, "player, Tables with a pay table and the wallet's history", &mut found).await;
+    audit(
+        &b,
+        "player, Tables with a pay table and the wallet's history",
+        &mut found,
+    )
+    .await;
     b.click("#wallet-history-toggle").await;
 
     // My rounds.
@@ -266,12 +261,18 @@ async fn the_player_app_passes_the_audit() {
     // A Prima Carta table with no round yet; then the dealer (through the API) opens one, and
     // ana takes a seat and places a side bet.
     b.click("#tab-tables").await;
-    b.click(r#"article.table-card[data-table-name="Prima Carta 1"] button.open-table"#).await;
+    b.click(r#"article.table-card[data-table-name="Prima Carta 1"] button.open-table"#)
+        .await;
     b.wait_text("#live-status", "Live").await;
     audit(&b, "player, Prima Carta table without a round", &mut found).await;
     let dealer = login(&djego, "dealer", demo::PASSWORD_DEALER).await;
     let (_, tables) = api(&djego, Method::GET, "/api/v1/tables", Some(&dealer), None).await;
-    let prima = tables.as_array().unwrap().iter().find(|t| t["name"] == "Prima Carta 1").unwrap()["id"]
+    let prima = tables
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|t| t["name"] == "Prima Carta 1")
+        .unwrap()["id"]
         .as_str()
         .unwrap()
         .to_string();
@@ -284,7 +285,14 @@ async fn the_player_app_passes_the_audit() {
     )
     .await;
     assert_eq!(status, 200, "{body}");
-    let (status, body) = api(&djego, Method::POST, &format!("/api/v1/tables/{prima}/rounds"), Some(&dealer), None).await;
+    let (status, body) = api(
+        &djego,
+        Method::POST,
+        &format!("/api/v1/tables/{prima}/rounds"),
+        Some(&dealer),
+        None,
+    )
+    .await;
     assert_eq!(status, 201, "{body}");
     b.wait_data("#prima-round", "status", "betting").await;
     b.find("#seat-button").await;
@@ -297,7 +305,8 @@ async fn the_player_app_passes_the_audit() {
 
     // A Lobo round: the start form, the round in play, and its hint.
     b.click("#prima-back").await;
-    b.click(r#"article.table-card[data-table-name="Lobo 1"] button.open-table"#).await;
+    b.click(r#"article.table-card[data-table-name="Lobo 1"] button.open-table"#)
+        .await;
     b.find("#lobo-start").await;
     audit(&b, "player, Lobo start", &mut found).await;
     b.click("#lobo-start").await;
@@ -310,7 +319,11 @@ async fn the_player_app_passes_the_audit() {
         audit(&b, "player, Lobo round with a hint", &mut found).await;
         b.click("#lobo-fold").await;
     }
-    b.wait_js("return !document.getElementById('lobo-result').hidden;", "the Lobo result").await;
+    b.wait_js(
+        "return !document.getElementById('lobo-result').hidden;",
+        "the Lobo result",
+    )
+    .await;
     b.click("#lobo-verify").await;
     b.wait_text("#lobo-verify-result", "✓").await;
     audit(&b, "player, Lobo result verified", &mut found).await;
@@ -337,7 +350,11 @@ async fn the_dealer_terminal_passes_the_audit() {
     audit(&b, "dealer, a round open", &mut found).await;
     // The refusal to close with nobody seated, in its alert.
     b.click("#close-betting").await;
-    b.wait_js("return !document.getElementById('round-problem').hidden;", "the refusal").await;
+    b.wait_js(
+        "return !document.getElementById('round-problem').hidden;",
+        "the refusal",
+    )
+    .await;
     audit(&b, "dealer, a refusal shown", &mut found).await;
     b.close().await;
     assert_none(&found);
@@ -379,8 +396,49 @@ async fn the_console_passes_the_audit_for_the_pit_boss_on_every_tab() {
     let driver = Driver::start();
     let b = driver.browser(DESKTOP.0, DESKTOP.1).await;
     let mut found = Vec::new();
-    b.sign_in(&djego, demo::PIT_BOSS, demo::PASSWORD_PIT_BOSS, "/console").await;
+    b.sign_in(&djego, demo::PIT_BOSS, demo::PASSWORD_PIT_BOSS, "/console")
+        .await;
     audit_console(&b, "pit boss", &mut found).await;
+
+    // The floor's settings being edited: a shift and a pit added, a refusal shown.
+    b.click("#tab-floor").await;
+    b.click("#floor-show-settings").await;
+    b.wait_text("#calendar-in-force", "graveyard").await;
+    b.click("#calendar-add-shift").await;
+    b.type_into("#shift-name-3", "late").await;
+    b.type_into("#shift-start-3", "25:00").await;
+    b.click("#calendar-save").await;
+    b.wait_text("#calendar-problem", "Not saved").await;
+    b.click("#pits-add").await;
+    b.type_into("#pit-name-0", "Main pit").await;
+    b.click(r#"input.pit-table[data-pit-index="0"][data-table-name="Prima Carta 1"]"#)
+        .await;
+    b.click("#pits-save").await;
+    b.wait_text("#pits-result", "Saved").await;
+    audit(
+        &b,
+        "console as pit boss, floor settings edited, a refusal shown",
+        &mut found,
+    )
+    .await;
+
+    // A new approval rule proposed, waiting for a second pit boss.
+    b.click("#tab-proposals").await;
+    b.wait_text("#approval-rule-in-force", "100.00").await;
+    b.type_into("#approval-limit", "250.00").await;
+    b.type_into("#approval-expires", "120").await;
+    b.click("#approval-rule-propose").await;
+    b.wait_text("#approval-rule-result", "Proposed").await;
+    b.find("li.approval-rule-proposal").await;
+    audit(&b, "console as pit boss, an approval rule proposed", &mut found).await;
+
+    // A period's transcripts exported (none yet) and a refusal of a backwards period.
+    b.click("#tab-audit").await;
+    b.click("#audit-show-export").await;
+    b.click("#export-last-24h").await;
+    b.click("#export-load").await;
+    b.wait_data("#export-count", "count", "0").await;
+    audit(&b, "console as pit boss, an empty export", &mut found).await;
     b.close().await;
     assert_none(&found);
 }
@@ -393,7 +451,12 @@ async fn the_console_passes_the_audit_for_the_cashier_and_the_auditor() {
     // A settled Lobo round, for the auditor to recall.
     let ana = login(&djego, "ana", demo::PASSWORD_PLAYER).await;
     let (_, tables) = api(&djego, Method::GET, "/api/v1/tables", Some(&ana), None).await;
-    let lobo = tables.as_array().unwrap().iter().find(|t| t["name"] == "Lobo 1").unwrap()["id"]
+    let lobo = tables
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|t| t["name"] == "Lobo 1")
+        .unwrap()["id"]
         .as_str()
         .unwrap()
         .to_string();
@@ -421,12 +484,16 @@ async fn the_console_passes_the_audit_for_the_cashier_and_the_auditor() {
 
     let mut found = Vec::new();
     let cashier = driver.browser(DESKTOP.0, DESKTOP.1).await;
-    cashier.sign_in(&djego, "cashier", demo::PASSWORD_CASHIER, "/console").await;
+    cashier
+        .sign_in(&djego, "cashier", demo::PASSWORD_CASHIER, "/console")
+        .await;
     audit_console(&cashier, "cashier", &mut found).await;
     cashier.close().await;
 
     let auditor = driver.browser(DESKTOP.0, DESKTOP.1).await;
-    auditor.sign_in(&djego, "auditor", demo::PASSWORD_AUDITOR, "/console").await;
+    auditor
+        .sign_in(&djego, "auditor", demo::PASSWORD_AUDITOR, "/console")
+        .await;
     audit_console(&auditor, "auditor", &mut found).await;
     // The ledger verified and a round recalled, with its cards.
     auditor.click("#tab-audit").await;
@@ -439,6 +506,21 @@ async fn the_console_passes_the_audit_for_the_cashier_and_the_auditor() {
     auditor.wait_text("#recall-view", "Recall of Lobo round").await;
     auditor.wait_text("#recall-shuffle-check", "✓").await;
     audit(&auditor, "console as auditor, a round recalled", &mut found).await;
+    // The period's transcripts exported and their shuffles checked.
+    auditor.click("#audit-show-export").await;
+    auditor.click("#export-last-24h").await;
+    auditor.click("#export-load").await;
+    auditor.wait_data("#export-count", "count", "1").await;
+    auditor.click("#export-verify").await;
+    auditor
+        .wait_text("#export-verify-verdict", "1 of 1 shuffles verify")
+        .await;
+    audit(
+        &auditor,
+        "console as auditor, transcripts exported and checked",
+        &mut found,
+    )
+    .await;
     auditor.close().await;
     assert_none(&found);
 }

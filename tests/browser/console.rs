@@ -3,25 +3,10 @@
 //! boss resets a player's password, the auditor verifies the ledger and
 //! recalls a round, and the floor's day and plots show.
 
-use crate::harness::{demo, Browser, Djego, Driver, STEP_TIMEOUT_MS};
+use crate::harness::{api, demo, table_id, Browser, Djego, Driver, STEP_TIMEOUT_MS};
 use reqwest::Method;
 use serde_json::{json, Value};
 use std::time::{Duration, Instant};
-
-/// One API call through reqwest: (status, body or Null).
-async fn api(djego: &Djego, method: Method, path: &str, token: Option<&str>, body: Option<Value>) -> (u16, Value) {
-    let mut request = reqwest::Client::new().request(method, djego.url(path));
-    if let Some(token) = token {
-        request = request.bearer_auth(token);
-    }
-    if let Some(body) = body {
-        request = request.json(&body);
-    }
-    let response = request.send().await.expect("djego answers");
-    let status = response.status().as_u16();
-    let text = response.text().await.unwrap_or_default();
-    (status, serde_json::from_str(&text).unwrap_or(Value::Null))
-}
 
 /// Signs in through the API: (token, user id).
 async fn login(djego: &Djego, username: &str, password: &str) -> (String, String) {
@@ -50,20 +35,6 @@ async fn user_id(djego: &Djego, token: &str, username: &str) -> String {
         .iter()
         .find(|u| u["username"] == username)
         .unwrap_or_else(|| panic!("no account {username}"))["id"]
-        .as_str()
-        .unwrap()
-        .to_string()
-}
-
-async fn table_id(djego: &Djego, token: &str, name: &str) -> String {
-    let (status, tables) = api(djego, Method::GET, "/api/v1/tables", Some(token), None).await;
-    assert_eq!(status, 200, "{tables}");
-    tables
-        .as_array()
-        .unwrap()
-        .iter()
-        .find(|t| t["name"] == name)
-        .unwrap_or_else(|| panic!("no table {name}"))["id"]
         .as_str()
         .unwrap()
         .to_string()
@@ -391,5 +362,307 @@ async fn the_auditor_verifies_the_ledger_recalls_a_round_and_reads_the_floor() {
     b.find(r#"#floor-plot-rounds-per-hour img[data-figure="rounds-per-hour"]"#)
         .await;
     b.screenshot("console-floor").await;
+    b.close().await;
+}
+
+/// A GET answered with text (JSON Lines): (status, text).
+async fn api_text(djego: &Djego, path: &str, token: &str) -> (u16, String) {
+    let response = reqwest::Client::new()
+        .get(djego.url(path))
+        .bearer_auth(token)
+        .send()
+        .await
+        .expect("djego answers");
+    let status = response.status().as_u16();
+    (status, response.text().await.unwrap_or_default())
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn a_pit_boss_sets_the_floor_calendar_pits_and_rating_rule_and_a_wrong_calendar_changes_nothing() {
+    let djego = Djego::start();
+    let driver = Driver::start();
+    let (admin, _) = login(&djego, demo::PIT_BOSS, demo::PASSWORD_PIT_BOSS).await;
+    let prima = table_id(&djego, &admin, "Prima Carta 1").await;
+
+    let b = driver.browser(1280, 1500).await;
+    b.sign_in(&djego, demo::PIT_BOSS, demo::PASSWORD_PIT_BOSS, "/console")
+        .await;
+    b.click("#tab-floor").await;
+    b.click("#floor-show-settings").await;
+    b.wait_text("#calendar-in-force-shifts", "graveyard from 22:00").await;
+
+    // A fourth shift after midnight: it belongs to the gaming day that started the evening before.
+    b.click("#calendar-add-shift").await;
+    b.type_into("#shift-name-3", "late").await;
+    b.type_into("#shift-start-3", "02:00").await;
+    b.click("#calendar-save").await;
+    b.wait_text("#calendar-result", "Saved").await;
+    b.wait_text("#calendar-in-force-shifts", "late from 02:00").await;
+    b.wait_text("#floor-calendar", "graveyard 22:00, late 02:00").await;
+    let (status, calendar) = api(
+        &djego,
+        Method::GET,
+        "/api/v1/floor/calendar",
+        Some(admin.as_str()),
+        None,
+    )
+    .await;
+    assert_eq!(status, 200, "{calendar}");
+    assert_eq!(calendar["timezone"], "UTC");
+    assert_eq!(
+        calendar["shifts"],
+        json!([
+            { "name": "day", "starts_at": "06:00:00" },
+            { "name": "swing", "starts_at": "14:00:00" },
+            { "name": "graveyard", "starts_at": "22:00:00" },
+            { "name": "late", "starts_at": "02:00:00" }
+        ])
+    );
+
+    // An hour that does not exist, then a repeated name: each refused with its sentence.
+    b.type_into("#shift-start-3", "25:00").await;
+    b.click("#calendar-save").await;
+    let refusal = b.wait_text("#calendar-problem", "Not saved").await;
+    assert!(
+        refusal.contains(r#"shift 4's start "25:00" is not a local time"#),
+        "{refusal}"
+    );
+    assert!(refusal.contains("The calendar in force is unchanged."), "{refusal}");
+    b.type_into("#shift-start-3", "03:00").await;
+    b.type_into("#shift-name-3", "swing").await;
+    b.click("#calendar-save").await;
+    b.wait_text("#calendar-problem", r#"the name "swing" is already another shift's"#)
+        .await;
+    // Nothing changed, on the page or in djego.
+    let (_, after) = api(
+        &djego,
+        Method::GET,
+        "/api/v1/floor/calendar",
+        Some(admin.as_str()),
+        None,
+    )
+    .await;
+    assert_eq!(after["shifts"], calendar["shifts"]);
+    let shown = b.text("#calendar-in-force-shifts").await;
+    assert!(shown.contains("late from 02:00") && !shown.contains("03:00"), "{shown}");
+    b.click("#calendar-reset").await;
+    b.wait_js(
+        "return document.getElementById('shift-name-3') && document.getElementById('shift-name-3').value === 'late';",
+        "the calendar form back to what is in force",
+    )
+    .await;
+
+    // A pit with Prima Carta 1 in it.
+    b.click("#pits-add").await;
+    b.type_into("#pit-name-0", "Main pit").await;
+    b.click(r#"input.pit-table[data-pit-index="0"][data-table-name="Prima Carta 1"]"#)
+        .await;
+    b.click("#pits-save").await;
+    b.wait_text("#pits-result", "Saved").await;
+    b.wait_text(r#"#pits-in-force li[data-pit-name="Main pit"]"#, "Prima Carta 1")
+        .await;
+    let (status, pits) = api(&djego, Method::GET, "/api/v1/floor/pits", Some(admin.as_str()), None).await;
+    assert_eq!(status, 200, "{pits}");
+    assert_eq!(pits, json!({ "pits": [{ "name": "Main pit", "table_ids": [prima] }] }));
+
+    // The rating rule: a longer pause between sessions.
+    b.type_into("#rating-gap", "45").await;
+    b.click("#rating-save").await;
+    b.wait_text("#rating-rule-in-force", "more than 45 minutes").await;
+    let (_, rule) = api(
+        &djego,
+        Method::GET,
+        "/api/v1/floor/rating-rule",
+        Some(admin.as_str()),
+        None,
+    )
+    .await;
+    assert_eq!(rule["session_gap_minutes"], 45, "{rule}");
+
+    // Each change is a significant event: one calendar change (the refusals are none).
+    let (status, events) = api(
+        &djego,
+        Method::GET,
+        "/api/v1/audit/events?kind=floor_calendar_changed",
+        Some(admin.as_str()),
+        None,
+    )
+    .await;
+    assert_eq!(status, 200, "{events}");
+    assert_eq!(events.as_array().unwrap().len(), 1, "{events}");
+    b.run_js("document.getElementById('floor-part-settings').scrollIntoView(); return true;")
+        .await;
+    b.screenshot("console-floor-settings").await;
+
+    // "See its changes" leads to those events in the Audit tab.
+    b.click("#pits-history").await;
+    b.wait_text("#events-list", "floor_pits_changed").await;
+    b.close().await;
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn the_auditor_exports_a_periods_transcripts_and_checks_their_shuffles() {
+    let djego = Djego::start();
+    let driver = Driver::start();
+    // ana plays a Lobo round through the API and folds (unless the deal ended it).
+    let (ana, _) = login(&djego, "ana", demo::PASSWORD_PLAYER).await;
+    let lobo = table_id(&djego, &ana, "Lobo 1").await;
+    let (status, round) = api(
+        &djego,
+        Method::POST,
+        &format!("/api/v1/tables/{lobo}/lobo-rounds"),
+        Some(ana.as_str()),
+        Some(json!({ "unit": "1.00" })),
+    )
+    .await;
+    assert_eq!(status, 201, "{round}");
+    let round_id = round["id"].as_str().unwrap().to_string();
+    if round["status"] == "in_play" {
+        let (status, folded) = api(
+            &djego,
+            Method::POST,
+            &format!("/api/v1/lobo-rounds/{round_id}/fold"),
+            Some(ana.as_str()),
+            Some(json!({ "expected_plays": round["plays_made"] })),
+        )
+        .await;
+        assert_eq!(status, 200, "{folded}");
+    }
+
+    let b = driver.browser(1280, 900).await;
+    b.sign_in(&djego, "auditor", demo::PASSWORD_AUDITOR, "/console").await;
+    b.click("#tab-audit").await;
+    b.click("#audit-show-export").await;
+    b.click("#export-last-24h").await;
+    b.click("#export-load").await;
+    b.wait_data("#export-count", "count", "1").await;
+    b.wait_text("#export-count", "1 round settled or voided").await;
+    let link = b
+        .run_js(
+            "const a = document.getElementById('export-download'); return [a.getAttribute('href'), a.getAttribute('download')];",
+        )
+        .await;
+    assert!(link[0].as_str().unwrap().starts_with("blob:"), "{link}");
+    let filename = link[1].as_str().unwrap().to_string();
+    assert!(
+        filename.starts_with("djego-rounds-") && filename.ends_with(".jsonl"),
+        "{filename}"
+    );
+    b.wait_text("#export-replay", &format!("djego verify rounds {filename}"))
+        .await;
+
+    // The shuffles, re-derived in the browser.
+    b.click("#export-verify").await;
+    let verdict = b.wait_text("#export-verify-verdict", "1 of 1 shuffles verify").await;
+    assert!(verdict.starts_with('✓'), "{verdict}");
+    b.screenshot("console-export").await;
+
+    // The same period through the API: the one round.
+    let period = b
+        .run_js(
+            "return ['export-from', 'export-to'].map((id) => String(new Date(document.getElementById(id).value).getTime() * 1000));",
+        )
+        .await;
+    let auditor = login(&djego, "auditor", demo::PASSWORD_AUDITOR).await.0;
+    let (status, text) = api_text(
+        &djego,
+        &format!(
+            "/api/v1/audit/transcripts?from_us={}&to_us={}",
+            period[0].as_str().unwrap(),
+            period[1].as_str().unwrap()
+        ),
+        &auditor,
+    )
+    .await;
+    assert_eq!(status, 200, "{text}");
+    let lines: Vec<Value> = text
+        .lines()
+        .filter(|l| !l.trim().is_empty())
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect();
+    assert_eq!(lines.len(), 1, "{text}");
+    assert_eq!(lines[0]["round_id"], round_id.as_str());
+    b.close().await;
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn a_pit_boss_proposes_a_new_approval_rule_and_it_waits_for_a_second_pit_boss() {
+    let djego = Djego::start();
+    let driver = Driver::start();
+    let (admin, _) = login(&djego, demo::PIT_BOSS, demo::PASSWORD_PIT_BOSS).await;
+    let (status, body) = api(
+        &djego,
+        Method::POST,
+        "/api/v1/users",
+        Some(admin.as_str()),
+        Some(json!({ "username": "second-boss", "role": "pitboss", "password": "second-boss-pass" })),
+    )
+    .await;
+    assert_eq!(status, 201, "{body}");
+
+    let b = driver.browser(1280, 1100).await;
+    b.sign_in(&djego, demo::PIT_BOSS, demo::PASSWORD_PIT_BOSS, "/console")
+        .await;
+    b.click("#tab-proposals").await;
+    b.wait_text("#approval-rule-in-force", "Cage corrections above 100.00")
+        .await;
+    b.wait_text("#approval-rule-in-force", "within 60 minutes").await;
+    b.type_into("#approval-limit", "250.00").await;
+    b.type_into("#approval-expires", "120").await;
+    b.click("#approval-rule-propose").await;
+    b.wait_text("#approval-rule-result", "Proposed, waiting for a second pit boss")
+        .await;
+    let proposal = b
+        .run_js("return document.querySelector('#approval-rule-result [data-proposal-id]').dataset.proposalId")
+        .await
+        .as_str()
+        .expect("the proposal's id is shown")
+        .to_string();
+    let pending = format!(r#"li.approval-rule-proposal[data-proposal-id="{proposal}"]"#);
+    b.wait_text(&pending, "Corrections above 250.00").await;
+    b.wait_text(&pending, "pending").await;
+    b.wait_text(
+        &format!(r#"article.proposal[data-proposal-id="{proposal}"] .proposal-status"#),
+        "pending",
+    )
+    .await;
+    // Still the old rule in force, on the page and in djego.
+    assert!(b.text("#approval-rule-in-force").await.contains("100.00"));
+    let (_, rule) = api(&djego, Method::GET, "/api/v1/approval-rule", Some(admin.as_str()), None).await;
+    assert_eq!(
+        rule,
+        json!({ "correction_limit": "100.00", "expires_after_minutes": 60 })
+    );
+    let (_, p) = api(
+        &djego,
+        Method::GET,
+        &format!("/api/v1/proposals/{proposal}"),
+        Some(admin.as_str()),
+        None,
+    )
+    .await;
+    assert_eq!(p["kind"], "change_approval_rule", "{p}");
+    assert_eq!(p["status"], "pending", "{p}");
+    b.run_js("document.getElementById('approval-rule').scrollIntoView(); return true;")
+        .await;
+    b.screenshot("console-approval-rule").await;
+
+    // The second pit boss approves it (through the API); the page reads the new rule.
+    let (second, _) = login(&djego, "second-boss", "second-boss-pass").await;
+    let (status, done) = api(
+        &djego,
+        Method::POST,
+        &format!("/api/v1/proposals/{proposal}/approve"),
+        Some(second.as_str()),
+        None,
+    )
+    .await;
+    assert_eq!(status, 200, "{done}");
+    assert_eq!(done["status"], "applied", "{done}");
+    b.click("#proposals-refresh").await;
+    b.wait_text("#approval-rule-in-force", "Cage corrections above 250.00")
+        .await;
+    b.wait_text("#approval-rule-pending", "No change of the rule is waiting")
+        .await;
     b.close().await;
 }

@@ -4,69 +4,10 @@
 //! closes, deals, records the copa decisions given by voice, settles, and
 //! sees the payouts; and a round in progress when the page loads is resumed.
 
-use crate::harness::{demo, Browser, Djego, Driver, STEP_TIMEOUT_MS};
+use crate::harness::{api, cents, demo, login, table_id, Browser, Djego, Driver, STEP_TIMEOUT_MS};
 use reqwest::Method;
 use serde_json::{json, Value};
 use std::time::{Duration, Instant};
-
-/// One API call through reqwest: (status, body or Null).
-async fn api(djego: &Djego, method: Method, path: &str, token: Option<&str>, body: Option<Value>) -> (u16, Value) {
-    let mut request = reqwest::Client::new().request(method, djego.url(path));
-    if let Some(token) = token {
-        request = request.bearer_auth(token);
-    }
-    if let Some(body) = body {
-        request = request.json(&body);
-    }
-    let response = request.send().await.expect("djego answers");
-    let status = response.status().as_u16();
-    let text = response.text().await.unwrap_or_default();
-    (status, serde_json::from_str(&text).unwrap_or(Value::Null))
-}
-
-/// Signs in through the API: the access token.
-async fn login(djego: &Djego, username: &str, password: &str) -> String {
-    let (status, body) = api(
-        djego,
-        Method::POST,
-        "/api/v1/auth/login",
-        None,
-        Some(json!({ "username": username, "password": password })),
-    )
-    .await;
-    assert_eq!(status, 200, "{username} logs in: {body}");
-    body["access_token"].as_str().unwrap().to_string()
-}
-
-async fn table_id(djego: &Djego, token: &str, name: &str) -> String {
-    let (status, tables) = api(djego, Method::GET, "/api/v1/tables", Some(token), None).await;
-    assert_eq!(status, 200, "{tables}");
-    tables
-        .as_array()
-        .unwrap()
-        .iter()
-        .find(|t| t["name"] == name)
-        .unwrap_or_else(|| panic!("no table {name}"))["id"]
-        .as_str()
-        .unwrap()
-        .to_string()
-}
-
-/// A decimal amount ("12.50") in cents, with integer arithmetic only.
-fn cents(amount: &str) -> i64 {
-    let (negative, digits) = match amount.strip_prefix('-') {
-        Some(rest) => (true, rest),
-        None => (false, amount),
-    };
-    let (whole, frac) = digits.split_once('.').unwrap_or((digits, ""));
-    let frac = format!("{frac:0<2}");
-    let value = whole.parse::<i64>().unwrap() * 100 + frac[..2].parse::<i64>().unwrap();
-    if negative {
-        -value
-    } else {
-        value
-    }
-}
 
 fn suit_name(suit: &str) -> String {
     let mut name = suit.to_string();
@@ -95,7 +36,11 @@ async fn play_out(b: &Browser) -> usize {
     let deadline = Instant::now() + Duration::from_millis(2 * STEP_TIMEOUT_MS);
     let mut voiced = 0;
     loop {
-        assert!(Instant::now() < deadline, "the round never settled:\n{}", b.page_text().await);
+        assert!(
+            Instant::now() < deadline,
+            "the round never settled:\n{}",
+            b.page_text().await
+        );
         let (status, version) = shown_round(b).await;
         match status.as_str() {
             "settled" => return voiced,
@@ -111,7 +56,11 @@ async fn play_out(b: &Browser) -> usize {
         }
         // Wait for the answer (or the live stream) to show the next version.
         while shown_round(b).await.1 == version {
-            assert!(Instant::now() < deadline, "the step never showed:\n{}", b.page_text().await);
+            assert!(
+                Instant::now() < deadline,
+                "the step never showed:\n{}",
+                b.page_text().await
+            );
             tokio::time::sleep(Duration::from_millis(100)).await;
         }
     }
@@ -132,7 +81,8 @@ async fn the_dealer_runs_a_round_while_seats_and_a_side_bet_arrive_live() {
 
     // The tables: Prima Carta is dealt here; Lobo needs no dealer.
     b.sign_in(&djego, "dealer", demo::PASSWORD_DEALER, "/dealer").await;
-    b.wait_text("#table-list", "Lobo: played by players against the house").await;
+    b.wait_text("#table-list", "Lobo: played by players against the house")
+        .await;
     b.wait_text("#table-list", "assigned to you").await;
     b.click(r#"button.table-pick[data-table-name="Prima Carta 1"]"#).await;
     b.wait_text("#live-status", "Live").await;
@@ -144,7 +94,14 @@ async fn the_dealer_runs_a_round_while_seats_and_a_side_bet_arrive_live() {
     b.wait_text("#round-status", "No round is open").await;
     let dealer = login(&djego, "dealer", demo::PASSWORD_DEALER).await;
     let table = table_id(&djego, &dealer, "Prima Carta 1").await;
-    let (status, boxed) = api(&djego, Method::GET, &format!("/api/v1/tables/{table}/dealer"), Some(&dealer), None).await;
+    let (status, boxed) = api(
+        &djego,
+        Method::GET,
+        &format!("/api/v1/tables/{table}/dealer"),
+        Some(&dealer),
+        None,
+    )
+    .await;
     assert_eq!(status, 200, "{boxed}");
     assert_eq!(boxed["dealer"]["username"], "dealer", "{boxed}");
     b.screenshot("dealer-table").await;
@@ -158,7 +115,14 @@ async fn the_dealer_runs_a_round_while_seats_and_a_side_bet_arrive_live() {
         .as_str()
         .unwrap()
         .to_string();
-    let (status, view) = api(&djego, Method::GET, &format!("/api/v1/rounds/{round}"), Some(&dealer), None).await;
+    let (status, view) = api(
+        &djego,
+        Method::GET,
+        &format!("/api/v1/rounds/{round}"),
+        Some(&dealer),
+        None,
+    )
+    .await;
     assert_eq!(status, 200, "{view}");
     assert_eq!(b.text("#commitment").await, view["commitment"].as_str().unwrap());
     // Everything from here on must arrive without a reload.
@@ -181,7 +145,8 @@ async fn the_dealer_runs_a_round_while_seats_and_a_side_bet_arrive_live() {
 
     // Closing with one seat is refused, in a sentence; betting stays open.
     b.click("#close-betting").await;
-    b.wait_text("#round-problem", "a round needs at least 2 seated players; 1 seated").await;
+    b.wait_text("#round-problem", "a round needs at least 2 seated players; 1 seated")
+        .await;
     b.wait_text("#round-status", "Betting is open").await;
 
     // The second player sits and the first places a side bet: both show live.
@@ -207,10 +172,15 @@ async fn the_dealer_runs_a_round_while_seats_and_a_side_bet_arrive_live() {
     b.wait_text("#seat-count", "2 seated").await;
     b.wait_text("#bet-count", "1 side bet, 5.00 staked").await;
     b.wait_text(r#"tr.bet-total[data-kind="prima"]"#, "5.00").await;
-    assert_eq!(b.run_js("return window.__sameDealerPage === true;").await, Value::Bool(true), "the page reloaded");
+    assert_eq!(
+        b.run_js("return window.__sameDealerPage === true;").await,
+        Value::Bool(true),
+        "the page reloaded"
+    );
     // The refusal is gone once two are seated.
     assert_eq!(
-        b.run_js("return document.getElementById('round-problem').hidden;").await,
+        b.run_js("return document.getElementById('round-problem').hidden;")
+            .await,
         Value::Bool(true)
     );
     b.screenshot("dealer-betting").await;
@@ -222,10 +192,21 @@ async fn the_dealer_runs_a_round_while_seats_and_a_side_bet_arrive_live() {
     play_out(&b).await;
     b.wait_text("#round-status", "Settled").await;
     b.wait_text("#result", "Paid to the winner").await;
-    assert_eq!(b.run_js("return window.__sameDealerPage === true;").await, Value::Bool(true), "the page reloaded");
+    assert_eq!(
+        b.run_js("return window.__sameDealerPage === true;").await,
+        Value::Bool(true),
+        "the page reloaded"
+    );
 
     // The page shows what djego paid.
-    let (status, view) = api(&djego, Method::GET, &format!("/api/v1/rounds/{round}"), Some(&ana), None).await;
+    let (status, view) = api(
+        &djego,
+        Method::GET,
+        &format!("/api/v1/rounds/{round}"),
+        Some(&ana),
+        None,
+    )
+    .await;
     assert_eq!(status, 200, "{view}");
     assert_eq!(view["status"], "settled", "{view}");
     let stored = &view["result"];
@@ -233,13 +214,21 @@ async fn the_dealer_runs_a_round_while_seats_and_a_side_bet_arrive_live() {
     let paid = stored["winner_paid"].as_str().unwrap();
     let winner = result["winner"].as_str().unwrap();
     assert_eq!(b.text("#winner-paid").await, paid);
-    b.wait_text("#result-winner", &format!("{} wins", suit_name(winner))).await;
+    b.wait_text("#result-winner", &format!("{} wins", suit_name(winner)))
+        .await;
     b.wait_text(&format!(r#"tr.payout[data-suit="{winner}"]"#), paid).await;
     assert!(b.find("#new-round").await.is_enabled().await.unwrap());
 
     // Money moved exactly as the result says: spiga and copa into the pot, the
     // corte from the Prima suit's owner, the pot to the winner, the side bet settled.
-    let (status, bets) = api(&djego, Method::GET, &format!("/api/v1/rounds/{round}/bets"), Some(&ana), None).await;
+    let (status, bets) = api(
+        &djego,
+        Method::GET,
+        &format!("/api/v1/rounds/{round}/bets"),
+        Some(&ana),
+        None,
+    )
+    .await;
     assert_eq!(status, 200, "{bets}");
     let bet = &bets.as_array().unwrap()[0];
     assert!(bet["status"] == "won" || bet["status"] == "lost", "{bet}");
@@ -263,7 +252,8 @@ async fn the_dealer_runs_a_round_while_seats_and_a_side_bet_arrive_live() {
         );
     }
 
-    b.run_js("document.getElementById('round-panel').scrollIntoView(); return true;").await;
+    b.run_js("document.getElementById('round-panel').scrollIntoView(); return true;")
+        .await;
     b.screenshot("dealer-settled").await;
     b.close().await;
 }
@@ -288,7 +278,14 @@ async fn a_round_in_progress_when_the_page_loads_is_resumed() {
     )
     .await;
     assert_eq!(status, 200, "{body}");
-    let (status, view) = api(&djego, Method::POST, &format!("/api/v1/tables/{table}/rounds"), Some(&dealer), None).await;
+    let (status, view) = api(
+        &djego,
+        Method::POST,
+        &format!("/api/v1/tables/{table}/rounds"),
+        Some(&dealer),
+        None,
+    )
+    .await;
     assert_eq!(status, 201, "{view}");
     let round = view["id"].as_str().unwrap().to_string();
     for (token, suit) in [(&ana, "locks"), (&bruno, "cups")] {
@@ -302,9 +299,23 @@ async fn a_round_in_progress_when_the_page_loads_is_resumed() {
         .await;
         assert_eq!(status, 201, "{body}");
     }
-    let (status, body) = api(&djego, Method::POST, &format!("/api/v1/rounds/{round}/close"), Some(&dealer), None).await;
+    let (status, body) = api(
+        &djego,
+        Method::POST,
+        &format!("/api/v1/rounds/{round}/close"),
+        Some(&dealer),
+        None,
+    )
+    .await;
     assert_eq!(status, 200, "{body}");
-    let (status, dealt) = api(&djego, Method::POST, &format!("/api/v1/rounds/{round}/deal"), Some(&dealer), None).await;
+    let (status, dealt) = api(
+        &djego,
+        Method::POST,
+        &format!("/api/v1/rounds/{round}/deal"),
+        Some(&dealer),
+        None,
+    )
+    .await;
     assert_eq!(status, 200, "{dealt}");
 
     // The page opens straight at the table the dealer deals at, on that round.
@@ -342,11 +353,20 @@ async fn a_round_in_progress_when_the_page_loads_is_resumed() {
     b.wait_text("#round-status", "settle to pay").await;
     b.click("#settle").await;
     b.wait_text("#round-status", "Settled").await;
-    let (status, view) = api(&djego, Method::GET, &format!("/api/v1/rounds/{round}"), Some(&dealer), None).await;
+    let (status, view) = api(
+        &djego,
+        Method::GET,
+        &format!("/api/v1/rounds/{round}"),
+        Some(&dealer),
+        None,
+    )
+    .await;
     assert_eq!(status, 200, "{view}");
     let winner = view["result"]["result"]["winner"].as_str().unwrap();
-    b.wait_text("#result-winner", &format!("{} wins", suit_name(winner))).await;
-    b.wait_text("#winner-paid", view["result"]["winner_paid"].as_str().unwrap()).await;
+    b.wait_text("#result-winner", &format!("{} wins", suit_name(winner)))
+        .await;
+    b.wait_text("#winner-paid", view["result"]["winner_paid"].as_str().unwrap())
+        .await;
 
     // And the next round opens from the result.
     b.click("#new-round").await;

@@ -62,7 +62,10 @@ impl Djego {
         let process = Reaped(process);
         let base = loop {
             let mut line = String::new();
-            assert!(lines.read_line(&mut line).unwrap() > 0, "djego serve ended before listening");
+            assert!(
+                lines.read_line(&mut line).unwrap() > 0,
+                "djego serve ended before listening"
+            );
             if let Some(rest) = line.strip_prefix("djego listening on ") {
                 break rest.split_whitespace().next().unwrap().to_string();
             }
@@ -98,7 +101,10 @@ impl Driver {
             .expect("/usr/bin/chromedriver runs (Debian's chromium-driver package)");
         let process = Reaped(process);
         wait_for_port(port, "chromedriver");
-        Driver { _process: process, port }
+        Driver {
+            _process: process,
+            port,
+        }
     }
 
     /// A new headless browser window of `width`×`height` (its own cookies and storage).
@@ -138,7 +144,10 @@ pub struct Browser {
 
 impl Browser {
     pub async fn open(&self, url: &str) {
-        self.client.goto(url).await.unwrap_or_else(|e| panic!("cannot open {url}: {e}"));
+        self.client
+            .goto(url)
+            .await
+            .unwrap_or_else(|e| panic!("cannot open {url}: {e}"));
     }
 
     /// The element matching a CSS selector, waiting for it to exist and be shown.
@@ -151,7 +160,10 @@ impl Browser {
                 }
             }
             if Instant::now() > deadline {
-                panic!("no visible {css} after {STEP_TIMEOUT_MS} ms; page text:\n{}", self.page_text().await);
+                panic!(
+                    "no visible {css} after {STEP_TIMEOUT_MS} ms; page text:\n{}",
+                    self.page_text().await
+                );
             }
             tokio::time::sleep(Duration::from_millis(100)).await;
         }
@@ -193,7 +205,10 @@ impl Browser {
                 }
             }
             if Instant::now() > deadline {
-                panic!("{css} has no option containing {label:?}; page text:\n{}", self.page_text().await);
+                panic!(
+                    "{css} has no option containing {label:?}; page text:\n{}",
+                    self.page_text().await
+                );
             }
             tokio::time::sleep(Duration::from_millis(100)).await;
         }
@@ -212,7 +227,10 @@ impl Browser {
                     panic!("{css} never showed {expected:?}; it shows {text:?}");
                 }
             } else if Instant::now() > deadline {
-                panic!("no {css} (waiting for {expected:?}); page text:\n{}", self.page_text().await);
+                panic!(
+                    "no {css} (waiting for {expected:?}); page text:\n{}",
+                    self.page_text().await
+                );
             }
             tokio::time::sleep(Duration::from_millis(100)).await;
         }
@@ -249,7 +267,8 @@ impl Browser {
             serde_json::to_string(&format!("data-{name}")).unwrap(),
             serde_json::to_string(value).unwrap()
         );
-        self.wait_js(&script, &format!("{css} with data-{name}={value:?}")).await;
+        self.wait_js(&script, &format!("{css} with data-{name}={value:?}"))
+            .await;
     }
 
     /// The element's `data-NAME` attribute ("" when absent).
@@ -275,9 +294,14 @@ impl Browser {
         use fantoccini::actions::{InputSource, KeyAction, KeyActions};
         let mut actions = KeyActions::new("keyboard".to_string());
         for c in keys.chars() {
-            actions = actions.then(KeyAction::Down { value: c }).then(KeyAction::Up { value: c });
+            actions = actions
+                .then(KeyAction::Down { value: c })
+                .then(KeyAction::Up { value: c });
         }
-        self.client.perform_actions(actions).await.expect("the keys are pressed");
+        self.client
+            .perform_actions(actions)
+            .await
+            .expect("the keys are pressed");
     }
 
     /// The text of the element, as shown.
@@ -300,7 +324,11 @@ impl Browser {
         self.click("#signin-button").await;
         let deadline = Instant::now() + Duration::from_millis(STEP_TIMEOUT_MS);
         while !self.client.current_url().await.unwrap().path().starts_with(lands_on) {
-            assert!(Instant::now() < deadline, "{username} did not land on {lands_on}:\n{}", self.page_text().await);
+            assert!(
+                Instant::now() < deadline,
+                "{username} did not land on {lands_on}:\n{}",
+                self.page_text().await
+            );
             tokio::time::sleep(Duration::from_millis(100)).await;
         }
     }
@@ -327,6 +355,74 @@ impl Browser {
 
     pub async fn close(self) {
         let _ = self.client.close().await;
+    }
+}
+
+// ---- the API, to set up and to check what the pages show -------------------
+
+/// One API call through reqwest: (status, body or Null).
+pub async fn api(
+    djego: &Djego,
+    method: reqwest::Method,
+    path: &str,
+    token: Option<&str>,
+    body: Option<serde_json::Value>,
+) -> (u16, serde_json::Value) {
+    let mut request = reqwest::Client::new().request(method, djego.url(path));
+    if let Some(token) = token {
+        request = request.bearer_auth(token);
+    }
+    if let Some(body) = body {
+        request = request.json(&body);
+    }
+    let response = request.send().await.expect("djego answers");
+    let status = response.status().as_u16();
+    let text = response.text().await.unwrap_or_default();
+    (status, serde_json::from_str(&text).unwrap_or(serde_json::Value::Null))
+}
+
+/// Signs in through the API: the access token.
+pub async fn login(djego: &Djego, username: &str, password: &str) -> String {
+    let (status, body) = api(
+        djego,
+        reqwest::Method::POST,
+        "/api/v1/auth/login",
+        None,
+        Some(serde_json::json!({ "username": username, "password": password })),
+    )
+    .await;
+    assert_eq!(status, 200, "{username} logs in: {body}");
+    body["access_token"].as_str().unwrap().to_string()
+}
+
+/// The id of the table named `name`.
+pub async fn table_id(djego: &Djego, token: &str, name: &str) -> String {
+    let (status, tables) = api(djego, reqwest::Method::GET, "/api/v1/tables", Some(token), None).await;
+    assert_eq!(status, 200, "{tables}");
+    tables
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|t| t["name"] == name)
+        .unwrap_or_else(|| panic!("no table {name}: {tables}"))["id"]
+        .as_str()
+        .unwrap()
+        .to_string()
+}
+
+/// "12.50" or "-3.04" → cents, without floats.
+pub fn cents(amount: &str) -> i64 {
+    let (negative, digits) = match amount.strip_prefix('-') {
+        Some(rest) => (true, rest),
+        None => (false, amount),
+    };
+    let (whole, frac) = digits.split_once('.').unwrap_or((digits, ""));
+    let frac = format!("{frac:0<2}");
+    let value = whole.parse::<i64>().unwrap() * 100 + frac[..2].parse::<i64>().unwrap();
+    if negative {
+        -value
+    } else {
+        value
     }
 }
 

@@ -6,6 +6,7 @@
 mod harness;
 
 mod accessibility;
+mod account;
 mod console;
 mod dealer;
 mod player;

@@ -4,96 +4,21 @@
 //! tampered copy fail) without an account; a side bet the wallet cannot cover
 //! is refused with a sentence and moves nothing.
 
-use crate::harness::{demo, Browser, Djego, Driver, STEP_TIMEOUT_MS};
+use crate::harness::{api, cents, demo, login, table_id, Djego, Driver, STEP_TIMEOUT_MS};
 use reqwest::Method;
 use serde_json::{json, Value};
 use std::time::{Duration, Instant};
 
 const PHONE: (u32, u32) = (390, 844);
 
-/// One API call through reqwest: (status, body or Null).
-async fn api(djego: &Djego, method: Method, path: &str, token: Option<&str>, body: Option<Value>) -> (u16, Value) {
-    let mut request = reqwest::Client::new().request(method, djego.url(path));
-    if let Some(token) = token {
-        request = request.bearer_auth(token);
-    }
-    if let Some(body) = body {
-        request = request.json(&body);
-    }
-    let response = request.send().await.expect("djego answers");
-    let status = response.status().as_u16();
-    let text = response.text().await.unwrap_or_default();
-    (status, serde_json::from_str(&text).unwrap_or(Value::Null))
-}
-
-/// Signs in through the API: the access token.
-async fn login(djego: &Djego, username: &str, password: &str) -> String {
-    let (status, body) = api(
-        djego,
-        Method::POST,
-        "/api/v1/auth/login",
-        None,
-        Some(json!({ "username": username, "password": password })),
-    )
-    .await;
-    assert_eq!(status, 200, "{username} logs in: {body}");
-    body["access_token"].as_str().unwrap().to_string()
-}
-
-async fn table_id(djego: &Djego, token: &str, name: &str) -> String {
-    let (status, tables) = api(djego, Method::GET, "/api/v1/tables", Some(token), None).await;
-    assert_eq!(status, 200, "{tables}");
-    tables
-        .as_array()
-        .unwrap()
-        .iter()
-        .find(|t| t["name"] == name)
-        .unwrap_or_else(|| panic!("no table {name}: {tables}"))["id"]
-        .as_str()
-        .unwrap()
-        .to_string()
-}
-
 /// The caller's wallet as the API gives it: (player id, balance).
 async fn wallet(djego: &Djego, token: &str) -> (String, String) {
     let (status, w) = api(djego, Method::GET, "/api/v1/me/wallet", Some(token), None).await;
     assert_eq!(status, 200, "{w}");
-    (w["player_id"].as_str().unwrap().to_string(), w["balance"].as_str().unwrap().to_string())
-}
-
-/// "12.50" or "-3.04" → cents, without floats.
-fn cents(amount: &str) -> i64 {
-    let (negative, digits) = match amount.strip_prefix('-') {
-        Some(rest) => (true, rest),
-        None => (false, amount),
-    };
-    let (whole, frac) = digits.split_once('.').unwrap_or((digits, "0"));
-    let value = whole.parse::<i64>().unwrap() * 100 + format!("{frac:0<2}").parse::<i64>().unwrap();
-    if negative {
-        -value
-    } else {
-        value
-    }
-}
-
-/// Waits until `script` (a function body returning a value) returns something truthy; returns it.
-async fn wait_js(b: &Browser, script: &str, what: &str) -> Value {
-    let deadline = Instant::now() + Duration::from_millis(STEP_TIMEOUT_MS);
-    loop {
-        let v = b.run_js(script).await;
-        let truthy = match &v {
-            Value::Null => false,
-            Value::Bool(x) => *x,
-            Value::String(s) => !s.is_empty(),
-            Value::Number(n) => n.as_f64() != Some(0.0),
-            _ => true,
-        };
-        if truthy {
-            return v;
-        }
-        assert!(Instant::now() < deadline, "{what} never happened; page text:\n{}", b.page_text().await);
-        tokio::time::sleep(Duration::from_millis(100)).await;
-    }
+    (
+        w["player_id"].as_str().unwrap().to_string(),
+        w["balance"].as_str().unwrap().to_string(),
+    )
 }
 
 /// The Lobo round is over (its result shown).
@@ -114,7 +39,8 @@ async fn ana_plays_lobo_to_the_end_and_verifies_the_shuffle_in_the_browser() {
     b.click("#wallet-history-toggle").await;
 
     // Lobo 1: the fee and the escrowed loss cap are shown before starting.
-    b.click(r#"article.table-card[data-table-name="Lobo 1"] button.open-table"#).await;
+    b.click(r#"article.table-card[data-table-name="Lobo 1"] button.open-table"#)
+        .await;
     b.find("#lobo-start").await;
     b.wait_text("#lobo-fee", "9.04").await;
     b.wait_text("#lobo-escrow", "40.00").await;
@@ -126,14 +52,20 @@ async fn ana_plays_lobo_to_the_end_and_verifies_the_shuffle_in_the_browser() {
         if b.run_js(LOBO_OVER).await == json!(true) {
             break;
         }
-        let plays = b.run_js("return document.getElementById('lobo-round').dataset.plays").await;
+        let plays = b
+            .run_js("return document.getElementById('lobo-round').dataset.plays")
+            .await;
         b.click("#lobo-hint").await;
         b.wait_text("#lobo-hint-text", "Hint:").await;
-        let kind = b.run_js("return document.getElementById('lobo-hint-text').dataset.kind").await;
+        let kind = b
+            .run_js("return document.getElementById('lobo-hint-text').dataset.kind")
+            .await;
         if kind == json!("fold") {
             b.click("#lobo-fold").await;
         } else {
-            let hinted = b.run_js("return document.querySelectorAll('button.card.hinted').length").await;
+            let hinted = b
+                .run_js("return document.querySelectorAll('button.card.hinted').length")
+                .await;
             assert!(hinted.as_u64().unwrap() >= 2, "the hint outlines its cards");
             b.click("#lobo-hint-apply").await;
             let pressed = b
@@ -148,13 +80,13 @@ async fn ana_plays_lobo_to_the_end_and_verifies_the_shuffle_in_the_browser() {
         let moved = format!(
             "return document.getElementById('lobo-round').dataset.plays !== {plays} || !document.getElementById('lobo-result').hidden"
         );
-        wait_js(&b, &moved, "the play to land").await;
+        b.wait_js(&moved, "the play to land").await;
     }
     if b.run_js(LOBO_OVER).await != json!(true) {
         b.wait_text("#lobo-fold", "Fold (pay").await;
         b.click("#lobo-fold").await;
     }
-    wait_js(&b, LOBO_OVER, "the Lobo result").await;
+    b.wait_js(LOBO_OVER, "the Lobo result").await;
     b.wait_text("#lobo-outcome", "You").await;
 
     // The wallet shows what the API says, and the round's net moved it.
@@ -212,13 +144,22 @@ async fn anyone_verifies_a_transcript_file_without_an_account_and_a_tampered_cop
         .await;
         assert_eq!(status, 200, "{folded}");
     }
-    let (status, recall) = api(&djego, Method::GET, &format!("/api/v1/lobo-rounds/{id}/recall"), Some(&ana), None).await;
+    let (status, recall) = api(
+        &djego,
+        Method::GET,
+        &format!("/api/v1/lobo-rounds/{id}/recall"),
+        Some(&ana),
+        None,
+    )
+    .await;
     assert_eq!(status, 200, "{recall}");
     let dir = tempfile::tempdir().unwrap();
     let good = dir.path().join("round.json");
     std::fs::write(&good, serde_json::to_string_pretty(&recall).unwrap()).unwrap();
     let mut tampered = recall.clone();
-    let deck = tampered["transcript"]["shuffle"]["deck"].as_array_mut().expect("the transcript's deck");
+    let deck = tampered["transcript"]["shuffle"]["deck"]
+        .as_array_mut()
+        .expect("the transcript's deck");
     deck.swap(3, 4);
     let bad = dir.path().join("tampered.json");
     std::fs::write(&bad, serde_json::to_string_pretty(&tampered).unwrap()).unwrap();
@@ -226,19 +167,37 @@ async fn anyone_verifies_a_transcript_file_without_an_account_and_a_tampered_cop
     // No sign-in: /verify straight away.
     let b = driver.browser(PHONE.0, PHONE.1).await;
     b.open(&djego.url("/verify")).await;
-    b.find("#transcript-file").await.send_keys(good.to_str().unwrap()).await.unwrap();
+    b.find("#transcript-file")
+        .await
+        .send_keys(good.to_str().unwrap())
+        .await
+        .unwrap();
     b.wait_text("#verify-result", "✓ The shuffle verifies").await;
     let shown = b.text("#verify-result").await;
     assert!(shown.contains("deck") && !shown.contains('✗'), "{shown}");
-    assert_eq!(b.run_js("return sessionStorage.getItem('djego.session')").await, Value::Null);
-    assert_eq!(b.client.current_url().await.unwrap().path(), "/verify", "no trip to the sign-in page");
+    assert_eq!(
+        b.run_js("return sessionStorage.getItem('djego.session')").await,
+        Value::Null
+    );
+    assert_eq!(
+        b.client.current_url().await.unwrap().path(),
+        "/verify",
+        "no trip to the sign-in page"
+    );
     b.screenshot("verify-page").await;
 
     b.click("#verify-clear").await;
-    b.find("#transcript-file").await.send_keys(bad.to_str().unwrap()).await.unwrap();
+    b.find("#transcript-file")
+        .await
+        .send_keys(bad.to_str().unwrap())
+        .await
+        .unwrap();
     b.wait_text("#verify-result", "✗ The shuffle does not verify").await;
     let shown = b.text("#verify-result").await;
-    assert!(shown.contains("First difference") && shown.contains("at position 3"), "{shown}");
+    assert!(
+        shown.contains("First difference") && shown.contains("at position 3"),
+        "{shown}"
+    );
     b.close().await;
 }
 
@@ -259,7 +218,14 @@ async fn a_side_bet_larger_than_the_wallet_is_refused_and_moves_nothing() {
     )
     .await;
     assert_eq!(status, 200, "{signed}");
-    let (status, round) = api(&djego, Method::POST, &format!("/api/v1/tables/{prima}/rounds"), Some(&dealer), None).await;
+    let (status, round) = api(
+        &djego,
+        Method::POST,
+        &format!("/api/v1/tables/{prima}/rounds"),
+        Some(&dealer),
+        None,
+    )
+    .await;
     assert_eq!(status, 201, "{round}");
     let round_id = round["id"].as_str().unwrap().to_string();
     let ana = login(&djego, "ana", demo::PASSWORD_PLAYER).await;
@@ -278,7 +244,8 @@ async fn a_side_bet_larger_than_the_wallet_is_refused_and_moves_nothing() {
     let b = driver.browser(PHONE.0, PHONE.1).await;
     b.sign_in(&djego, "ana", demo::PASSWORD_PLAYER, "/player").await;
     b.wait_text("#wallet-balance", "50.00").await;
-    b.click(r#"article.table-card[data-table-name="Prima Carta 1"] button.open-table"#).await;
+    b.click(r#"article.table-card[data-table-name="Prima Carta 1"] button.open-table"#)
+        .await;
     b.wait_text("#live-status", "Live").await;
     b.wait_text("#prima-round-info", "Betting open").await;
     b.find("#bet-panel").await;
@@ -286,16 +253,27 @@ async fn a_side_bet_larger_than_the_wallet_is_refused_and_moves_nothing() {
     b.type_into("#bet-amount", "60.00").await;
     b.wait_text("#bet-pays", "6.75:1").await;
     b.click("#bet-button").await;
-    b.wait_text("#bet-alert", "Not enough money in the wallet for that: it holds 50.00 and this needs 60.00.")
-        .await;
+    b.wait_text(
+        "#bet-alert",
+        "Not enough money in the wallet for that: it holds 50.00 and this needs 60.00.",
+    )
+    .await;
 
     // Nothing moved: the page and the API agree on 50.00, and ana has no bet on the round.
     assert_eq!(b.text("#wallet-balance").await, "50.00");
     assert_eq!(wallet(&djego, &ana).await.1, "50.00");
-    let (status, bets) = api(&djego, Method::GET, &format!("/api/v1/rounds/{round_id}/bets"), Some(&ana), None).await;
+    let (status, bets) = api(
+        &djego,
+        Method::GET,
+        &format!("/api/v1/rounds/{round_id}/bets"),
+        Some(&ana),
+        None,
+    )
+    .await;
     assert_eq!(status, 200, "{bets}");
     assert_eq!(bets, json!([]));
-    b.run_js("document.getElementById('bet-panel').scrollIntoView(); return true").await;
+    b.run_js("document.getElementById('bet-panel').scrollIntoView(); return true")
+        .await;
     b.screenshot("player-prima-carta").await;
     b.close().await;
 }

@@ -4,64 +4,19 @@
 //! (never written) only to check what the pages show and where the money went.
 
 use crate::accessibility::{assert_none, audit};
-use crate::harness::{demo, Browser, Djego, Driver, STEP_TIMEOUT_MS};
+use crate::harness::{api, cents, demo, login, Browser, Djego, Driver, STEP_TIMEOUT_MS};
 use reqwest::Method;
-use serde_json::{json, Value};
+use serde_json::Value;
 use std::time::{Duration, Instant};
 
 const PHONE: (u32, u32) = (390, 844);
 const TABLE: &str = "Prima Carta 1";
-
-/// One API call through reqwest: (status, body or Null).
-async fn api(djego: &Djego, method: Method, path: &str, token: Option<&str>, body: Option<Value>) -> (u16, Value) {
-    let mut request = reqwest::Client::new().request(method, djego.url(path));
-    if let Some(token) = token {
-        request = request.bearer_auth(token);
-    }
-    if let Some(body) = body {
-        request = request.json(&body);
-    }
-    let response = request.send().await.expect("djego answers");
-    let status = response.status().as_u16();
-    let text = response.text().await.unwrap_or_default();
-    (status, serde_json::from_str(&text).unwrap_or(Value::Null))
-}
 
 /// A GET that must succeed.
 async fn read(djego: &Djego, path: &str, token: &str) -> Value {
     let (status, body) = api(djego, Method::GET, path, Some(token), None).await;
     assert_eq!(status, 200, "GET {path}: {body}");
     body
-}
-
-/// Signs in through the API (to read, never to act): the access token.
-async fn login(djego: &Djego, username: &str, password: &str) -> String {
-    let (status, body) = api(
-        djego,
-        Method::POST,
-        "/api/v1/auth/login",
-        None,
-        Some(json!({ "username": username, "password": password })),
-    )
-    .await;
-    assert_eq!(status, 200, "{username} logs in: {body}");
-    body["access_token"].as_str().unwrap().to_string()
-}
-
-/// "12.50", "-3.04" or "4" → cents, with integer arithmetic only.
-fn cents(amount: &str) -> i64 {
-    let (negative, digits) = match amount.strip_prefix('-') {
-        Some(rest) => (true, rest),
-        None => (false, amount),
-    };
-    let (whole, frac) = digits.split_once('.').unwrap_or((digits, ""));
-    let frac = format!("{frac:0<2}");
-    let value = whole.parse::<i64>().unwrap() * 100 + frac[..2].parse::<i64>().unwrap();
-    if negative {
-        -value
-    } else {
-        value
-    }
 }
 
 fn money(c: i64) -> String {
@@ -73,7 +28,10 @@ async fn dealer_shows(b: &Browser) -> (String, i64) {
     let v = b
         .run_js("const n = document.getElementById('round-status'); return [n.dataset.status || '', n.dataset.version || '-1'];")
         .await;
-    (v[0].as_str().unwrap_or_default().to_string(), v[1].as_str().unwrap_or("-1").parse().unwrap_or(-1))
+    (
+        v[0].as_str().unwrap_or_default().to_string(),
+        v[1].as_str().unwrap_or("-1").parse().unwrap_or(-1),
+    )
 }
 
 /// Waits until the dealer's page shows a version of the round newer than `version`.
@@ -115,7 +73,10 @@ struct Player<'a> {
 
 impl Player<'_> {
     async fn balance(&self, djego: &Djego) -> String {
-        read(djego, "/api/v1/me/wallet", &self.token).await["balance"].as_str().unwrap().to_string()
+        read(djego, "/api/v1/me/wallet", &self.token).await["balance"]
+            .as_str()
+            .unwrap()
+            .to_string()
     }
 }
 
@@ -152,7 +113,9 @@ async fn a_dealer_and_two_players_play_a_round_with_side_bets_each_on_their_own_
     let players = [&ana, &bruno];
 
     // The dealer picks the table, signs in at it and opens a round.
-    dealer.click(&format!(r#"button.table-pick[data-table-name="{TABLE}"]"#)).await;
+    dealer
+        .click(&format!(r#"button.table-pick[data-table-name="{TABLE}"]"#))
+        .await;
     dealer.wait_text("#live-status", "Live").await;
     dealer.click("#dealer-sign-in").await;
     dealer.wait_data("#dealer-now", "dealing", "me").await;
@@ -164,7 +127,10 @@ async fn a_dealer_and_two_players_play_a_round_with_side_bets_each_on_their_own_
     // Both players open the table on their phones and see the round open.
     for p in players {
         p.b.wait_text("#wallet-balance", "1000.00").await;
-        p.b.click(&format!(r#"article.table-card[data-table-name="{TABLE}"] button.open-table"#)).await;
+        p.b.click(&format!(
+            r#"article.table-card[data-table-name="{TABLE}"] button.open-table"#
+        ))
+        .await;
         p.b.wait_text("#live-status", "Live").await;
         player_shows(p.b, &round, "betting", 0).await;
     }
@@ -173,7 +139,8 @@ async fn a_dealer_and_two_players_play_a_round_with_side_bets_each_on_their_own_
     for p in players {
         p.b.choose("#seat-suit", p.suit_name).await;
         p.b.click("#seat-button").await;
-        p.b.wait_text("#seat-mine", &format!("{} in this round.", p.suit_name)).await;
+        p.b.wait_text("#seat-mine", &format!("{} in this round.", p.suit_name))
+            .await;
         assert!(p.b.text("#seat-mine").await.starts_with("You hold"));
         let balance = p.balance(&djego).await;
         assert_eq!(balance, "998.00", "{}: 1.00 spiga + 1.00 corte held", p.name);
@@ -191,8 +158,22 @@ async fn a_dealer_and_two_players_play_a_round_with_side_bets_each_on_their_own_
     };
     let spec = &pay_table["spec"];
     let bets = [
-        (&ana, "prima", "Prima", Some("Crowns"), "5.00", spec["prima"]["pays"].as_str().unwrap()),
-        (&bruno, "conto_medio", "Conto Medio", None, "3.00", spec["conto_medio"].as_str().unwrap()),
+        (
+            &ana,
+            "prima",
+            "Prima",
+            Some("Crowns"),
+            "5.00",
+            spec["prima"]["pays"].as_str().unwrap(),
+        ),
+        (
+            &bruno,
+            "conto_medio",
+            "Conto Medio",
+            None,
+            "3.00",
+            spec["conto_medio"].as_str().unwrap(),
+        ),
     ];
     for (p, kind, kind_name, on, stake, pays) in bets {
         p.b.choose("#bet-kind", kind_name).await;
@@ -204,14 +185,23 @@ async fn a_dealer_and_two_players_play_a_round_with_side_bets_each_on_their_own_
         p.b.wait_text("#bet-pays", &format!("Pays {pays}:1")).await;
         p.b.wait_text(
             "#bet-pays",
-            &format!("A win on {stake} pays {}, returning {}.", money(win), money(cents(stake) + win)),
+            &format!(
+                "A win on {stake} pays {}, returning {}.",
+                money(win),
+                money(cents(stake) + win)
+            ),
         )
         .await;
         p.b.click("#bet-button").await;
         p.b.wait_text("#bet-placed", &format!("Placed: {kind_name}")).await;
         p.b.wait_text("#my-bets-table", stake).await;
         let placed = read(&djego, &format!("/api/v1/rounds/{round}/bets"), &p.token).await;
-        let mine: Vec<&Value> = placed.as_array().unwrap().iter().filter(|b| b["kind"] == kind).collect();
+        let mine: Vec<&Value> = placed
+            .as_array()
+            .unwrap()
+            .iter()
+            .filter(|b| b["kind"] == kind)
+            .collect();
         assert_eq!(mine.len(), 1, "{}'s {kind} bet: {placed}", p.name);
         assert_eq!(mine[0]["amount"], stake);
         wallet_shows(p.b, &p.balance(&djego).await).await;
@@ -221,19 +211,28 @@ async fn a_dealer_and_two_players_play_a_round_with_side_bets_each_on_their_own_
     for p in players {
         for other in players {
             let who = if other.name == p.name { "you" } else { "a player" };
-            p.b.wait_text(&format!(r#"#prima-seats li.seat.taken[data-suit="{}"]"#, other.suit), who).await;
+            p.b.wait_text(
+                &format!(r#"#prima-seats li.seat.taken[data-suit="{}"]"#, other.suit),
+                who,
+            )
+            .await;
         }
         p.b.wait_data("#prima-bet-totals", "count", "2").await;
-        p.b.wait_text("#prima-bet-totals", "2 side bets on this round, 8.00 staked").await;
+        p.b.wait_text("#prima-bet-totals", "2 side bets on this round, 8.00 staked")
+            .await;
     }
     for p in players {
-        dealer.wait_text(&format!(r#"tr.seat[data-suit="{}"]"#, p.suit), p.suit_name).await;
+        dealer
+            .wait_text(&format!(r#"tr.seat[data-suit="{}"]"#, p.suit), p.suit_name)
+            .await;
     }
     dealer.wait_data("#seat-count", "count", "2").await;
     dealer.wait_data("#bet-count", "count", "2").await;
     dealer.wait_text("#bet-count", "2 side bets, 8.00 staked").await;
     dealer.wait_text(r#"tr.bet-total[data-kind="prima"]"#, "5.00").await;
-    dealer.wait_text(r#"tr.bet-total[data-kind="conto_medio"]"#, "3.00").await;
+    dealer
+        .wait_text(r#"tr.bet-total[data-kind="conto_medio"]"#, "3.00")
+        .await;
     dealer.screenshot("round-dealer-betting").await;
     // Each state worth showing also passes the accessibility audit (accessibility.rs).
     let mut access = Vec::new();
@@ -244,7 +243,11 @@ async fn a_dealer_and_two_players_play_a_round_with_side_bets_each_on_their_own_
     dealer.click("#close-betting").await;
     dealer.wait_data("#round-status", "status", "closed").await;
     for p in players {
-        p.b.wait_js("return document.getElementById('bet-panel').hidden;", "the bet panel to close").await;
+        p.b.wait_js(
+            "return document.getElementById('bet-panel').hidden;",
+            "the bet panel to close",
+        )
+        .await;
     }
     let (_, version) = dealer_shows(&dealer).await;
     dealer.click("#deal").await;
@@ -255,7 +258,11 @@ async fn a_dealer_and_two_players_play_a_round_with_side_bets_each_on_their_own_
     let deadline = Instant::now() + Duration::from_millis(3 * STEP_TIMEOUT_MS);
     let mut decisions = Vec::new();
     loop {
-        assert!(Instant::now() < deadline, "the round never settled:\n{}", dealer.page_text().await);
+        assert!(
+            Instant::now() < deadline,
+            "the round never settled:\n{}",
+            dealer.page_text().await
+        );
         let (status, version) = dealer_shows(&dealer).await;
         match status.as_str() {
             "copa" => {
@@ -266,25 +273,48 @@ async fn a_dealer_and_two_players_play_a_round_with_side_bets_each_on_their_own_
                 }
                 let turn = &view["copa_turn"];
                 let suit = turn["suit"].as_str().unwrap();
-                let (deciding, waiting) = if suit == ana.suit { (&ana, &bruno) } else { (&bruno, &ana) };
+                let (deciding, waiting) = if suit == ana.suit {
+                    (&ana, &bruno)
+                } else {
+                    (&bruno, &ana)
+                };
                 dealer.wait_data("#copa-turn-suit", "suit", suit).await;
                 player_shows(deciding.b, &round, "copa", version).await;
                 player_shows(waiting.b, &round, "copa", version).await;
                 // Only the player in turn is asked, with the cost and the basic strategy's advice.
-                deciding.b.wait_text("#copa-pay", &format!("Pay the copa ({})", turn["copa"].as_str().unwrap())).await;
-                assert!(!waiting.b.is_shown("#copa-panel").await, "{} is not asked", waiting.name);
-                waiting.b.wait_text("#prima-copa-line", &format!("{} decides", deciding.suit_name)).await;
+                deciding
+                    .b
+                    .wait_text(
+                        "#copa-pay",
+                        &format!("Pay the copa ({})", turn["copa"].as_str().unwrap()),
+                    )
+                    .await;
+                assert!(
+                    !waiting.b.is_shown("#copa-panel").await,
+                    "{} is not asked",
+                    waiting.name
+                );
+                waiting
+                    .b
+                    .wait_text("#prima-copa-line", &format!("{} decides", deciding.suit_name))
+                    .await;
                 deciding.b.find("#copa-advice-value").await;
                 let advice = deciding.b.data("#copa-advice-value", "advice").await;
                 let asked = read(&djego, &format!("/api/v1/rounds/{round}/advice"), &deciding.token).await;
                 assert_eq!(asked["advice"], advice.as_str(), "the page shows the API's advice");
                 if decisions.is_empty() {
-                    deciding.b.run_js("document.getElementById('copa-panel').scrollIntoView(); return true;").await;
+                    deciding
+                        .b
+                        .run_js("document.getElementById('copa-panel').scrollIntoView(); return true;")
+                        .await;
                     deciding.b.screenshot("round-player-copa").await;
                     audit(deciding.b, "a player at the copa", &mut access).await;
                     audit(&dealer, "dealer at the copa", &mut access).await;
                 }
-                deciding.b.click(if advice == "pay" { "#copa-pay" } else { "#copa-fold" }).await;
+                deciding
+                    .b
+                    .click(if advice == "pay" { "#copa-pay" } else { "#copa-fold" })
+                    .await;
                 decisions.push((deciding.name, advice));
                 dealer_moves_past(&dealer, version).await;
             }
@@ -308,8 +338,12 @@ async fn a_dealer_and_two_players_play_a_round_with_side_bets_each_on_their_own_
     let paid = stored["winner_paid"].as_str().unwrap();
     dealer.wait_data("#result-winner", "suit", winner).await;
     assert_eq!(dealer.text("#winner-paid").await, paid);
-    dealer.wait_text(&format!(r#"tr.payout[data-suit="{winner}"]"#), paid).await;
-    dealer.run_js("document.getElementById('result-panel').scrollIntoView(); return true;").await;
+    dealer
+        .wait_text(&format!(r#"tr.payout[data-suit="{winner}"]"#), paid)
+        .await;
+    dealer
+        .run_js("document.getElementById('result-panel').scrollIntoView(); return true;")
+        .await;
     dealer.screenshot("round-dealer-settled").await;
     audit(&dealer, "dealer, settled", &mut access).await;
 
@@ -329,24 +363,51 @@ async fn a_dealer_and_two_players_play_a_round_with_side_bets_each_on_their_own_
         p.b.wait_text("#prima-winner", &winner_line).await;
 
         let recall = read(&djego, &format!("/api/v1/rounds/{round}/recall"), &p.token).await;
-        assert_eq!(recall["round"]["result"], view["result"], "the recall and the view agree");
-        let c = result["contributions"].as_array().unwrap().iter().find(|c| c["suit"] == p.suit).unwrap();
+        assert_eq!(
+            recall["round"]["result"], view["result"],
+            "the recall and the view agree"
+        );
+        let c = result["contributions"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|c| c["suit"] == p.suit)
+            .unwrap();
         let paid_in = (c["spiga_units"].as_i64().unwrap() + c["copa_units"].as_i64().unwrap()) * unit;
-        let corte = if result["corte_payer"] == p.suit { result["corte_units"].as_i64().unwrap() * unit } else { 0 };
+        let corte = if result["corte_payer"] == p.suit {
+            result["corte_units"].as_i64().unwrap() * unit
+        } else {
+            0
+        };
         let won = if winner == p.suit { cents(paid) } else { 0 };
         let all_bets = read(&djego, &format!("/api/v1/rounds/{round}/bets"), &p.token).await;
-        let me = read(&djego, "/api/v1/me/wallet", &p.token).await["player_id"].as_str().unwrap().to_string();
-        let my_bets: Vec<&Value> = all_bets.as_array().unwrap().iter().filter(|b| b["player_id"] == me.as_str()).collect();
+        let me = read(&djego, "/api/v1/me/wallet", &p.token).await["player_id"]
+            .as_str()
+            .unwrap()
+            .to_string();
+        let my_bets: Vec<&Value> = all_bets
+            .as_array()
+            .unwrap()
+            .iter()
+            .filter(|b| b["player_id"] == me.as_str())
+            .collect();
         assert_eq!(my_bets.len(), 1, "{}: {all_bets}", p.name);
         let staked: i64 = my_bets.iter().map(|b| cents(b["amount"].as_str().unwrap())).sum();
         let returned: i64 = my_bets.iter().map(|b| cents(b["returned"].as_str().unwrap())).sum();
         bets_to_house += staked - returned;
         for b in &my_bets {
-            assert!(["won", "lost", "pushed"].contains(&b["status"].as_str().unwrap()), "{b}");
+            assert!(
+                ["won", "lost", "pushed"].contains(&b["status"].as_str().unwrap()),
+                "{b}"
+            );
         }
         p.b.wait_text(
             "#prima-bets-result",
-            &format!("Your side bets: {} staked, {} returned.", money(staked), money(returned)),
+            &format!(
+                "Your side bets: {} staked, {} returned.",
+                money(staked),
+                money(returned)
+            ),
         )
         .await;
 
@@ -366,7 +427,12 @@ async fn a_dealer_and_two_players_play_a_round_with_side_bets_each_on_their_own_
         );
         // The transcript's transfers to and from this player's wallet say the same.
         let transcript = &recall["transcript"];
-        let pseudonym = transcript["players"].as_array().unwrap().iter().find(|x| x["you"] == true).unwrap()["pseudonym"]
+        let pseudonym = transcript["players"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|x| x["you"] == true)
+            .unwrap()["pseudonym"]
             .as_str()
             .unwrap()
             .to_string();
@@ -377,10 +443,16 @@ async fn a_dealer_and_two_players_play_a_round_with_side_bets_each_on_their_own_
             .iter()
             .map(|t| {
                 let amount = cents(t["amount"].as_str().unwrap());
-                (if t["to"] == wallet.as_str() { amount } else { 0 }) - (if t["from"] == wallet.as_str() { amount } else { 0 })
+                (if t["to"] == wallet.as_str() { amount } else { 0 })
+                    - (if t["from"] == wallet.as_str() { amount } else { 0 })
             })
             .sum();
-        assert_eq!(100_000 + net, cents(&balance), "{}'s transfers in the transcript", p.name);
+        assert_eq!(
+            100_000 + net,
+            cents(&balance),
+            "{}'s transfers in the transcript",
+            p.name
+        );
         wallet_shows(p.b, &balance).await;
     }
     // Together, the two wallets moved by what the dealers' tips (the corte), the cobre and the
@@ -397,7 +469,9 @@ async fn a_dealer_and_two_players_play_a_round_with_side_bets_each_on_their_own_
         cents(stored["carried_cobre_in"].as_str().unwrap()) - outside,
         "the money adds up across the table: {view}"
     );
-    ana_b.run_js("document.getElementById('prima-result').scrollIntoView(); return true;").await;
+    ana_b
+        .run_js("document.getElementById('prima-result').scrollIntoView(); return true;")
+        .await;
     ana_b.screenshot("round-player-result").await;
     audit(&ana_b, "ana, settled", &mut access).await;
 
@@ -405,7 +479,10 @@ async fn a_dealer_and_two_players_play_a_round_with_side_bets_each_on_their_own_
     ana_b.click("#prima-verify").await;
     ana_b.wait_text("#prima-verify-result", "✓ The shuffle verifies").await;
     let checks = ana_b.text("#prima-verify-result").await;
-    assert!(checks.contains("commitment") && checks.contains("deck") && !checks.contains('✗'), "{checks}");
+    assert!(
+        checks.contains("commitment") && checks.contains("deck") && !checks.contains('✗'),
+        "{checks}"
+    );
     audit(&ana_b, "ana, round verified", &mut access).await;
     assert_none(&access);
 

@@ -103,7 +103,9 @@ export async function call(method, path, body, { idempotencyKey, accept } = {}) 
     throw new NetworkProblem(String(e));
   }
   const type = response.headers.get("content-type") || "";
-  const payload = type.includes("json") ? await response.json().catch(() => null) : await response.text();
+  // JSON Lines (a transcript export) are text: many documents, one per line.
+  const isJson = type.includes("json") && !type.includes("ndjson");
+  const payload = isJson ? await response.json().catch(() => null) : await response.text();
   if (response.ok) return payload;
   const error = payload && payload.error ? payload.error : { code: "http_" + response.status, message: response.statusText };
   const problem = new ApiProblem(response.status, error.code, error.message);
@@ -224,5 +226,6 @@ export function header(s, title) {
   return el("header", { class: "bar" },
     el("h1", {}, title),
     el("span", { class: "who" }, `${s.username} (${ROLE_NAMES[s.role] || s.role})`),
+    el("a", { href: "/?change=1", class: "quiet", id: "change-password-link" }, "Change password"),
     el("button", { type: "button", class: "quiet", onclick: signOut }, "Sign out"));
 }

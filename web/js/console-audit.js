@@ -1,6 +1,7 @@
 // Audit: ledger verification and trial balance (auditor), signed
 // checkpoints, the significant-events log, round recall with its transcript,
-// and observed RTP by bet with its 99% band (auditor).
+// the export of a period's transcripts (JSON Lines, their shuffles checked in
+// the browser), and observed RTP by bet with its 99% band (auditor).
 
 import {
   isAuditor, el, fill, get, when, field, selectField, alertBox, statusBox, value, $, run, failed, showProblem,
@@ -8,14 +9,15 @@ import {
   jsonDownloadButton, downloadButton, download, facts,
 } from "./console-common.js";
 import { suitName, suitLabel, cardElement } from "./cards.js";
-import { act, table as grid } from "./api.js";
-import { verifyShuffle } from "./shuffle.js";
+import { act, call, table as grid } from "./api.js";
+import { verifyShuffle, splitDocuments } from "./shuffle.js";
 
 const SECTIONS = [
   { name: "ledger", title: "Ledger", auditorOnly: true },
   { name: "events", title: "Significant events" },
   { name: "checkpoints", title: "Checkpoints" },
   { name: "recall", title: "Round recall" },
+  { name: "export", title: "Transcripts" },
   { name: "rtp", title: "Observed RTP", auditorOnly: true },
 ];
 
@@ -35,7 +37,10 @@ export function render(panel, what) {
       class: "panel audit-section", id: "audit-" + s.name, "aria-labelledby": `audit-${s.name}-title`, hidden: true,
     })));
   Promise.all([loadPeople().catch(() => null), loadTables().catch(() => null)]).then(() => {
-    const builders = { ledger: ledgerSection, events: eventsSection, checkpoints: checkpointsSection, recall: recallSection, rtp: rtpSection };
+    const builders = {
+      ledger: ledgerSection, events: eventsSection, checkpoints: checkpointsSection, recall: recallSection,
+      export: exportSection, rtp: rtpSection,
+    };
     for (const s of sections) builders[s.name]($("audit-" + s.name));
     shown(what);
   });
@@ -47,6 +52,14 @@ export function shown(what) {
     $("recall-id").value = what.recall;
     if (what.game) $("recall-game").value = what.game;
     loadRecall();
+  } else if (what && what.events) {
+    // From elsewhere in the console: the significant events of one kind.
+    showSection("events");
+    $("events-kind").value = what.events;
+    $("events-from").value = "";
+    $("events-to").value = "";
+    eventsOffset = 0;
+    loadEvents();
   } else if (!sections.some((s) => !$("audit-" + s.name).hidden)) {
     showSection(sections[0].name);
   }
@@ -244,7 +257,10 @@ function micros(id) {
   return v ? String(new Date(v).getTime() * 1000) : null;
 }
 
+let eventsAsked = 0;
+
 async function loadEvents() {
+  const asked = ++eventsAsked;
   const problem = $("events-problem");
   showProblem(problem, null);
   const q = new URLSearchParams({ limit: String(EVENTS_PAGE), offset: String(eventsOffset) });
@@ -255,6 +271,7 @@ async function loadEvents() {
   if (to) q.set("to_us", to);
   try {
     const list = await get("/api/v1/audit/events?" + q);
+    if (asked !== eventsAsked) return; // a later request replaces this one
     fill($("events-list"), grid([
       ["When", (e) => el("span", { class: "small" }, when(e.at_us))],
       ["Kind", (e) => el("code", {}, e.kind)],
@@ -477,6 +494,160 @@ function loboPlay(doc, t, deck) {
       t.rules ? ["Rules", `${t.rules.mode}, unit ${t.rules.unit}, loss cap ${t.rules.loss_cap_points} points`
         + (t.rules.house_rule ? `, fee ${(t.rules.house_rule.fee_per_round_hundredths / 100).toFixed(2)} units + ${(t.rules.house_rule.ante_per_wolf_point_hundredths / 100).toFixed(2)} per Wolf point` : "")] : null,
     ], { id: "recall-outcome" }) : null);
+}
+
+// ---- transcripts: a period's rounds as JSON Lines ---------------------------------------------
+
+/** The most transcripts one request returns (the API's limit); the export pages on. */
+const EXPORT_PAGE = 5000;
+/** The last export: its text, round count and the Blob URL offered for download. */
+let exported = null;
+
+/** A Date as a datetime-local field's value (local time, to the minute). */
+function localInput(date) {
+  const pad = (n) => String(n).padStart(2, "0");
+  return `${date.getFullYear()}-${pad(date.getMonth() + 1)}-${pad(date.getDate())}T${pad(date.getHours())}:${pad(date.getMinutes())}`;
+}
+
+function setPeriod(fromMs, toMs) {
+  $("export-from").value = localInput(new Date(fromMs));
+  $("export-to").value = localInput(new Date(toMs));
+}
+
+/** The last 24 hours, up to the end of the present minute (the fields hold minutes). */
+function lastDay() {
+  const to = Math.ceil((Date.now() + 1) / 60000) * 60000;
+  setPeriod(to - 24 * 3600 * 1000, to);
+}
+
+/** The present gaming day, by the floor calendar. */
+async function thisGamingDay() {
+  const c = await get("/api/v1/floor/calendar");
+  setPeriod(c.now.day_starts_at_us / 1000, c.now.day_ends_at_us / 1000);
+  return c;
+}
+
+/**
+ * A GET answered with text whatever its type: the transcripts come as
+ * application/x-ndjson, which api.js's `call` would read as one JSON document.
+ * Errors as `call` gives them.
+ */
+function exportSection(box) {
+  const problem = alertBox("export-problem");
+  const button = el("button", { type: "submit", id: "export-load" }, "Export");
+  const zone = Intl.DateTimeFormat().resolvedOptions().timeZone;
+  const form = el("form", { id: "export-form", novalidate: true },
+    el("div", { class: "row" },
+      field("export-from", "From (settled or voided at or after)", { type: "datetime-local", required: true }),
+      field("export-to", "Until (before)", { type: "datetime-local", required: true }),
+      button),
+    el("div", { class: "row", role: "group", "aria-label": "Choose a period" },
+      el("button", {
+        type: "button", id: "export-this-day", class: "quiet",
+        onclick: () => thisGamingDay().catch((e) => failed(problem, e)),
+      }, "This gaming day"),
+      el("button", { type: "button", id: "export-last-24h", class: "quiet", onclick: lastDay }, "The last 24 hours")),
+    el("p", { class: "muted small", id: "export-zone" }, `Times are in this browser's time zone${zone ? ` (${zone})` : ""}.`));
+  form.addEventListener("submit", (event) => {
+    event.preventDefault();
+    run(button, problem, exportRounds);
+  });
+  fill(box,
+    el("h3", { id: "audit-export-title" }, "Export round transcripts"),
+    el("p", { class: "muted small" },
+      "Every round settled or voided in a period, oldest first, one transcript per line (JSON Lines): seeds, deck, play, bets and money. Replay the file with djego, or check its shuffles here."),
+    form, problem,
+    el("div", { id: "export-result", "aria-live": "polite" }));
+  thisGamingDay().catch(() => lastDay());
+}
+
+async function exportRounds() {
+  const from = micros("export-from"), to = micros("export-to");
+  if (!from || !to) throw { sentence: "Choose when the period starts and when it ends." };
+  if (Number(to) <= Number(from)) throw { sentence: "The period must end after it starts." };
+  const box = $("export-result");
+  forgetExport();
+  fill(box, el("p", { class: "muted", role: "status" }, "Loading the transcripts…"));
+  let text = "";
+  let count = 0;
+  for (let offset = 0; ; offset += EXPORT_PAGE) {
+    const q = new URLSearchParams({ from_us: from, to_us: to, limit: String(EXPORT_PAGE), offset: String(offset) });
+    const page = await call("GET", "/api/v1/audit/transcripts?" + q, undefined, { accept: "application/x-ndjson" });
+    const lines = page.split("\n").filter((line) => line.trim()).length;
+    text += page && !page.endsWith("\n") ? page + "\n" : page;
+    count += lines;
+    if (lines < EXPORT_PAGE) break;
+    fill(box, el("p", { class: "muted", role: "status" }, `Loading the transcripts… ${count} so far`));
+  }
+  const stamp = (id) => value(id).replace(/:/g, "");
+  const filename = `djego-rounds-${stamp("export-from")}-${stamp("export-to")}.jsonl`;
+  const url = count ? URL.createObjectURL(new Blob([text], { type: "application/x-ndjson" })) : null;
+  exported = { text, count, url, filename };
+  const rounds = `${count} ${count === 1 ? "round" : "rounds"}`;
+  if (!count) {
+    fill(box, el("p", { id: "export-count", "data-count": "0", class: "empty" },
+      `No round was settled or voided from ${when(from)} until ${when(to)}.`));
+    return;
+  }
+  const verifyProblem = alertBox("export-verify-problem");
+  const verify = el("button", {
+    type: "button", id: "export-verify",
+    onclick: () => run(verify, verifyProblem, checkShuffles),
+  }, "Check their shuffles in this browser");
+  fill(box,
+    el("p", { id: "export-count", "data-count": String(count) },
+      el("strong", {}, rounds), ` settled or voided from ${when(from)} until ${when(to)}.`),
+    el("p", {},
+      el("a", { id: "export-download", href: url, download: filename }, `Download ${filename}`),
+      el("span", { class: "muted" }, ` (JSON Lines, ${rounds}, ${kilobytes(text)})`)),
+    el("p", { id: "export-replay" },
+      "To replay every round (shuffle, play and money): ", el("code", {}, `djego verify rounds ${filename}`),
+      el("span", { class: "muted" }, " — it prints the failures and the rate.")),
+    el("div", { class: "row" }, verify),
+    verifyProblem,
+    statusBox("export-verify-result"));
+}
+
+function kilobytes(text) {
+  const n = new TextEncoder().encode(text).length;
+  return n < 1024 ? `${n} bytes` : n < 1024 * 1024 ? `${(n / 1024).toFixed(1)} kB` : `${(n / 1024 / 1024).toFixed(1)} MB`;
+}
+
+function forgetExport() {
+  if (exported && exported.url) URL.revokeObjectURL(exported.url);
+  exported = null;
+}
+
+/** Re-derives each exported round's deck from its seeds (shuffle.js): all verify, or the first that does not. */
+async function checkShuffles() {
+  const out = $("export-verify-result");
+  let docs;
+  try {
+    docs = splitDocuments(exported.text);
+  } catch (e) {
+    throw { sentence: "The export is not JSON Lines: " + (e && e.message ? e.message : String(e)) };
+  }
+  const total = docs.length;
+  for (let i = 0; i < total; i++) {
+    if (i % 50 === 0) fill(out, el("p", { class: "muted" }, `Checking the shuffles: ${i} of ${total}…`));
+    const check = await verifyShuffle(docs[i]);
+    if (!check.ok) {
+      const t = docs[i] || {};
+      const failedChecks = check.checks.filter((c) => !c.passed).map((c) => `${c.name}: ${c.detail}`).join("; ");
+      fill(out,
+        el("p", { id: "export-verify-verdict", class: "bad", "data-ok": "false", "data-round-id": t.round_id || "" },
+          `✗ Round ${i + 1} of ${total} does not verify (${i} verified before it): `,
+          t.game === "lobo" ? "Lobo" : "Prima Carta", ` round no. ${t.number ?? "?"} at ${tableName(t.table_id)}, `,
+          el("code", {}, t.round_id || "?"), ` — ${failedChecks}.`),
+        t.round_id ? el("button", {
+          type: "button", id: "export-recall-failed", class: "quiet",
+          onclick: () => shown({ recall: t.round_id, game: t.game }),
+        }, "Recall that round") : null);
+      return;
+    }
+  }
+  fill(out, el("p", { id: "export-verify-verdict", class: "ok", "data-ok": "true" },
+    `✓ ${total} of ${total} shuffles verify: this browser re-derived each round's deck from its revealed seed, its commitment and its client seeds.`));
 }
 
 // ---- observed RTP ------------------------------------------------------------------------------

@@ -1,12 +1,14 @@
 // Floor: a gaming day (its report, reconciliation, unfinished rounds, and
 // closing it), the table, dealer and player reports for a day or a period,
-// their CSV, and the server's plots.
+// their CSV, the server's plots, and the floor's settings (calendar, pits,
+// rating rule: console-floor-settings.js).
 
 import {
   isPitBoss, el, fill, get, call, when, field, alertBox, statusBox, value, $, run, failed, showProblem,
   loadPeople, loadTables, tableName, nameOf, rawJson, downloadButton, facts, ctx,
 } from "./console-common.js";
 import { act, table as grid } from "./api.js";
+import { settingsSection, calendarLine } from "./console-floor-settings.js";
 
 const SECTIONS = [
   { name: "day", title: "Gaming day" },
@@ -14,6 +16,7 @@ const SECTIONS = [
   { name: "dealers", title: "Dealers" },
   { name: "players", title: "Players" },
   { name: "plots", title: "Plots" },
+  { name: "settings", title: "Settings" },
 ];
 let current = "day";
 
@@ -28,7 +31,7 @@ export function render(panel) {
   fill(panel,
     el("h2", {}, "Floor"),
     el("div", { class: "floor-bar" }, form, alertBox("floor-problem"), el("p", { id: "floor-calendar", class: "muted small" })),
-    el("div", { class: "subtabs", role: "group", "aria-label": "Floor reports" },
+    el("div", { class: "subtabs", role: "group", "aria-label": "Floor reports and settings" },
       SECTIONS.map((s) => el("button", {
         type: "button", id: "floor-show-" + s.name, class: "subtab", "aria-pressed": s.name === current ? "true" : "false",
         onclick: () => showSection(s.name),
@@ -39,12 +42,17 @@ export function render(panel) {
   Promise.all([get("/api/v1/floor/calendar"), loadPeople().catch(() => null), loadTables().catch(() => null)])
     .then(([calendar]) => {
       $("floor-day").value = calendar.now.gaming_day;
-      $("floor-calendar").textContent = `Calendar: ${calendar.timezone}, gaming days start at ${calendar.day_starts_at}; shifts `
-        + calendar.shifts.map((s) => `${s.name} ${s.starts_at}`).join(", ")
-        + `. Now: gaming day ${calendar.now.gaming_day}, shift ${calendar.now.shift}.`;
+      $("floor-calendar").textContent = calendarLine(calendar);
       load();
     })
     .catch((e) => failed($("floor-problem"), e));
+  settingsSection($("floor-part-settings"), {
+    // A new calendar re-reads history: the bar and the reports follow it.
+    calendarChanged: (calendar) => {
+      $("floor-calendar").textContent = calendarLine(calendar);
+      if (value("floor-day")) load();
+    },
+  });
 }
 
 function showSection(name) {

@@ -1,12 +1,14 @@
 // Proposals: the changes waiting for a second pit boss, and those decided.
 // A pit boss other than the proposer approves or rejects; the proposer may
-// withdraw their own; the auditor reads.
+// withdraw their own; the auditor reads. And the approval rule itself: which
+// corrections need a second person and how long a proposal waits; a pit boss
+// proposes a new one (a proposal like the others).
 
 import {
-  ctx, isPitBoss, el, fill, get, when, alertBox, $, run, failed, loadPeople, loadTables, nameOf, shortId,
-  PROPOSAL_KIND, proposalSubject, selectField, rawJson,
+  ctx, isPitBoss, el, fill, get, when, alertBox, statusBox, $, run, failed, loadPeople, loadTables, nameOf, shortId,
+  PROPOSAL_KIND, proposalSubject, selectField, rawJson, field, value, amount, proposalNotice,
 } from "./console-common.js";
-import { act, showProblem } from "./api.js";
+import { act, showProblem, ApiProblem } from "./api.js";
 
 let highlight = null;
 
@@ -27,7 +29,8 @@ export function render(panel, what) {
       el("div", { class: "row" }, status,
         el("button", { type: "button", id: "proposals-refresh", class: "quiet", onclick: () => refresh() }, "Refresh")),
       alertBox("proposals-problem"),
-      el("div", { id: "proposals-list", "aria-live": "polite" }, el("p", { class: "muted" }, "Loading…"))));
+      el("div", { id: "proposals-list", "aria-live": "polite" }, el("p", { class: "muted" }, "Loading…"))),
+    approvalRuleSection());
   refresh();
 }
 
@@ -80,6 +83,7 @@ async function refresh() {
       loadPeople().catch(() => null),
       loadTables().catch(() => null),
     ]);
+    loadApprovalRule();
     const items = await Promise.all(list.map(async (p) => {
       const extra = p.kind === "install_pay_table" && p.request && p.request.pay_table_id
         ? `Pay table ${await payTableName(p.request.pay_table_id)}` : null;
@@ -150,5 +154,103 @@ async function refreshKeepingDecided(done) {
     card.classList.add("highlight");
     if (box.querySelector("p.empty")) fill(box);
     box.prepend(card);
+  }
+}
+
+// ---- the approval rule --------------------------------------------------------------------------
+
+function ruleText(r) {
+  return `Cage corrections above ${r.correction_limit} wait for a pit boss's approval; `
+    + `a proposal not approved within ${r.expires_after_minutes} minutes expires.`;
+}
+
+function proposedText(r) {
+  return `Corrections above ${r.correction_limit} would wait for a pit boss's approval; `
+    + `proposals would expire after ${r.expires_after_minutes} minutes.`;
+}
+
+/** The server's sentence with the rule's field names as the form says them. */
+function ruleSentence(m) {
+  const s = String(m || "")
+    .replace(/\bexpires_after_minutes\b/g, "a proposal's lifetime in minutes")
+    .replace(/\bcorrection_limit\b/g, "the correction limit");
+  return /[.!?]$/.test(s) ? s : s + ".";
+}
+
+function approvalRuleSection() {
+  const parts = [
+    el("h3", { id: "approval-rule-title" }, "The approval rule"),
+    el("p", { class: "muted small" },
+      "Which cage corrections need a second person, and how long a proposal waits. A new rule is itself a proposal: it applies when a second pit boss approves it."),
+    alertBox("approval-rule-load-problem"),
+    el("p", { id: "approval-rule-in-force", "aria-live": "polite" }, el("span", { class: "muted" }, "Loading…")),
+    el("div", { id: "approval-rule-pending", "aria-live": "polite" }),
+  ];
+  if (isPitBoss()) {
+    const problem = alertBox("approval-rule-problem");
+    const propose = el("button", { type: "submit", id: "approval-rule-propose" }, "Propose this rule");
+    const form = el("form", { id: "approval-rule-form", novalidate: true },
+      el("h4", {}, "Propose a new rule"),
+      el("div", { class: "row" },
+        field("approval-limit", "Correction limit (an amount)", { inputmode: "decimal", autocomplete: "off", placeholder: "100.00" }),
+        field("approval-expires", "Proposals expire after (minutes, 1 to 10080)", { inputmode: "numeric", autocomplete: "off", placeholder: "60" }),
+        propose),
+      problem,
+      statusBox("approval-rule-result"));
+    form.addEventListener("submit", (event) => {
+      event.preventDefault();
+      run(propose, problem, async () => {
+        fill($("approval-rule-result"));
+        const minutes = value("approval-expires").trim();
+        if (!/^[0-9]{1,6}$/.test(minutes)) throw { sentence: "The lifetime of a proposal is a whole number of minutes, 1 to 10080." };
+        const rule = { correction_limit: amount("approval-limit"), expires_after_minutes: Number(minutes) };
+        let p;
+        try {
+          p = await act("PUT", "/api/v1/approval-rule", rule);
+        } catch (e) {
+          if (e instanceof ApiProblem && e.code === "invalid_body" && /amount/.test(e.message)) {
+            throw { sentence: "The correction limit must be an amount greater than zero, such as 250.00." };
+          }
+          if (e instanceof ApiProblem && e.code === "invalid_approval_rule") {
+            throw { sentence: "Not proposed: " + ruleSentence(e.message) };
+          }
+          throw e;
+        }
+        const asked = p.request || rule;
+        fill($("approval-rule-result"), proposalNotice(p,
+          `a new approval rule (corrections above ${asked.correction_limit} need approval; proposals expire after ${asked.expires_after_minutes} minutes)`));
+        await refresh();
+      });
+    });
+    parts.push(form);
+  }
+  return el("section", { class: "panel", id: "approval-rule", "aria-labelledby": "approval-rule-title" }, parts);
+}
+
+/** The rule in force and any change of it waiting for a second pit boss, read again. */
+async function loadApprovalRule() {
+  const problem = $("approval-rule-load-problem");
+  if (!problem) return;
+  try {
+    const [rule, pending] = await Promise.all([
+      get("/api/v1/approval-rule"),
+      get("/api/v1/proposals?status=pending&limit=500"),
+    ]);
+    showProblem(problem, null);
+    fill($("approval-rule-in-force"), el("strong", {}, "In force: "), ruleText(rule));
+    const mine = pending.filter((p) => p.kind === "change_approval_rule");
+    fill($("approval-rule-pending"), mine.length ? [
+      el("h4", {}, mine.length === 1 ? "A change waiting for a second pit boss" : "Changes waiting for a second pit boss"),
+      el("ul", { class: "plain" }, mine.map((p) => el("li", { class: "approval-rule-proposal", "data-proposal-id": p.id, "data-status": p.status },
+        el("span", { class: "proposal-status pending" }, p.status), " ",
+        proposedText(p.request || {}),
+        el("span", { class: "muted small" },
+          ` Proposed by ${nameOf(p.proposed_by)} at ${when(p.proposed_at_us)}; expires ${when(p.expires_at_us)}.`))))
+    ] : el("p", { class: "muted small" }, "No change of the rule is waiting."));
+    if (!$("approval-limit") || $("approval-limit").value !== "" || $("approval-expires").value !== "") return;
+    $("approval-limit").value = rule.correction_limit;
+    $("approval-expires").value = String(rule.expires_after_minutes);
+  } catch (e) {
+    failed(problem, e);
   }
 }

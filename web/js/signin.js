@@ -9,14 +9,21 @@ function goHome(s) {
   location.assign(HOME[s.role] || "/");
 }
 
-function askForNewPassword() {
+function askForNewPassword(chosen) {
+  if (chosen) {
+    $("change-why").textContent = "Changing your password signs you out everywhere else.";
+    const back = $("change-cancel");
+    back.hidden = false;
+    back.href = HOME[existing.role] || "/";
+  }
   $("signin").hidden = true;
   $("change").hidden = false;
   $("current").focus();
 }
 
 const existing = session();
-if (existing && existing.must_change_password) askForNewPassword();
+if (existing && existing.must_change_password) askForNewPassword(false);
+else if (existing && params.get("change") === "1") askForNewPassword(true);
 else if (existing && !params.get("reason")) goHome(existing);
 else $("username").focus();
 
@@ -26,7 +33,7 @@ $("signin").addEventListener("submit", (event) => {
     const s = await signIn($("username").value.trim(), $("password").value);
     if (s.must_change_password) {
       $("current").value = $("password").value;
-      askForNewPassword();
+      askForNewPassword(false);
       $("new-password").focus();
     } else {
       goHome(s);
