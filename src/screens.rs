@@ -29,7 +29,10 @@ const CONTENT_SECURITY_POLICY: &str = "default-src 'self'; img-src 'self' data:;
 
 pub fn routes(cfg: &mut web::ServiceConfig) {
     for (path, file) in PAGES {
-        cfg.route(path, web::get().to(move |req: HttpRequest| async move { serve(&req, file) }));
+        cfg.route(
+            path,
+            web::get().to(move |req: HttpRequest| async move { serve(&req, file) }),
+        );
     }
     cfg.route(
         "/{dir:(js|css|img)}/{name}",
@@ -93,7 +96,10 @@ mod tests {
                     let rest = &html[i + attr.len()..];
                     let target = &rest[..rest.find('"').unwrap()];
                     if target.starts_with("js/") || target.starts_with("css/") || target.starts_with("img/") {
-                        assert!(Assets::get(target).is_some(), "{file} names /{target}, which is not in web/");
+                        assert!(
+                            Assets::get(target).is_some(),
+                            "{file} names /{target}, which is not in web/"
+                        );
                     }
                 }
             }

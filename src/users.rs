@@ -233,7 +233,12 @@ pub enum PasswordOrigin {
 
 /// Replaces an account's password and ends its sessions. Returns false for
 /// an unknown id.
-pub fn set_password(conn: &mut AnyConnection, id: &str, password_hash: &str, origin: PasswordOrigin) -> QueryResult<bool> {
+pub fn set_password(
+    conn: &mut AnyConnection,
+    id: &str,
+    password_hash: &str,
+    origin: PasswordOrigin,
+) -> QueryResult<bool> {
     let changed = diesel::update(users::table.find(id))
         .set((
             users::password_hash.eq(password_hash),

@@ -110,7 +110,9 @@ impl From<crate::auth::SessionRefusal> for ApiError {
             S::Forbidden(_) => ApiError::forbidden(e.to_string()),
             S::Revoked => ApiError::new(StatusCode::UNAUTHORIZED, "session_revoked", e.to_string()),
             S::Inactive => ApiError::new(StatusCode::UNAUTHORIZED, "account_inactive", e.to_string()),
-            S::PasswordChangeRequired => ApiError::new(StatusCode::FORBIDDEN, "password_change_required", e.to_string()),
+            S::PasswordChangeRequired => {
+                ApiError::new(StatusCode::FORBIDDEN, "password_change_required", e.to_string())
+            }
         }
     }
 }

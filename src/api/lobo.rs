@@ -131,6 +131,44 @@ pub async fn start_round(
     .await
 }
 
+/// A Lobo table's rounds, newest first (pit boss, auditor), each as its
+/// player's view: nothing face down. A player finds their own with
+/// `GET /api/v1/me/rounds`.
+#[utoipa::path(tag = "lobo", security(("bearer" = [])),
+    params(("id" = String, Path, description = "Table id"), super::prima_carta::RoundsQuery),
+    responses(
+        (status = 200, body = Vec<LoboView>),
+        (status = 403, body = ErrorBody),
+        (status = 404, body = ErrorBody),
+        (status = 422, body = ErrorBody, description = "Not a Lobo table."),
+))]
+#[get("/api/v1/tables/{id}/lobo-rounds")]
+pub async fn list_rounds(
+    state: web::Data<AppState>,
+    caller: Caller,
+    path: web::Path<String>,
+    query: web::Query<super::prima_carta::RoundsQuery>,
+) -> ApiResult<web::Json<Vec<LoboView>>> {
+    caller.require(&[Role::Auditor, Role::Pitboss])?;
+    let table_id = path.into_inner();
+    let page = super::pagination::Page::new(query.limit, None)?;
+    let views = state
+        .blocking(move |s| {
+            let mut conn = s.db.conn()?;
+            let table = tables::find(&mut conn, &table_id)?.ok_or_else(|| ApiError::not_found("table"))?;
+            service::config_of(&table)?;
+            record::for_table(&mut conn, &table_id, page.limit)?
+                .iter()
+                .map(|row| {
+                    let (config, st) = service::state_of(&s.vault, row)?;
+                    service::view(row, &config, &st)
+                })
+                .collect::<Result<Vec<_>, _>>()
+        })
+        .await?;
+    Ok(web::Json(views))
+}
+
 fn may_read(caller: &Caller, row: &RoundRow) -> Result<(), ApiError> {
     caller.require(&[Role::Player, Role::Auditor, Role::Pitboss])?;
     if caller.role == Role::Player && row.created_by != caller.user_id {

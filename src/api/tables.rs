@@ -546,8 +546,12 @@ pub async fn table_events(
     path: web::Path<String>,
 ) -> ApiResult<impl actix_web::Responder> {
     // The extractor has checked this token; the stream checks it again as it runs.
-    let token = auth::bearer_token(req.headers().get(actix_web::http::header::AUTHORIZATION).map(|h| h.as_bytes()))?
-        .to_string();
+    let token = auth::bearer_token(
+        req.headers()
+            .get(actix_web::http::header::AUTHORIZATION)
+            .map(|h| h.as_bytes()),
+    )?
+    .to_string();
     let id = path.into_inner();
     // Subscribe first, so nothing published between the snapshot and the stream is lost.
     let mut live = state.live.subscribe(&id);

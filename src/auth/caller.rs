@@ -133,7 +133,12 @@ pub fn bearer_token(header: Option<&[u8]>) -> Result<&str, AuthError> {
 
 /// Checks a token's signature and expiry, then the account as it is now,
 /// for a request of the given reach.
-pub fn authenticate(conn: &mut AnyConnection, keys: &TokenKeys, token: &str, reach: Reach) -> Result<Caller, AuthError> {
+pub fn authenticate(
+    conn: &mut AnyConnection,
+    keys: &TokenKeys,
+    token: &str,
+    reach: Reach,
+) -> Result<Caller, AuthError> {
     let claims = keys.check(token)?;
     let session = users::session(conn, &claims.sub)?;
     let session = admit(session.as_ref(), claims.sv, reach)?;

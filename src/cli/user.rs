@@ -65,16 +65,21 @@ pub fn set_password(args: UserSetPasswordArgs) -> Result<ExitCode, String> {
     let username = Username::parse(&args.username)?;
     let password = Password::parse(&args.password)?;
     let (origin, event) = if args.temporary {
-        (djego::users::PasswordOrigin::Temporary, djego::significant_events::EventKind::PasswordReset)
+        (
+            djego::users::PasswordOrigin::Temporary,
+            djego::significant_events::EventKind::PasswordReset,
+        )
     } else {
-        (djego::users::PasswordOrigin::Chosen, djego::significant_events::EventKind::PasswordChanged)
+        (
+            djego::users::PasswordOrigin::Chosen,
+            djego::significant_events::EventKind::PasswordChanged,
+        )
     };
     let hash = djego::auth::hash_password(password.expose(), argon2::Params::DEFAULT_M_COST);
     let db = open_db(&args.database)?;
     db.write(|conn| -> Result<(), djego::bootstrap::BootstrapError> {
-        let user = djego::users::find_by_username(conn, username.as_str())?.ok_or_else(|| {
-            djego::bootstrap::BootstrapError::Invalid(format!("no account '{}'", username.as_str()))
-        })?;
+        let user = djego::users::find_by_username(conn, username.as_str())?
+            .ok_or_else(|| djego::bootstrap::BootstrapError::Invalid(format!("no account '{}'", username.as_str())))?;
         djego::users::set_password(conn, &user.id, &hash, origin)?;
         djego::significant_events::record(
             conn,
@@ -86,7 +91,11 @@ pub fn set_password(args: UserSetPasswordArgs) -> Result<ExitCode, String> {
         Ok(())
     })
     .map_err(|e| e.to_string())?;
-    let must = if args.temporary { "; it must be replaced at the next sign-in" } else { "" };
+    let must = if args.temporary {
+        "; it must be replaced at the next sign-in"
+    } else {
+        ""
+    };
     println!("password of '{}' set, its sessions ended{must}", username.as_str());
     Ok(ExitCode::SUCCESS)
 }

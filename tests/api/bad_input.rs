@@ -183,14 +183,24 @@ both_backends!(
             let r = app.get(path, None).await;
             assert_eq!(r.status, 200, "{path}: {}", r.text);
             let header = |name: &str| r.headers[name].to_str().unwrap().to_string();
-            assert!(header("content-type").contains(kind), "{path}: {}", header("content-type"));
+            assert!(
+                header("content-type").contains(kind),
+                "{path}: {}",
+                header("content-type")
+            );
             let policy = header("content-security-policy");
-            assert!(policy.contains("default-src 'self'") && policy.contains("frame-ancestors 'none'"), "{policy}");
+            assert!(
+                policy.contains("default-src 'self'") && policy.contains("frame-ancestors 'none'"),
+                "{policy}"
+            );
             assert!(!policy.contains("unsafe-inline"), "{policy}");
             assert_eq!(header("x-content-type-options"), "nosniff");
             // Revalidation by the file's hash.
             let again = app
-                .send(app.request(reqwest::Method::GET, path, None).header("if-none-match", header("etag")))
+                .send(
+                    app.request(reqwest::Method::GET, path, None)
+                        .header("if-none-match", header("etag")),
+                )
                 .await;
             assert_eq!(again.status, 304, "{path}");
         }

@@ -121,12 +121,18 @@ pub fn test_database_url() -> String {
 }
 
 fn admin_connection(admin_url: &str) -> PgConnection {
+    // The first PostgreSQL test to find the server unreachable says how to fix
+    // it; the others (about a hundred) say only that they failed for that reason.
+    static EXPLAINED: std::sync::atomic::AtomicBool = std::sync::atomic::AtomicBool::new(false);
     PgConnection::establish(admin_url).unwrap_or_else(|e| {
+        if EXPLAINED.swap(true, std::sync::atomic::Ordering::SeqCst) {
+            panic!("PostgreSQL at TEST_DATABASE_URL={admin_url} is unreachable (see the first failure)");
+        }
         panic!(
             "the PostgreSQL tests need a reachable PostgreSQL server, but connecting to \
              TEST_DATABASE_URL={admin_url} failed: {e}\n\
              Start PostgreSQL there (user with CREATEDB) or set TEST_DATABASE_URL=postgres://user@host:port/db. \
-             These tests are never skipped."
+             These tests are never skipped; `cargo test --test api sqlite` runs the SQLite half alone."
         )
     })
 }

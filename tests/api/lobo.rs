@@ -237,6 +237,19 @@ both_backends!(
             .expect(200);
         assert_eq!(seen["result"], result);
         views.push(seen);
+        // Staff find it among the table's rounds, as its player sees it; players use /me/rounds.
+        let listed = app
+            .get(
+                &format!("/api/v1/tables/{table}/lobo-rounds"),
+                Some(&app.auditor().await.token.clone()),
+            )
+            .await
+            .expect(200);
+        assert_eq!(listed[0]["id"], id.as_str(), "{listed}");
+        assert_eq!(listed[0]["result"], result);
+        app.get(&format!("/api/v1/tables/{table}/lobo-rounds"), Some(&player.token))
+            .await
+            .assert_error(403, "forbidden");
 
         // Settlement amounts, exact.
         let points = result["points"].as_i64().unwrap();

@@ -232,9 +232,14 @@ both_backends!(
         app.post(&reset(&boss.id), Some(&boss.token), &temporary, None)
             .await
             .assert_error(403, "forbidden");
-        app.post(&reset(&player.id), Some(&boss.token), &json!({ "temporary_password": "short" }), None)
-            .await
-            .assert_error(400, "invalid_password");
+        app.post(
+            &reset(&player.id),
+            Some(&boss.token),
+            &json!({ "temporary_password": "short" }),
+            None,
+        )
+        .await
+        .assert_error(400, "invalid_password");
         app.post(&reset("no-such-user"), Some(&boss.token), &temporary, None)
             .await
             .assert_error(404, "not_found");
@@ -251,7 +256,10 @@ both_backends!(
             .assert_error(401, "unauthenticated");
 
         // Signed in with the temporary password, the account can only replace it.
-        let login = app.try_login(&player.username, "handed-over-at-the-desk").await.expect(200);
+        let login = app
+            .try_login(&player.username, "handed-over-at-the-desk")
+            .await
+            .expect(200);
         assert_eq!(login["must_change_password"], true, "{login}");
         let token = login["access_token"].as_str().unwrap().to_string();
         app.get("/api/v1/me/wallet", Some(&token))
@@ -274,17 +282,28 @@ both_backends!(
         // cashier moves no money until the password is theirs again.
         let done = app.post(&reset(&cashier.id), Some(&boss.token), &temporary, None).await;
         assert_eq!(done.status, 204, "{}", done.text);
-        let login = app.try_login(&cashier.username, "handed-over-at-the-desk").await.expect(200);
+        let login = app
+            .try_login(&cashier.username, "handed-over-at-the-desk")
+            .await
+            .expect(200);
         let cashier_token = login["access_token"].as_str().unwrap();
         let deposit = json!({ "player_id": player.id, "amount": "5.00" });
-        app.post("/api/v1/cage/deposits", Some(cashier_token), &deposit, Some("reset-deposit"))
-            .await
-            .assert_error(403, "password_change_required");
+        app.post(
+            "/api/v1/cage/deposits",
+            Some(cashier_token),
+            &deposit,
+            Some("reset-deposit"),
+        )
+        .await
+        .assert_error(403, "password_change_required");
         assert_eq!(app.balance(&player.id).await, "50.00");
 
         let resets = app.events("password_reset").await;
         assert_eq!(resets.len(), 2, "{resets:?}");
-        let resets: Vec<&Value> = resets.iter().filter(|e| e["subject_username"] == player.username.as_str()).collect();
+        let resets: Vec<&Value> = resets
+            .iter()
+            .filter(|e| e["subject_username"] == player.username.as_str())
+            .collect();
         assert_eq!(resets.len(), 1, "{resets:?}");
         assert_eq!(resets[0]["actor_username"], boss.username.as_str(), "{resets:?}");
         assert_eq!(resets[0]["subject_username"], player.username.as_str(), "{resets:?}");
@@ -321,14 +340,20 @@ both_backends!(
         app.get("/api/v1/me", Some(&player.token))
             .await
             .assert_error(401, "session_revoked");
-        let login = app.try_login(&player.username, "given-by-the-operator").await.expect(200);
+        let login = app
+            .try_login(&player.username, "given-by-the-operator")
+            .await
+            .expect(200);
         assert_eq!(login["must_change_password"], true, "{login}");
 
         let out = run(false, "short").await;
         assert!(!out.status.success(), "a short password is refused");
         let out = run(false, "an-operator-chosen-one").await;
         assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
-        let login = app.try_login(&player.username, "an-operator-chosen-one").await.expect(200);
+        let login = app
+            .try_login(&player.username, "an-operator-chosen-one")
+            .await
+            .expect(200);
         assert_eq!(login["must_change_password"], false, "{login}");
         assert_eq!(app.events("password_reset").await.len(), 1);
     }
@@ -350,10 +375,16 @@ both_backends!(
         assert_eq!(stream.status(), 200);
         let mut seen = String::new();
         while !seen.contains("event: state") {
-            let chunk = stream.chunk().await.expect("the stream reads").expect("the stream is open");
+            let chunk = stream
+                .chunk()
+                .await
+                .expect("the stream reads")
+                .expect("the stream is open");
             seen.push_str(&String::from_utf8_lossy(&chunk));
         }
-        let logout = app.post("/api/v1/auth/logout", Some(&player.token), &json!({}), None).await;
+        let logout = app
+            .post("/api/v1/auth/logout", Some(&player.token), &json!({}), None)
+            .await;
         assert_eq!(logout.status, 204, "{}", logout.text);
         // Within one session check (every 5 s), the stream says why and ends.
         let deadline = tokio::time::Instant::now() + std::time::Duration::from_secs(12);

@@ -282,7 +282,10 @@ both_backends!(
             );
             // A player who only bet finds the round among their own.
             let listed = |list: &Value| list.as_array().unwrap().iter().any(|r| r["round_id"] == id.as_str());
-            let theirs = app.get("/api/v1/me/rounds", Some(&c.players[2].token)).await.expect(200);
+            let theirs = app
+                .get("/api/v1/me/rounds", Some(&c.players[2].token))
+                .await
+                .expect(200);
             assert!(listed(&theirs["open"]), "{theirs}");
 
             seat(&app, &c.players[0], &id, SUITS[k as usize % 5], None)
@@ -311,7 +314,10 @@ both_backends!(
             tally = (tally.0 + t.0, tally.1 + t.1, tally.2 + t.2);
             check_money(&app, &c, &before, &rec).await;
             check_recall(&rec, &commitment, &c);
-            let theirs = app.get("/api/v1/me/rounds", Some(&c.players[2].token)).await.expect(200);
+            let theirs = app
+                .get("/api/v1/me/rounds", Some(&c.players[2].token))
+                .await
+                .expect(200);
             assert!(listed(&theirs["recent"]) && !listed(&theirs["open"]), "{theirs}");
             // The player's own list shows outcomes.
             let mine = app.get("/api/v1/me/bets", Some(&c.players[2].token)).await.expect(200);

@@ -41,7 +41,11 @@ pub async fn every_verifier_accepts(what: &str, text: &str) {
             .args(["--input-type=module", "-e", &browser_check])
             .output()
             .unwrap();
-        [("djego verify round", djego), ("verify_round.py", python), ("the browser's check", node)]
+        [
+            ("djego verify round", djego),
+            ("verify_round.py", python),
+            ("the browser's check", node),
+        ]
     })
     .await
     .unwrap();

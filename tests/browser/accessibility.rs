@@ -4,7 +4,7 @@
 //! WCAG AA contrast (4.5:1) against its effective background. And signing in
 //! with the keyboard alone.
 
-use crate::harness::{api, demo, login, Browser, Djego, Driver, STEP_TIMEOUT_MS};
+use crate::harness::{api, demo, login, settled_lobo_round, Browser, Djego, Driver, STEP_TIMEOUT_MS};
 use reqwest::Method;
 use serde_json::json;
 use std::time::{Duration, Instant};
@@ -450,37 +450,10 @@ async fn the_console_passes_the_audit_for_the_cashier_and_the_auditor() {
 
     // A settled Lobo round, for the auditor to recall.
     let ana = login(&djego, "ana", demo::PASSWORD_PLAYER).await;
-    let (_, tables) = api(&djego, Method::GET, "/api/v1/tables", Some(&ana), None).await;
-    let lobo = tables
-        .as_array()
-        .unwrap()
-        .iter()
-        .find(|t| t["name"] == "Lobo 1")
-        .unwrap()["id"]
+    let round_id = settled_lobo_round(&djego, &ana).await["id"]
         .as_str()
         .unwrap()
         .to_string();
-    let (status, round) = api(
-        &djego,
-        Method::POST,
-        &format!("/api/v1/tables/{lobo}/lobo-rounds"),
-        Some(&ana),
-        Some(json!({ "unit": "1.00" })),
-    )
-    .await;
-    assert_eq!(status, 201, "{round}");
-    let round_id = round["id"].as_str().unwrap().to_string();
-    if round["status"] == "in_play" {
-        let (status, body) = api(
-            &djego,
-            Method::POST,
-            &format!("/api/v1/lobo-rounds/{round_id}/fold"),
-            Some(&ana),
-            Some(json!({ "expected_plays": 0 })),
-        )
-        .await;
-        assert_eq!(status, 200, "{body}");
-    }
 
     let mut found = Vec::new();
     let cashier = driver.browser(DESKTOP.0, DESKTOP.1).await;

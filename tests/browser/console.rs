@@ -3,7 +3,7 @@
 //! boss resets a player's password, the auditor verifies the ledger and
 //! recalls a round, and the floor's day and plots show.
 
-use crate::harness::{api, demo, table_id, Browser, Djego, Driver, STEP_TIMEOUT_MS};
+use crate::harness::{api, demo, settled_lobo_round, table_id, Browser, Djego, Driver, STEP_TIMEOUT_MS};
 use reqwest::Method;
 use serde_json::{json, Value};
 use std::time::{Duration, Instant};
@@ -96,21 +96,26 @@ fn spec(name: &str, conto_alto: &str, conto_bajo: &str) -> Value {
     })
 }
 
+/// A second pit boss, `second-boss` / `second-boss-pass`, created by the first through the API.
+async fn second_pit_boss(djego: &Djego, admin: &str) {
+    let (status, body) = api(
+        djego,
+        Method::POST,
+        "/api/v1/users",
+        Some(admin),
+        Some(json!({ "username": "second-boss", "role": "pitboss", "password": "second-boss-pass" })),
+    )
+    .await;
+    assert_eq!(status, 201, "{body}");
+}
+
 #[tokio::test(flavor = "multi_thread")]
 async fn a_pay_table_is_refused_uncertified_and_installed_when_a_second_pit_boss_approves() {
     let djego = Djego::start();
     let driver = Driver::start();
     // The second pit boss, created by the first through the API.
     let (admin, _) = login(&djego, demo::PIT_BOSS, demo::PASSWORD_PIT_BOSS).await;
-    let (status, body) = api(
-        &djego,
-        Method::POST,
-        "/api/v1/users",
-        Some(admin.as_str()),
-        Some(json!({ "username": "second-boss", "role": "pitboss", "password": "second-boss-pass" })),
-    )
-    .await;
-    assert_eq!(status, 201, "{body}");
+    second_pit_boss(&djego, &admin).await;
     let prima = table_id(&djego, &admin, "Prima Carta 1").await;
 
     let b = driver.browser(1280, 800).await;
@@ -301,27 +306,8 @@ async fn the_auditor_verifies_the_ledger_recalls_a_round_and_reads_the_floor() {
     let driver = Driver::start();
     // ana plays a Lobo round through the API and folds: a settled round.
     let (ana, _) = login(&djego, "ana", demo::PASSWORD_PLAYER).await;
-    let lobo = table_id(&djego, &ana, "Lobo 1").await;
-    let (status, round) = api(
-        &djego,
-        Method::POST,
-        &format!("/api/v1/tables/{lobo}/lobo-rounds"),
-        Some(ana.as_str()),
-        Some(json!({ "unit": "1.00" })),
-    )
-    .await;
-    assert_eq!(status, 201, "{round}");
-    let round_id = round["id"].as_str().unwrap().to_string();
-    let (status, folded) = api(
-        &djego,
-        Method::POST,
-        &format!("/api/v1/lobo-rounds/{round_id}/fold"),
-        Some(ana.as_str()),
-        Some(json!({ "expected_plays": round["plays_made"] })),
-    )
-    .await;
-    assert_eq!(status, 200, "{folded}");
-    assert_eq!(folded["status"], "settled", "{folded}");
+    let folded = settled_lobo_round(&djego, &ana).await;
+    let round_id = folded["id"].as_str().unwrap().to_string();
     let server_seed = folded["server_seed"]
         .as_str()
         .expect("revealed at settlement")
@@ -338,9 +324,12 @@ async fn the_auditor_verifies_the_ledger_recalls_a_round_and_reads_the_floor() {
     b.wait_text("#trial-balance-verdict", "✓ Balanced").await;
     b.screenshot("console-audit").await;
 
-    b.click("#audit-show-recall").await;
-    b.type_into("#recall-id", &round_id).await;
-    b.click("#recall-load").await;
+    // The round is found at its table, and recalled from there.
+    b.click("#tab-tables").await;
+    b.click(r#"button.table-select[data-table-name="Lobo 1"]"#).await;
+    b.wait_text("#table-rounds", "settled").await;
+    b.click(&format!(r#"button.round-recall[data-round-id="{round_id}"]"#))
+        .await;
     b.wait_text("#recall-view", "Recall of Lobo round").await;
     assert_eq!(b.text("#recall-status").await, "settled");
     b.wait_text("#recall-seeds", &server_seed).await;
@@ -506,28 +495,10 @@ async fn the_auditor_exports_a_periods_transcripts_and_checks_their_shuffles() {
     let driver = Driver::start();
     // ana plays a Lobo round through the API and folds (unless the deal ended it).
     let (ana, _) = login(&djego, "ana", demo::PASSWORD_PLAYER).await;
-    let lobo = table_id(&djego, &ana, "Lobo 1").await;
-    let (status, round) = api(
-        &djego,
-        Method::POST,
-        &format!("/api/v1/tables/{lobo}/lobo-rounds"),
-        Some(ana.as_str()),
-        Some(json!({ "unit": "1.00" })),
-    )
-    .await;
-    assert_eq!(status, 201, "{round}");
-    let round_id = round["id"].as_str().unwrap().to_string();
-    if round["status"] == "in_play" {
-        let (status, folded) = api(
-            &djego,
-            Method::POST,
-            &format!("/api/v1/lobo-rounds/{round_id}/fold"),
-            Some(ana.as_str()),
-            Some(json!({ "expected_plays": round["plays_made"] })),
-        )
-        .await;
-        assert_eq!(status, 200, "{folded}");
-    }
+    let round_id = settled_lobo_round(&djego, &ana).await["id"]
+        .as_str()
+        .unwrap()
+        .to_string();
 
     let b = driver.browser(1280, 900).await;
     b.sign_in(&djego, "auditor", demo::PASSWORD_AUDITOR, "/console").await;
@@ -590,15 +561,7 @@ async fn a_pit_boss_proposes_a_new_approval_rule_and_it_waits_for_a_second_pit_b
     let djego = Djego::start();
     let driver = Driver::start();
     let (admin, _) = login(&djego, demo::PIT_BOSS, demo::PASSWORD_PIT_BOSS).await;
-    let (status, body) = api(
-        &djego,
-        Method::POST,
-        "/api/v1/users",
-        Some(admin.as_str()),
-        Some(json!({ "username": "second-boss", "role": "pitboss", "password": "second-boss-pass" })),
-    )
-    .await;
-    assert_eq!(status, 201, "{body}");
+    second_pit_boss(&djego, &admin).await;
 
     let b = driver.browser(1280, 1100).await;
     b.sign_in(&djego, demo::PIT_BOSS, demo::PASSWORD_PIT_BOSS, "/console")

@@ -410,6 +410,36 @@ pub async fn table_id(djego: &Djego, token: &str, name: &str) -> String {
         .to_string()
 }
 
+/// A settled Lobo round of the player whose token this is, through the API:
+/// started at "Lobo 1" with unit 1.00 and folded (unless the deal ended it).
+/// Its view once settled.
+pub async fn settled_lobo_round(djego: &Djego, token: &str) -> serde_json::Value {
+    let lobo = table_id(djego, token, "Lobo 1").await;
+    let (status, round) = api(
+        djego,
+        reqwest::Method::POST,
+        &format!("/api/v1/tables/{lobo}/lobo-rounds"),
+        Some(token),
+        Some(serde_json::json!({ "unit": "1.00" })),
+    )
+    .await;
+    assert_eq!(status, 201, "{round}");
+    if round["status"] != "in_play" {
+        return round;
+    }
+    let (status, folded) = api(
+        djego,
+        reqwest::Method::POST,
+        &format!("/api/v1/lobo-rounds/{}/fold", round["id"].as_str().unwrap()),
+        Some(token),
+        Some(serde_json::json!({ "expected_plays": round["plays_made"] })),
+    )
+    .await;
+    assert_eq!(status, 200, "{folded}");
+    assert_eq!(folded["status"], "settled", "{folded}");
+    folded
+}
+
 /// "12.50" or "-3.04" → cents, without floats.
 pub fn cents(amount: &str) -> i64 {
     let (negative, digits) = match amount.strip_prefix('-') {

@@ -103,7 +103,7 @@ async function select(id, { scroll = false } = {}) {
     const prima = t.config.game === "prima_carta";
     const [payTable, rounds] = prima
       ? await Promise.all([get(path + "/pay-table").catch((e) => e), get(path + "/rounds?limit=10").catch((e) => e)])
-      : [null, null];
+      : [null, await get(path + "/lobo-rounds?limit=10").catch((e) => e)];
     const status = statusPart(t);
     fill(box,
       el("div", { class: "row spread" },
@@ -461,18 +461,11 @@ const VOIDABLE = ["betting", "closed"];
 
 function roundsPart(t, rounds) {
   const box = el("div", { class: "subpanel", id: "table-rounds" }, el("h4", {}, "Recent rounds"));
-  if (t.config.game === "lobo") {
-    box.append(el("p", { class: "muted" },
-      "Lobo rounds are each player's own against the house, and the API lists a table's Prima Carta rounds only: recall a Lobo round by its id under Audit."));
-    return box;
-  }
   if (rounds instanceof Error || (rounds && rounds.sentence)) {
-    box.append(el("p", { class: "muted" },
-      t.config.game === "lobo"
-        ? "Lobo rounds are each player's own: recall one by its id under Audit."
-        : explain(rounds).sentence || String(rounds)));
+    box.append(el("p", { class: "muted" }, explain(rounds).sentence || String(rounds)));
     return box;
   }
+  if (t.config.game === "lobo") return loboRounds(t, box, rounds || []);
   const list = rounds || [];
   box.append(grid([
     ["No.", (r) => el("span", { title: "Round " + r.id }, String(r.number))],
@@ -518,6 +511,26 @@ function roundsPart(t, rounds) {
     });
     box.append(form);
   }
+  return box;
+}
+
+/** A Lobo table's rounds: each player's own against the house. */
+function loboRounds(t, box, list) {
+  box.append(grid([
+    ["No.", (r) => el("span", { title: "Round " + r.id }, String(r.number))],
+    ["Status", (r) => el("span", { class: "round-status", "data-round-id": r.id }, r.status)],
+    ["Player", (r) => nameOf(r.player_id)],
+    ["Unit", (r) => r.unit],
+    ["Result", (r) => r.result
+      ? `${r.result.player_won ? "player won" : "house won"} (${r.result.reason.replaceAll("_", " ")}): ${r.result.player_won ? r.result.won : r.result.lost}`
+      : "—"],
+    ["", (r) => ["settled", "voided"].includes(r.status)
+      ? el("button", {
+        type: "button", class: "quiet round-recall", "data-round-id": r.id,
+        onclick: () => ctx.goTo("audit", { recall: r.id, game: t.config.game }),
+      }, "Recall")
+      : null],
+  ], list, { caption: "The last rounds, newest first", empty: "No rounds yet." }));
   return box;
 }
 
