@@ -4,8 +4,7 @@
 //! WCAG AA contrast (4.5:1) against its effective background. And signing in
 //! with the keyboard alone.
 
-use crate::harness::{api, demo, login, settled_lobo_round, Browser, Djego, Driver, STEP_TIMEOUT_MS};
-use reqwest::Method;
+use crate::harness::{demo, login, open_prima_round, settled_lobo_round, Browser, Djego, Driver, STEP_TIMEOUT_MS};
 use serde_json::json;
 use std::time::{Duration, Instant};
 
@@ -265,35 +264,7 @@ async fn the_player_app_passes_the_audit() {
         .await;
     b.wait_text("#live-status", "Live").await;
     audit(&b, "player, Prima Carta table without a round", &mut found).await;
-    let dealer = login(&djego, "dealer", demo::PASSWORD_DEALER).await;
-    let (_, tables) = api(&djego, Method::GET, "/api/v1/tables", Some(&dealer), None).await;
-    let prima = tables
-        .as_array()
-        .unwrap()
-        .iter()
-        .find(|t| t["name"] == "Prima Carta 1")
-        .unwrap()["id"]
-        .as_str()
-        .unwrap()
-        .to_string();
-    let (status, body) = api(
-        &djego,
-        Method::POST,
-        &format!("/api/v1/tables/{prima}/dealer/sign-in"),
-        Some(&dealer),
-        Some(json!({})),
-    )
-    .await;
-    assert_eq!(status, 200, "{body}");
-    let (status, body) = api(
-        &djego,
-        Method::POST,
-        &format!("/api/v1/tables/{prima}/rounds"),
-        Some(&dealer),
-        None,
-    )
-    .await;
-    assert_eq!(status, 201, "{body}");
+    open_prima_round(&djego).await;
     b.wait_data("#prima-round", "status", "betting").await;
     b.find("#seat-button").await;
     audit(&b, "player, Prima Carta round, betting open", &mut found).await;

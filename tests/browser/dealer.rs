@@ -4,7 +4,7 @@
 //! closes, deals, records the copa decisions given by voice, settles, and
 //! sees the payouts; and a round in progress when the page loads is resumed.
 
-use crate::harness::{api, cents, demo, login, table_id, Browser, Djego, Driver, STEP_TIMEOUT_MS};
+use crate::harness::{api, cents, demo, login, open_prima_round, table_id, Browser, Djego, Driver, STEP_TIMEOUT_MS};
 use reqwest::Method;
 use serde_json::{json, Value};
 use std::time::{Duration, Instant};
@@ -265,28 +265,9 @@ async fn a_round_in_progress_when_the_page_loads_is_resumed() {
 
     // Before the page is open: the dealer signs in at the table, opens a
     // round, two players sit, and the dealer closes and deals (all through the API).
-    let dealer = login(&djego, "dealer", demo::PASSWORD_DEALER).await;
+    let (dealer, _, view) = open_prima_round(&djego).await;
     let ana = login(&djego, "ana", demo::PASSWORD_PLAYER).await;
     let bruno = login(&djego, "bruno", demo::PASSWORD_PLAYER).await;
-    let table = table_id(&djego, &dealer, "Prima Carta 1").await;
-    let (status, body) = api(
-        &djego,
-        Method::POST,
-        &format!("/api/v1/tables/{table}/dealer/sign-in"),
-        Some(&dealer),
-        Some(json!({})),
-    )
-    .await;
-    assert_eq!(status, 200, "{body}");
-    let (status, view) = api(
-        &djego,
-        Method::POST,
-        &format!("/api/v1/tables/{table}/rounds"),
-        Some(&dealer),
-        None,
-    )
-    .await;
-    assert_eq!(status, 201, "{view}");
     let round = view["id"].as_str().unwrap().to_string();
     for (token, suit) in [(&ana, "locks"), (&bruno, "cups")] {
         let (status, body) = api(

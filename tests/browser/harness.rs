@@ -440,6 +440,32 @@ pub async fn settled_lobo_round(djego: &Djego, token: &str) -> serde_json::Value
     folded
 }
 
+/// The demo dealer signs in at "Prima Carta 1" and opens a round through the
+/// API: (the dealer's token, the table id, the new round's view).
+pub async fn open_prima_round(djego: &Djego) -> (String, String, serde_json::Value) {
+    let dealer = login(djego, "dealer", demo::PASSWORD_DEALER).await;
+    let table = table_id(djego, &dealer, "Prima Carta 1").await;
+    let (status, body) = api(
+        djego,
+        reqwest::Method::POST,
+        &format!("/api/v1/tables/{table}/dealer/sign-in"),
+        Some(&dealer),
+        Some(serde_json::json!({})),
+    )
+    .await;
+    assert_eq!(status, 200, "{body}");
+    let (status, round) = api(
+        djego,
+        reqwest::Method::POST,
+        &format!("/api/v1/tables/{table}/rounds"),
+        Some(&dealer),
+        None,
+    )
+    .await;
+    assert_eq!(status, 201, "{round}");
+    (dealer, table, round)
+}
+
 /// "12.50" or "-3.04" → cents, without floats.
 pub fn cents(amount: &str) -> i64 {
     let (negative, digits) = match amount.strip_prefix('-') {

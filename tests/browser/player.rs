@@ -4,7 +4,7 @@
 //! tampered copy fail) without an account; a side bet the wallet cannot cover
 //! is refused with a sentence and moves nothing.
 
-use crate::harness::{api, cents, demo, login, table_id, Djego, Driver, STEP_TIMEOUT_MS};
+use crate::harness::{api, cents, demo, login, open_prima_round, table_id, Djego, Driver, STEP_TIMEOUT_MS};
 use reqwest::Method;
 use serde_json::{json, Value};
 use std::time::{Duration, Instant};
@@ -207,26 +207,7 @@ async fn a_side_bet_larger_than_the_wallet_is_refused_and_moves_nothing() {
     let driver = Driver::start();
 
     // The dealer opens a Prima Carta round; the cashier pays ana out down to 50.00.
-    let dealer = login(&djego, "dealer", demo::PASSWORD_DEALER).await;
-    let prima = table_id(&djego, &dealer, "Prima Carta 1").await;
-    let (status, signed) = api(
-        &djego,
-        Method::POST,
-        &format!("/api/v1/tables/{prima}/dealer/sign-in"),
-        Some(&dealer),
-        Some(json!({})),
-    )
-    .await;
-    assert_eq!(status, 200, "{signed}");
-    let (status, round) = api(
-        &djego,
-        Method::POST,
-        &format!("/api/v1/tables/{prima}/rounds"),
-        Some(&dealer),
-        None,
-    )
-    .await;
-    assert_eq!(status, 201, "{round}");
+    let (_, _, round) = open_prima_round(&djego).await;
     let round_id = round["id"].as_str().unwrap().to_string();
     let ana = login(&djego, "ana", demo::PASSWORD_PLAYER).await;
     let (ana_id, _) = wallet(&djego, &ana).await;

@@ -13,7 +13,7 @@ export function session() {
   return null;
 }
 
-export function saveSession(s) {
+function saveSession(s) {
   sessionStorage.setItem(SESSION_KEY, JSON.stringify(s));
 }
 

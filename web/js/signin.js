@@ -1,7 +1,7 @@
 // The sign-in page: signs in, sends each role to its page, and asks for a new
 // password first when the account's password was reset by a pit boss.
 
-import { $, signIn, session, saveSession, call, HOME, busy } from "./api.js";
+import { $, signIn, session, call, HOME, busy } from "./api.js";
 const params = new URLSearchParams(location.search);
 if (params.get("reason")) $("reason").textContent = params.get("reason");
 
@@ -53,8 +53,6 @@ $("change").addEventListener("submit", (event) => {
       new_password: $("new-password").value,
     });
     // Changing a password ends every session, so sign in again with the new one.
-    const fresh = await signIn(s.username, $("new-password").value);
-    saveSession(fresh);
-    goHome(fresh);
+    goHome(await signIn(s.username, $("new-password").value));
   });
 });
