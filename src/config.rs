@@ -140,6 +140,8 @@ pub struct Settings {
     pub json_limit_bytes: usize,
     /// Argon2 memory cost; lowered only by the test harness.
     pub argon2_memory_kib: u32,
+    /// How many Lobo hints are solved, per player and at once.
+    pub hint_limits: crate::rounds::lobo_hints::HintLimits,
 }
 
 impl Settings {
@@ -190,6 +192,7 @@ impl Settings {
             trust_forwarded_for: args.trust_forwarded_for,
             json_limit_bytes: 64 * 1024,
             argon2_memory_kib: argon2::Params::DEFAULT_M_COST,
+            hint_limits: Default::default(),
         })
     }
 }

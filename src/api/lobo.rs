@@ -16,6 +16,7 @@ use crate::domain::{Amount, Role};
 use crate::games::lobo::solver::{self, HintBasis};
 use crate::games::lobo::{Play, PlayKind};
 use crate::rounds::lobo::{self as service, LoboPlay, LoboResult, LoboView};
+use crate::rounds::lobo_hints::HintRefusal;
 use crate::rounds::{record, RoundRow};
 use crate::tables;
 use crate::transcript::{RoundTranscript, Viewer};
@@ -76,6 +77,8 @@ pub struct LoboHint {
     pub states: u64,
     /// The hint is for the position after this many plays.
     pub plays_made: usize,
+    /// Answered from memory: this position was solved before (for anyone).
+    pub cached: bool,
 }
 
 #[derive(Serialize, ToSchema)]
@@ -295,6 +298,9 @@ async fn run_play(
 
 /// The solver's best play for the round's position (when the table offers hints), labelled
 /// exact, restricted_overs (best play with Overs limited; the value a lower bound) or heuristic.
+/// A position is solved once and then answered from memory; a player may ask for only so many
+/// new positions a minute (429 `too_many_hints`), and when every solver is busy the answer is
+/// 503 `hints_busy`; both say when to ask again (`Retry-After`).
 #[utoipa::path(tag = "lobo", security(("bearer" = [])),
     params(("id" = String, Path, description = "Round id")),
     responses(
@@ -302,6 +308,8 @@ async fn run_play(
         (status = 403, body = ErrorBody),
         (status = 404, body = ErrorBody),
         (status = 409, body = ErrorBody),
+        (status = 429, body = ErrorBody, description = "too many new positions this minute (`Retry-After`)"),
+        (status = 503, body = ErrorBody, description = "every hint solver is busy (`Retry-After`)"),
 ))]
 #[get("/api/v1/lobo-rounds/{id}/hint")]
 pub async fn hint(
@@ -325,8 +333,22 @@ pub async fn hint(
                 service::state_of(&s.vault, &row)?
             };
             // The connection is back in the pool before the solve.
-            let h = solver::hint(&st, Some(config.table.loss_cap_points), service::HINT_STATE_BUDGET)
-                .ok_or_else(|| ApiError::conflict("wrong_round_state", "the round is over"))?;
+            let plays_made = st.plays().len();
+            let answer = s
+                .hints
+                .hint(&caller.user_id, &round_id, plays_made, || {
+                    solver::hint(&st, Some(config.table.loss_cap_points), service::HINT_STATE_BUDGET)
+                })
+                .map_err(|refusal| match refusal {
+                    HintRefusal::TooMany { retry_after_s } => {
+                        ApiError::new(StatusCode::TOO_MANY_REQUESTS, "too_many_hints", refusal.to_string())
+                            .retry_after(retry_after_s)
+                    }
+                    HintRefusal::Busy => {
+                        ApiError::new(StatusCode::SERVICE_UNAVAILABLE, "hints_busy", refusal.to_string()).retry_after(1)
+                    }
+                })?;
+            let (h, cached) = answer.ok_or_else(|| ApiError::conflict("wrong_round_state", "the round is over"))?;
             let (basis, max_over) = match h.basis {
                 HintBasis::Exact => ("exact", None),
                 HintBasis::RestrictedOvers { max_over_difference } => ("restricted_overs", Some(max_over_difference)),
@@ -340,7 +362,8 @@ pub async fn hint(
                 max_over_difference: max_over,
                 label: h.label,
                 states: h.states,
-                plays_made: st.plays().len(),
+                plays_made,
+                cached,
             })
         })
         .await?;

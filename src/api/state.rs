@@ -17,6 +17,8 @@ pub struct AppState {
     /// Bounds concurrent password checks (argon2 is memory- and CPU-hard),
     /// so a flood of logins queues here and degrades only logins.
     pub password_checks: std::sync::Arc<tokio::sync::Semaphore>,
+    /// Lobo hints: solved once per position, limited per player and at once.
+    pub hints: std::sync::Arc<crate::rounds::lobo_hints::HintDesk>,
 }
 
 impl AppState {

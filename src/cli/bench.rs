@@ -5,6 +5,7 @@
 //! what counts (docs/performance.md). Progress goes to stderr, results to stdout.
 
 mod anchor;
+mod cpu;
 mod load;
 mod server;
 mod verify;
@@ -19,6 +20,7 @@ use std::process::ExitCode;
 use std::time::Duration;
 
 use anchor::{Anchor, AnchorResult};
+use cpu::Cost;
 use load::{Pace, RunResult, Target};
 use server::{Casino, ScratchPg, Server, ServerDb};
 
@@ -99,6 +101,8 @@ pub struct WagersArgs {
 struct Pair {
     anchor: Option<AnchorResult>,
     djego: RunResult,
+    /// CPU time per request: the database's, djego's and the load generator's.
+    djego_cpu: Option<Cost>,
 }
 
 pub fn wagers(args: WagersArgs) -> Result<ExitCode, String> {
@@ -167,10 +171,15 @@ pub fn wagers(args: WagersArgs) -> Result<ExitCode, String> {
                     eprintln!("[{} {} c={clients} #{repeat}] djego…", backend.name(), scenario.name());
                     let targets = targets(&server, &casino, scenario, clients)?;
                     let tag = format!("{}-{}-{clients}-{repeat}", backend.name(), scenario.name());
+                    let before = cpu::snapshot(Some(server.pid()));
                     let djego = load::run(&targets, window, Pace::Closed, &tag, &server.url("/health"));
+                    let djego_cpu = before
+                        .zip(cpu::snapshot(Some(server.pid())))
+                        .and_then(|(before, after)| before.cost(&after, djego.completed, false));
                     let pair = Pair {
                         anchor: anchor_result,
                         djego,
+                        djego_cpu,
                     };
                     print_run(backend, scenario, clients, repeat, &pair);
                     total_errors += pair.djego.errors;
@@ -317,6 +326,47 @@ fn print_run(backend: BenchBackend, scenario: Scenario, clients: usize, repeat: 
     if d.errors > 0 {
         eprintln!("!!! {} failed requests in this run: {}", d.errors, d.describe_errors());
     }
+    if let Some(line) = cpu_line(pair) {
+        println!(
+            "cpu {} {} clients={clients} #{repeat}: {line}",
+            backend.name(),
+            scenario.name()
+        );
+    }
+}
+
+/// CPU time per wager in one pair, and the server side's djego/anchor: the
+/// database's for the anchor, djego's and the database's for djego (on SQLite
+/// the database is inside djego).
+fn cpu_line(pair: &Pair) -> Option<String> {
+    let anchor = pair.anchor.as_ref().and_then(|a| a.cpu);
+    let djego = pair.djego_cpu;
+    if anchor.is_none() && djego.is_none() {
+        return None;
+    }
+    let anchor_text = anchor.map_or("anchor -".to_string(), |c| {
+        format!(
+            "anchor: database {:.0} µs, pgbench {:.0} µs",
+            c.database_us, c.client_us
+        )
+    });
+    let djego_text = djego.map_or("djego -".to_string(), |c| {
+        format!(
+            "djego: database {:.0} µs, djego {:.0} µs, load generator {:.0} µs",
+            c.database_us, c.server_us, c.client_us
+        )
+    });
+    let ratio = match (anchor, djego) {
+        (Some(a), Some(d)) if a.database_us > 0.0 => format!("{:.3}", server_side_ratio(&a, &d)),
+        _ => "-".to_string(),
+    };
+    Some(format!(
+        "per wager {anchor_text} | {djego_text} | server-side cpu djego/anchor {ratio}"
+    ))
+}
+
+fn server_side_ratio(anchor: &Cost, djego: &Cost) -> f64 {
+    (djego.database_us + djego.server_us) / anchor.database_us
 }
 
 /// min/median/max of `values`, formatted.
@@ -350,9 +400,22 @@ fn summary_line(backend: BenchBackend, scenario: Scenario, clients: usize, pairs
     } else {
         ("anchor not run".to_string(), "ratio -".to_string())
     };
+    let cpu_ratios: Vec<f64> = pairs
+        .iter()
+        .filter_map(|p| {
+            let a = p.anchor.as_ref()?.cpu?;
+            let d = p.djego_cpu?;
+            (a.database_us > 0.0).then(|| server_side_ratio(&a, &d))
+        })
+        .collect();
+    let cpu = if cpu_ratios.len() == pairs.len() {
+        format!("; server-side cpu per wager djego/anchor {}", spread(cpu_ratios, 3))
+    } else {
+        String::new()
+    };
     format!(
         "summary {} {} clients={clients}: djego {} req/s (min/median/max), p50 {:.2} ms, p99 {:.2} ms (median run), \
-         errors {errors}; {anchor}; {ratio}{}",
+         errors {errors}; {anchor}; {ratio}{cpu}{}",
         backend.name(),
         scenario.name(),
         spread(rates, 1),

@@ -867,7 +867,8 @@ pub struct DealerReport {
     /// The period's first instant and the next day's, microseconds since the Unix epoch.
     pub from_us: i64,
     pub to_us: i64,
-    /// Per dealer: a line per shift they dealt in, then the period.
+    /// Per dealer: a line per shift they dealt in, then the period, then
+    /// their period in each pit they dealt in.
     pub lines: Vec<DealerLine>,
 }
 
@@ -877,6 +878,9 @@ pub struct DealerReport {
 pub struct DealerLine {
     pub dealer_id: String,
     pub username: String,
+    /// On a line of the dealer's play in one pit (its tables, for the whole
+    /// period), the pit; null on the dealer's own lines.
+    pub pit: Option<String>,
     /// Null on a whole-day line.
     pub shift: Option<String>,
     pub rounds: i64,
@@ -991,32 +995,93 @@ fn dealer_report_of(conn: &mut AnyConnection, rows: &DayRows, period: Period) ->
             to_us: s.to_us,
         })
         .collect();
-    let lines = rows
+    let as_dealer_line = |l: PerformanceLine, pit: Option<String>| {
+        Some(DealerLine {
+            dealer_id: l.table_id?,
+            username: l.table_name.unwrap_or_default(),
+            pit,
+            shift: l.shift,
+            rounds: l.rounds,
+            voided_rounds: l.voided_rounds,
+            hours_dealt: l.open_hours,
+            rounds_per_hour: l.rounds_per_hour,
+            drop: l.drop,
+            house_win: l.house_win,
+            hold_percent: l.hold_percent,
+            covered_win: l.covered_win,
+            theo_win: l.theo_win,
+            theo_sd: l.theo_sd,
+            actual_minus_theo: l.actual_minus_theo,
+            band_99: l.band_99,
+            outside_band: l.outside_band,
+        })
+    };
+    let mut lines: Vec<DealerLine> = rows
         .lines(&subjects, &open, |table_id, at_us| {
             dealers::dealer_at(&spells, table_id, at_us)
         })
         .into_iter()
-        .filter_map(|l| {
-            Some(DealerLine {
-                dealer_id: l.table_id?,
-                username: l.table_name.unwrap_or_default(),
-                shift: l.shift,
-                rounds: l.rounds,
-                voided_rounds: l.voided_rounds,
-                hours_dealt: l.open_hours,
-                rounds_per_hour: l.rounds_per_hour,
-                drop: l.drop,
-                house_win: l.house_win,
-                hold_percent: l.hold_percent,
-                covered_win: l.covered_win,
-                theo_win: l.theo_win,
-                theo_sd: l.theo_sd,
-                actual_minus_theo: l.actual_minus_theo,
-                band_99: l.band_99,
-                outside_band: l.outside_band,
+        .filter_map(|l| as_dealer_line(l, None))
+        .collect();
+
+    // Each dealer's period in each pit they dealt in: the play at that pit's
+    // tables while they were in the box, placed after the dealer's own lines.
+    let pits = pits(conn)?;
+    let pairs: std::collections::BTreeSet<(&str, &str)> = spells
+        .iter()
+        .filter_map(|s| Some((s.dealer_id, pits.pit_of(s.table_id)?)))
+        .collect();
+    // A subject key for each (dealer, pit).
+    let in_pit: std::collections::BTreeMap<(&str, &str), String> = pairs
+        .into_iter()
+        .enumerate()
+        .map(|(k, pair)| (pair, k.to_string()))
+        .collect();
+    let pit_subjects: Vec<performance::TableInfo> = in_pit
+        .iter()
+        .map(|((dealer_id, _), key)| performance::TableInfo {
+            id: key,
+            name: dealer_id,
+            game: "",
+        })
+        .collect();
+    let pit_open: Vec<performance::OpenSpell> = spells
+        .iter()
+        .filter_map(|s| {
+            Some(performance::OpenSpell {
+                table_id: in_pit.get(&(s.dealer_id, pits.pit_of(s.table_id)?))?,
+                from_us: s.from_us,
+                to_us: s.to_us,
             })
         })
         .collect();
+    let of_key: HashMap<&str, (&str, &str)> = in_pit.iter().map(|(k, key)| (key.as_str(), *k)).collect();
+    let pit_lines = rows
+        .lines(&pit_subjects, &pit_open, |table_id, at_us| {
+            let dealer_id = dealers::dealer_at(&spells, table_id, at_us)?;
+            Some(in_pit.get(&(dealer_id, pits.pit_of(table_id)?))?.as_str())
+        })
+        .into_iter()
+        .filter(|l| l.shift.is_none());
+    for l in pit_lines {
+        let Some(&(dealer_id, pit)) = l.table_id.as_deref().and_then(|key| of_key.get(key)) else {
+            continue; // the floor's line
+        };
+        let username = names.iter().find(|(id, _)| id == dealer_id).map(|(_, n)| n.clone());
+        let at = lines
+            .iter()
+            .rposition(|d| d.dealer_id == dealer_id)
+            .map_or(lines.len(), |k| k + 1);
+        let line = as_dealer_line(
+            PerformanceLine {
+                table_id: Some(dealer_id.to_owned()),
+                table_name: username,
+                ..l
+            },
+            Some(pit.to_owned()),
+        );
+        lines.splice(at..at, line);
+    }
     Ok(DealerReport {
         gaming_day: period.first.to_string(),
         last_gaming_day: period.last.to_string(),
@@ -1040,6 +1105,7 @@ pub const DEALER_CSV_HEADER: &[&str] = &[
     "gaming_day",
     "dealer_id",
     "username",
+    "pit",
     "shift",
     "rounds",
     "voided_rounds",
@@ -1067,6 +1133,7 @@ pub fn dealer_csv_record(label: &str, l: &DealerLine) -> Vec<String> {
         performance::csv_field(label),
         performance::csv_field(&l.dealer_id),
         performance::csv_field(&l.username),
+        performance::csv_field(l.pit.as_deref().unwrap_or("")),
         performance::csv_field(l.shift.as_deref().unwrap_or("")),
         l.rounds.to_string(),
         l.voided_rounds.to_string(),

@@ -2,6 +2,7 @@
 //! game's service logic (engine replay + ledger), called by the API handlers.
 
 pub mod lobo;
+pub mod lobo_hints;
 pub mod prima_carta;
 pub mod record;
 pub mod seed_vault;

@@ -576,7 +576,7 @@ fn dealer_day_line<'a>(report: &'a Value, dealer: &str) -> &'a Value {
         .as_array()
         .unwrap()
         .iter()
-        .find(|l| l["dealer_id"] == dealer && l["shift"].is_null())
+        .find(|l| l["dealer_id"] == dealer && l["shift"].is_null() && l["pit"].is_null())
         .unwrap_or_else(|| panic!("no day line for {dealer} in {report}"))
 }
 
@@ -612,13 +612,34 @@ both_backends! {
         let day = s(&report["gaming_day"]);
         let csv = app.get(&format!("/api/v1/floor/dealers?format=csv&gaming_day={day}"), Some(&auditor)).await;
         assert_eq!(csv.status, 200);
-        assert!(csv.text.starts_with("gaming_day,dealer_id,username,shift,rounds,"), "{}", csv.text);
-        assert!(csv.text.lines().any(|l| l.contains(&bea.id) && l.contains(",,1,0,")), "{}", csv.text);
+        assert!(csv.text.starts_with("gaming_day,dealer_id,username,pit,shift,rounds,"), "{}", csv.text);
+        assert!(csv.text.lines().any(|l| l.contains(&bea.id) && l.contains(",,,1,0,")), "{}", csv.text);
         let o = crate::checkpoints::djego(&["report", "dealers", "--database-url", app.db.url(), "--gaming-day", day, "--csv"]).await;
         assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
         let cli = String::from_utf8_lossy(&o.stdout);
         assert_eq!(cli.lines().count(), csv.text.lines().count(), "{cli}");
         app.get("/api/v1/floor/dealers", Some(&c.dealer.token)).await.assert_error(403, "forbidden");
+
+        // With the table in a pit, each dealer has a line for their play in
+        // it, after their own lines: here all of it, as they dealt nowhere else.
+        let pits = json!({ "pits": [{ "name": "Main pit", "table_ids": [c.table] }] });
+        app.put("/api/v1/floor/pits", Some(&c.pitboss.token), &pits, None).await.expect(200);
+        let report = app.get("/api/v1/floor/dealers", Some(&c.pitboss.token)).await.expect(200);
+        let lines = report["lines"].as_array().unwrap();
+        for dealer in [&c.dealer, &bea] {
+            let own = dealer_day_line(&report, &dealer.id);
+            let in_pit: Vec<&Value> = lines.iter().filter(|l| l["dealer_id"] == dealer.id.as_str() && !l["pit"].is_null()).collect();
+            assert_eq!(in_pit.len(), 1, "{report}");
+            let (pit, own) = (in_pit[0].as_object().unwrap().clone(), own.as_object().unwrap().clone());
+            assert_eq!((pit["pit"].as_str(), pit["shift"].clone(), pit["username"].as_str()), (Some("Main pit"), Value::Null, Some(dealer.username.as_str())));
+            for figure in ["rounds", "hours_dealt", "drop", "house_win", "theo_win", "band_99"] {
+                assert_eq!(pit[figure], own[figure], "{figure}: {report}");
+            }
+            let last = lines.iter().rposition(|l| l["dealer_id"] == dealer.id.as_str()).unwrap();
+            assert_eq!(lines[last]["pit"], "Main pit", "the pit's line comes last: {report}");
+        }
+        let csv = app.get(&format!("/api/v1/floor/dealers?format=csv&gaming_day={day}"), Some(&auditor)).await;
+        assert!(csv.text.lines().any(|l| l.contains(&bea.id) && l.contains(",Main pit,,1,0,")), "{}", csv.text);
     }
 }
 

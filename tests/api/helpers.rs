@@ -199,6 +199,7 @@ pub fn test_settings(database_url: &str) -> Settings {
         trust_forwarded_for: false,
         json_limit_bytes: 64 * 1024,
         argon2_memory_kib: 1024,
+        hint_limits: Default::default(),
     }
 }
 

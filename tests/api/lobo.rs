@@ -591,3 +591,81 @@ both_backends!(
             .assert_error(403, "forbidden");
     }
 );
+
+both_backends!(
+    async fn a_hint_is_solved_once_per_position_and_new_ones_are_limited(app: TestApp) {
+        let app = TestApp::spawn_with(app.backend, |s| {
+            s.hint_limits.solves_per_player_per_minute = 1;
+        })
+        .await;
+        let table = lobo_table(&app, true);
+        let player = funded_player(&app, "2000.00").await;
+        // A round still in play after its first play (most deals are).
+        let mut found = None;
+        for attempt in 0..20 {
+            let round = start(
+                &app,
+                &player,
+                &table,
+                json!({ "unit": "1.00", "client_seed": format!("hint {attempt}") }),
+            )
+            .await
+            .expect(201);
+            if round["status"] != "in_play" {
+                continue;
+            }
+            let id = round["id"].as_str().unwrap().to_string();
+            let legal = round["table"]["legal_plays"].as_array().unwrap();
+            let after_one = legal.iter().find(|p| p["kind"] != "fold").cloned();
+            if let Some(play) = after_one {
+                found = Some((id, play));
+                break;
+            }
+            app.post(
+                &format!("/api/v1/lobo-rounds/{id}/fold"),
+                Some(&player.token),
+                &json!({ "expected_plays": 0 }),
+                None,
+            )
+            .await
+            .expect(200);
+        }
+        let (id, play) = found.expect("a round in play within 20 deals");
+        let path = format!("/api/v1/lobo-rounds/{id}/hint");
+
+        let first = app.get(&path, Some(&player.token)).await.expect(200);
+        assert_eq!(
+            (first["cached"].as_bool(), first["plays_made"].as_u64()),
+            (Some(false), Some(0)),
+            "{first}"
+        );
+        // The same position again: from memory, the same hint, not a new solve.
+        for _ in 0..3 {
+            let again = app.get(&path, Some(&player.token)).await.expect(200);
+            assert_eq!(again["cached"], true, "{again}");
+            assert_eq!(
+                (&again["play"], &again["value_points"]),
+                (&first["play"], &first["value_points"])
+            );
+        }
+
+        let body = json!({ "kind": play["kind"], "player_cards": play["player_cards"],
+                           "wolf_cards": play["wolf_cards"], "expected_plays": 0 });
+        let view = app
+            .post(
+                &format!("/api/v1/lobo-rounds/{id}/plays"),
+                Some(&player.token),
+                &body,
+                None,
+            )
+            .await
+            .expect(200);
+        if view["status"] == "in_play" {
+            // A new position is a new solve: beyond one a minute, refused at once with when to ask again.
+            let refused = app.get(&path, Some(&player.token)).await;
+            refused.assert_error(429, "too_many_hints");
+            let retry: u64 = refused.headers["retry-after"].to_str().unwrap().parse().unwrap();
+            assert!((1..=60).contains(&retry), "Retry-After {retry}");
+        }
+    }
+);

@@ -460,3 +460,111 @@ both_backends!(
         app.assert_ledger_sound().await;
     }
 );
+
+/// Runs `sql` in a transaction that is rolled back: Ok(rows) if the database
+/// accepted it, Err(message) if it refused it.
+fn accepted(app: &crate::helpers::TestApp, sql: &str) -> Result<usize, String> {
+    use diesel::RunQueryDsl;
+    #[derive(Debug)]
+    enum Outcome {
+        Accepted(usize),
+        Refused(String),
+    }
+    impl From<djego::store::StoreError> for Outcome {
+        fn from(e: djego::store::StoreError) -> Outcome {
+            Outcome::Refused(e.to_string())
+        }
+    }
+    impl From<diesel::result::Error> for Outcome {
+        fn from(e: diesel::result::Error) -> Outcome {
+            Outcome::Refused(e.to_string())
+        }
+    }
+    let result: Result<(), Outcome> = app.database().write(|conn| {
+        let rows = diesel::sql_query(sql).execute(conn)?;
+        Err(Outcome::Accepted(rows))
+    });
+    match result {
+        Err(Outcome::Accepted(rows)) => Ok(rows),
+        Err(Outcome::Refused(message)) => Err(message),
+        Ok(()) => unreachable!("the closure always rolls back"),
+    }
+}
+
+both_backends!(
+    async fn bets_and_transfers_name_only_rows_that_exist_and_stay(app: TestApp) {
+        // On PostgreSQL these references are checked per statement by
+        // triggers rather than per row by foreign keys: the same refusals.
+        let c = casino(
+            &app,
+            TableOptions {
+                players: 1,
+                ..TableOptions::default()
+            },
+        )
+        .await;
+        let round = create_round(&app, &c).await;
+        let round_id = s(&round["id"]).to_string();
+        let player = &c.players[0];
+        app.post(
+            &format!("/api/v1/rounds/{round_id}/bets"),
+            Some(&player.token),
+            &json!({ "kind": "prima", "suit": "cups", "amount": "1.00" }),
+            None,
+        )
+        .await
+        .expect(201);
+
+        let copy_bet = |column: &str, value: &str| {
+            let columns = "round_id, table_id, player_id, kind, selection, amount_minor, pay_table_id, client_seed, \
+                           status, returned_minor, decided_by, placed_at_us, settled_at_us";
+            let values: Vec<&str> = columns
+                .split(", ")
+                .map(|c| if c == column { value } else { c })
+                .collect();
+            let values = values.join(", ");
+            format!("INSERT INTO bets (id, {columns}) SELECT id || '-copy', {values} FROM bets")
+        };
+        assert_eq!(
+            accepted(&app, &copy_bet("round_id", "round_id")),
+            Ok(1),
+            "a faithful copy is accepted"
+        );
+        for (column, missing) in [
+            ("round_id", "'no-such-round'"),
+            ("table_id", "'no-such-table'"),
+            ("player_id", "'no-such-player'"),
+            ("pay_table_id", "'no-such-pay-table'"),
+        ] {
+            let refused = accepted(&app, &copy_bet(column, missing));
+            assert!(refused.is_err(), "a bet naming no row in {column}: {refused:?}");
+        }
+
+        let copy_transfer = |debit: &str, credit: &str| {
+            format!(
+                "INSERT INTO transfers (seq, id, debit_account, credit_account, amount_minor, kind, created_at_us, \
+                 prev_hash, hash) SELECT seq + 1000000, id || '-copy', {debit}, {credit}, amount_minor, kind, \
+                 created_at_us, prev_hash, hash FROM transfers WHERE seq = (SELECT MAX(seq) FROM transfers)"
+            )
+        };
+        assert_eq!(accepted(&app, &copy_transfer("debit_account", "credit_account")), Ok(1));
+        for (debit, credit) in [
+            ("'no-such-account'", "credit_account"),
+            ("debit_account", "'no-such-account'"),
+        ] {
+            let refused = accepted(&app, &copy_transfer(debit, credit));
+            assert!(refused.is_err(), "a transfer naming no account: {refused:?}");
+        }
+
+        for sql in [
+            format!("DELETE FROM rounds WHERE id = '{round_id}'"),
+            format!("UPDATE rounds SET id = 'renamed' WHERE id = '{round_id}'"),
+            format!("DELETE FROM users WHERE id = '{}'", player.id),
+            format!("UPDATE users SET id = 'renamed' WHERE id = '{}'", player.id),
+            format!("DELETE FROM accounts WHERE id = 'wallet:{}'", player.id),
+        ] {
+            let refused = accepted(&app, &sql);
+            assert!(refused.is_err(), "{sql}: {refused:?}");
+        }
+    }
+);

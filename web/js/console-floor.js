@@ -247,6 +247,7 @@ function loadTablesReport() {
 function loadDealers() {
   return report("dealers", "/api/v1/floor/dealers", (r) => grid([
     ["Dealer", (l) => l.username || nameOf(l.dealer_id)],
+    ["Pit", (l) => l.pit ? `In ${l.pit}` : "—"],
     ["Shift", (l) => l.shift || el("strong", {}, "whole")],
     ["Rounds", (l) => String(l.rounds)],
     ["Hours dealt", (l) => num(l.hours_dealt)],

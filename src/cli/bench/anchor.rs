@@ -9,6 +9,7 @@ use hdrhistogram::Histogram;
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
+use super::cpu::{self, Cost};
 use super::server::{admin_connection, ScratchPg};
 
 /// The transaction pgbench runs for every wager, one per client loop.
@@ -106,6 +107,8 @@ pub struct AnchorResult {
     pub failed: u64,
     pub p50_ms: f64,
     pub p99_ms: f64,
+    /// CPU time per transaction: the database's and pgbench's.
+    pub cpu: Option<Cost>,
 }
 
 /// The prepared anchor: its scratch database, script and pgbench.
@@ -172,6 +175,7 @@ impl Anchor {
         if let Some(pw) = &t.password {
             cmd.env("PGPASSWORD", pw);
         }
+        let before = cpu::snapshot(None);
         let out = cmd
             .output()
             .map_err(|e| format!("cannot run {}: {e}", self.pgbench.display()))?;
@@ -191,11 +195,21 @@ impl Anchor {
             .and_then(|n| n.parse().ok())
             .unwrap_or(0);
         let latencies = read_latencies(&log_dir)?;
+        let processed = stdout
+            .lines()
+            .find_map(|l| l.trim().strip_prefix("number of transactions actually processed:"))
+            .and_then(|rest| rest.split(['/', ' ']).find(|w| !w.is_empty()))
+            .and_then(|n| n.parse().ok())
+            .unwrap_or(0);
+        let cpu = before
+            .zip(cpu::snapshot(None))
+            .and_then(|(before, after)| before.cost(&after, processed, true));
         Ok(AnchorResult {
             tps,
             failed,
             p50_ms: latencies.value_at_quantile(0.50) as f64 / 1000.0,
             p99_ms: latencies.value_at_quantile(0.99) as f64 / 1000.0,
+            cpu,
         })
     }
 }

@@ -202,6 +202,11 @@ impl Server {
         lines[lines.len().saturating_sub(20)..].join("\n")
     }
 
+    /// The process id of the `djego serve` under test.
+    pub fn pid(&self) -> u32 {
+        self.child.id()
+    }
+
     pub fn url(&self, path: &str) -> String {
         format!("{}{path}", self.base)
     }
