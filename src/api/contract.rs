@@ -312,8 +312,9 @@ impl PartialSchema for TableEvent {
             "description": "One event of the stream; its `data` is JSON. First `state`: the current Prima Carta \
                             round's public view, `null` when there is none, or `{\"table\": …}` at a Lobo table. \
                             Then `table` when the table changes, each game event of a round (`data` is the \
-                            event, with its `type`) followed by `round` (the round's public view), and \
-                            `resync` when the watcher fell behind and should reload the state. A stream \
+                            event, with its `type`) followed by `round` (the round's public view); at a \
+                            Lobo table, `lobo_round` (the round as its player sees it, never a face-down \
+                            card) when a round starts, at each play and when it ends; and `resync` when the watcher fell behind and should reload the state. A stream \
                             ends with `ended` (its `reason`) when the session it was opened with ends: \
                             logout, deactivation, a role or password change. Comments \
                             (`: keep-alive`) keep the connection open.",
@@ -328,6 +329,7 @@ impl PartialSchema for TableEvent {
                     },
                 ] }))),
                 event(json!(["round"]), json_data(json!({ "$ref": "#/components/schemas/RoundView" }))),
+                event(json!(["lobo_round"]), json_data(json!({ "$ref": "#/components/schemas/LoboView" }))),
                 event(json!(["table"]), json_data(json!({ "$ref": "#/components/schemas/Table" }))),
                 event(json!(["resync", "ended"]), json_data(json!({
                     "type": "object",

@@ -127,11 +127,21 @@ pub async fn start_round(
     let unit = body.unit;
     let vault = state.vault.clone();
     let player = caller.user_id.clone();
-    idempotency::run(&state, &caller.user_id, idem, StatusCode::CREATED, move |conn, key| {
+    let started = std::sync::Arc::new(std::sync::Mutex::new(None::<String>));
+    let started_in = started.clone();
+    let response = idempotency::run(&state, &caller.user_id, idem, StatusCode::CREATED, move |conn, key| {
         let table = tables::find(conn, &table_id)?.ok_or_else(|| ApiError::not_found("table"))?;
-        service::start_round(conn, &vault, &table, &player, unit, client_seed.as_ref(), key)
+        let view = service::start_round(conn, &vault, &table, &player, unit, client_seed.as_ref(), key)?;
+        *started_in.lock().unwrap_or_else(|p| p.into_inner()) = Some(view.id.clone());
+        Ok(view)
     })
-    .await
+    .await?;
+    // A replayed answer started nothing new: nothing to tell.
+    let round_id = started.lock().unwrap_or_else(|p| p.into_inner()).take();
+    if let Some(round_id) = round_id {
+        publish(&state, round_id).await;
+    }
+    Ok(response)
 }
 
 /// A Lobo table's rounds, newest first (pit boss, auditor), each as its
@@ -162,10 +172,7 @@ pub async fn list_rounds(
             service::config_of(&table)?;
             record::for_table(&mut conn, &table_id, page.limit)?
                 .iter()
-                .map(|row| {
-                    let (config, st) = service::state_of(&s.vault, row)?;
-                    service::view(row, &config, &st)
-                })
+                .map(|row| round_view(&s.vault, row))
                 .collect::<Result<Vec<_>, _>>()
         })
         .await?;
@@ -212,8 +219,7 @@ pub async fn get_round(
             let mut conn = s.db.conn()?;
             let row = load(&mut conn, &round_id)?;
             may_read(&caller, &row)?;
-            let (config, st) = service::state_of(&s.vault, &row)?;
-            service::view(&row, &config, &st)
+            round_view(&s.vault, &row)
         })
         .await?;
     Ok(web::Json(view))
@@ -289,11 +295,39 @@ async fn run_play(
     }
     let vault = state.vault.clone();
     let player = caller.user_id.clone();
-    idempotency::run(&state, &caller.user_id, idem, StatusCode::OK, move |conn, _key| {
-        load(conn, &round_id)?;
-        service::make_play(conn, &vault, &round_id, &player, &play, expected_plays as usize)
+    let played = round_id.clone();
+    let response = idempotency::run(&state, &caller.user_id, idem, StatusCode::OK, move |conn, _key| {
+        load(conn, &played)?;
+        service::make_play(conn, &vault, &played, &player, &play, expected_plays as usize)
     })
-    .await
+    .await?;
+    publish(&state, round_id).await;
+    Ok(response)
+}
+
+/// Tells the table's watchers, on this instance and the others, about the
+/// round as it now stands: the player's view, which holds no face-down card.
+async fn publish(state: &web::Data<AppState>, round_id: String) {
+    let view = state
+        .blocking(move |s| {
+            let mut conn = s.db.conn()?;
+            round_view(&s.vault, &load(&mut conn, &round_id)?)
+        })
+        .await;
+    if let Ok(view) = view {
+        publish_locally(state, &view);
+        super::prima_carta::announce(state, &view.table_id, Some(&view.id));
+    }
+}
+
+/// Tells this instance's watchers of the table (`lobo_round`).
+pub fn publish_locally(state: &AppState, view: &LoboView) {
+    state.live.publish(&view.table_id, "lobo_round", view);
+}
+
+pub(super) fn round_view(vault: &crate::rounds::SeedVault, row: &RoundRow) -> Result<LoboView, ApiError> {
+    let (config, st) = service::state_of(vault, row)?;
+    service::view(row, &config, &st)
 }
 
 /// The solver's best play for the round's position (when the table offers hints), labelled

@@ -99,9 +99,13 @@ pub fn relay_remote(state: &AppState, announcement: crate::live::Announcement) {
         let mut conn = state.db.conn()?;
         match &announcement.round_id {
             Some(round_id) => {
-                let row = find_prima(&mut conn, round_id)?;
-                let view = service::round_view(&mut conn, &state.vault, &row)?;
-                publish_locally(state, &view);
+                let row = record::find(&mut conn, round_id)?.ok_or_else(|| ApiError::not_found("round"))?;
+                if row.game == "lobo" {
+                    super::lobo::publish_locally(state, &super::lobo::round_view(&state.vault, &row)?);
+                } else {
+                    let view = service::round_view(&mut conn, &state.vault, &row)?;
+                    publish_locally(state, &view);
+                }
             }
             None => {
                 let table = load_table(&mut conn, &announcement.table_id)?;

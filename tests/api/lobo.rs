@@ -669,3 +669,85 @@ both_backends!(
         }
     }
 );
+
+/// Reads a live stream until `done` holds for what it has sent, or panics after 10 s.
+async fn read_until(stream: &mut reqwest::Response, seen: &mut String, done: impl Fn(&str) -> bool) {
+    let deadline = tokio::time::Instant::now() + std::time::Duration::from_secs(10);
+    while !done(seen) {
+        let chunk = tokio::time::timeout_at(deadline, stream.chunk())
+            .await
+            .unwrap_or_else(|_| panic!("the stream did not say it in time: {seen}"))
+            .expect("the stream reads")
+            .expect("the stream is open");
+        seen.push_str(&String::from_utf8_lossy(&chunk));
+    }
+}
+
+both_backends!(
+    async fn a_lobo_tables_rounds_are_shown_live_without_a_face_down_card(app: TestApp) {
+        let table = lobo_table(&app, false);
+        let player = funded_player(&app, "500.00").await;
+        let pitboss = app.create_user(Role::Pitboss).await;
+        // On PostgreSQL the watcher is on another instance: the change crosses over.
+        let watched = match app.backend {
+            crate::helpers::Backend::Postgres => Some(
+                // As every instance of one casino: the same token and seed keys.
+                app.spawn_another_with(|s| {
+                    s.jwt_secret = app.state.settings.jwt_secret.clone();
+                    s.seed_key = app.state.settings.seed_key;
+                })
+                .await,
+            ),
+            crate::helpers::Backend::Sqlite => None,
+        };
+        let watcher = watched.as_ref().unwrap_or(&app);
+        let mut stream = watcher
+            .request(
+                reqwest::Method::GET,
+                &format!("/api/v1/tables/{table}/events"),
+                Some(&pitboss.token),
+            )
+            .send()
+            .await
+            .expect("the stream opens");
+        assert_eq!(stream.status(), 200);
+        let mut seen = String::new();
+        read_until(&mut stream, &mut seen, |s| s.contains("event: state")).await;
+
+        let round = start(&app, &player, &table, json!({ "unit": "1.00" }))
+            .await
+            .expect(201);
+        let id = round["id"].as_str().unwrap().to_string();
+        read_until(&mut stream, &mut seen, |s| {
+            s.contains("event: lobo_round") && s.contains(&id)
+        })
+        .await;
+        if round["status"] == "in_play" {
+            app.post(
+                &format!("/api/v1/lobo-rounds/{id}/fold"),
+                Some(&player.token),
+                &json!({ "expected_plays": 0 }),
+                None,
+            )
+            .await
+            .expect(200);
+        }
+        read_until(&mut stream, &mut seen, |s| s.contains("\"status\":\"settled\"")).await;
+        let views: Vec<Value> = seen
+            .lines()
+            .filter_map(|l| l.strip_prefix("data: "))
+            .filter_map(|d| serde_json::from_str::<Value>(d).ok())
+            .filter(|v| v["id"] == id.as_str())
+            .collect();
+        for view in views.iter().filter(|v| v["status"] == "in_play") {
+            assert!(view["server_seed"].is_null(), "no seed before settlement: {view}");
+        }
+        let last = views.last().expect("the round's view");
+        assert_eq!(last["status"], "settled", "{last}");
+        assert!(
+            last["server_seed"].is_string(),
+            "the seed is revealed once settled: {last}"
+        );
+        assert!(!seen.contains("\"deck\""), "no deck in the stream: {seen}");
+    }
+);
