@@ -1041,7 +1041,10 @@ fn dealer_report_of(conn: &mut AnyConnection, rows: &DayRows, period: Period) ->
         .iter()
         .map(|((dealer_id, _), key)| performance::TableInfo {
             id: key,
-            name: dealer_id,
+            name: names
+                .iter()
+                .find(|(id, _)| id == dealer_id)
+                .map_or(dealer_id, |(_, username)| username.as_str()),
             game: "",
         })
         .collect();
@@ -1067,7 +1070,6 @@ fn dealer_report_of(conn: &mut AnyConnection, rows: &DayRows, period: Period) ->
         let Some(&(dealer_id, pit)) = l.table_id.as_deref().and_then(|key| of_key.get(key)) else {
             continue; // the floor's line
         };
-        let username = names.iter().find(|(id, _)| id == dealer_id).map(|(_, n)| n.clone());
         let at = lines
             .iter()
             .rposition(|d| d.dealer_id == dealer_id)
@@ -1075,7 +1077,6 @@ fn dealer_report_of(conn: &mut AnyConnection, rows: &DayRows, period: Period) ->
         let line = as_dealer_line(
             PerformanceLine {
                 table_id: Some(dealer_id.to_owned()),
-                table_name: username,
                 ..l
             },
             Some(pit.to_owned()),

@@ -82,6 +82,17 @@ fn shown_ids(view: &Value) -> BTreeSet<i64> {
     ids
 }
 
+/// Folds `round_id` at its first position, without an Idempotency-Key.
+async fn fold_at_once(app: &TestApp, player: &TestUser, round_id: &str) -> crate::helpers::TestResponse {
+    app.post(
+        &format!("/api/v1/lobo-rounds/{round_id}/fold"),
+        Some(&player.token),
+        &json!({ "expected_plays": 0 }),
+        None,
+    )
+    .await
+}
+
 async fn start(app: &TestApp, player: &TestUser, table: &str, body: Value) -> crate::helpers::TestResponse {
     app.post(
         &format!("/api/v1/tables/{table}/lobo-rounds"),
@@ -363,14 +374,7 @@ both_backends!(
         app.get(&format!("/api/v1/lobo-rounds/{id}"), Some(&other.token))
             .await
             .assert_error(403, "forbidden");
-        app.post(
-            &format!("/api/v1/lobo-rounds/{id}/fold"),
-            Some(&other.token),
-            &json!({ "expected_plays": 0 }),
-            None,
-        )
-        .await
-        .assert_error(403, "forbidden");
+        fold_at_once(&app, &other, &id).await.assert_error(403, "forbidden");
         let dealer = app.create_user(Role::Dealer).await;
         app.get(&format!("/api/v1/lobo-rounds/{id}"), Some(&dealer.token))
             .await
@@ -426,28 +430,16 @@ both_backends!(
                 .await
                 .expect(200);
             assert_eq!(again, folded);
-            app.post(
-                &format!("/api/v1/lobo-rounds/{id}/fold"),
-                Some(&player.token),
-                &json!({ "expected_plays": 0 }),
-                None,
-            )
-            .await
-            .assert_error(409, "wrong_round_state");
+            fold_at_once(&app, &player, &id)
+                .await
+                .assert_error(409, "wrong_round_state");
         }
         app.get(&format!("/api/v1/lobo-rounds/{id}/recall"), Some(&other.token))
             .await
             .assert_error(403, "forbidden");
         let theirs_id = theirs["id"].as_str().unwrap();
         if theirs["status"] == "in_play" {
-            app.post(
-                &format!("/api/v1/lobo-rounds/{theirs_id}/fold"),
-                Some(&other.token),
-                &json!({ "expected_plays": 0 }),
-                None,
-            )
-            .await
-            .expect(200);
+            fold_at_once(&app, &other, &theirs_id).await.expect(200);
         }
         let tb = app.trial_balance().await;
         assert_eq!(account_balance(&tb, &format!("escrow:{id}")).as_deref(), Some("0.00"));
@@ -507,14 +499,7 @@ both_backends!(
         assert_eq!(app.balance(&player.id).await, "0.96");
         let id = round["id"].as_str().unwrap();
         if round["status"] == "in_play" {
-            app.post(
-                &format!("/api/v1/lobo-rounds/{id}/fold"),
-                Some(&player.token),
-                &json!({ "expected_plays": 0 }),
-                None,
-            )
-            .await
-            .expect(200);
+            fold_at_once(&app, &player, &id).await.expect(200);
         }
         app.get("/api/v1/lobo-rounds/not-a-round", Some(&player.token))
             .await
@@ -553,14 +538,7 @@ both_backends!(
                 (open[0]["game"].as_str(), open[0]["table_id"].as_str()),
                 (Some("lobo"), Some(table.as_str()))
             );
-            app.post(
-                &format!("/api/v1/lobo-rounds/{id}/fold"),
-                Some(&player.token),
-                &json!({ "expected_plays": 0 }),
-                None,
-            )
-            .await
-            .expect(200);
+            fold_at_once(&app, &player, &id).await.expect(200);
         }
         // Over, it moves to the recent rounds.
         let listed = mine(&player).await;
@@ -621,14 +599,7 @@ both_backends!(
                 found = Some((id, play));
                 break;
             }
-            app.post(
-                &format!("/api/v1/lobo-rounds/{id}/fold"),
-                Some(&player.token),
-                &json!({ "expected_plays": 0 }),
-                None,
-            )
-            .await
-            .expect(200);
+            fold_at_once(&app, &player, &id).await.expect(200);
         }
         let (id, play) = found.expect("a round in play within 20 deals");
         let path = format!("/api/v1/lobo-rounds/{id}/hint");
@@ -723,14 +694,7 @@ both_backends!(
         })
         .await;
         if round["status"] == "in_play" {
-            app.post(
-                &format!("/api/v1/lobo-rounds/{id}/fold"),
-                Some(&player.token),
-                &json!({ "expected_plays": 0 }),
-                None,
-            )
-            .await
-            .expect(200);
+            fold_at_once(&app, &player, &id).await.expect(200);
         }
         read_until(&mut stream, &mut seen, |s| s.contains("\"status\":\"settled\"")).await;
         let views: Vec<Value> = seen
