@@ -45,7 +45,7 @@ impl Default for HintLimits {
 /// Why a hint was not solved now.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, thiserror::Error)]
 pub enum HintRefusal {
-    #[error("this player has asked for too many new hints; ask again in {retry_after_s} s")]
+    #[error("too many new hints this minute; ask again in {retry_after_s} s")]
     TooMany { retry_after_s: u64 },
     #[error("every hint solver is busy; ask again in a moment")]
     Busy,

@@ -117,7 +117,18 @@ pub struct PgTestDb {
 }
 
 pub fn test_database_url() -> String {
-    std::env::var("TEST_DATABASE_URL").unwrap_or_else(|_| DEFAULT_TEST_DATABASE_URL.to_string())
+    let url = std::env::var("TEST_DATABASE_URL").unwrap_or_else(|_| DEFAULT_TEST_DATABASE_URL.to_string());
+    // Without this libpq first probes for Kerberos (GSSAPI) on every connection,
+    // and Kerberos aborts the whole test process when a connection is still
+    // being made as the process exits: a live relay reconnecting to a test
+    // database already dropped. No test uses Kerberos.
+    if url.contains("gssencmode=") {
+        url
+    } else if url.contains('?') {
+        format!("{url}&gssencmode=disable")
+    } else {
+        format!("{url}?gssencmode=disable")
+    }
 }
 
 fn admin_connection(admin_url: &str) -> PgConnection {
