@@ -99,14 +99,18 @@ impl LiveHub {
     }
 
     /// Listens for other instances' announcements on a dedicated PostgreSQL
-    /// connection and hands each to `on_remote`, until the process ends.
-    /// Reconnects after a lost connection.
+    /// connection and hands each to `on_remote`, until the service shuts
+    /// down ([`LiveHub::close_streams`]). Reconnects after a lost connection.
     pub fn start_relay(&self, database_url: String, on_remote: impl Fn(Announcement) + Send + 'static) {
         use diesel::{Connection, RunQueryDsl};
         let me = self.instance.to_string();
+        let closing = self.closing.0.subscribe();
         std::thread::Builder::new()
             .name("djego-live-relay".into())
             .spawn(move || loop {
+                if *closing.borrow() {
+                    return;
+                }
                 let mut conn = match diesel::PgConnection::establish(&database_url) {
                     Ok(c) => c,
                     Err(e) => {
@@ -121,7 +125,7 @@ impl LiveHub {
                 {
                     continue;
                 }
-                loop {
+                while !*closing.borrow() {
                     // A round trip makes libpq read pending notifications.
                     if diesel::sql_query("SELECT 1").execute(&mut conn).is_err() {
                         break;

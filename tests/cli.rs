@@ -267,7 +267,7 @@ fn bench_median(line: &str, label: &str) -> f64 {
         .split_once(label)
         .unwrap_or_else(|| panic!("no {label:?} in {line}"))
         .1;
-    let figures = after.split_whitespace().next().unwrap_or("");
+    let figures = after.split_whitespace().next().unwrap_or("").trim_end_matches(';');
     let parts: Vec<f64> = figures
         .split('/')
         .map(|f| f.parse().unwrap_or_else(|_| panic!("{label:?} figures in {line}")))
@@ -340,6 +340,16 @@ fn bench_wagers_with_the_pgbench_anchor_on_postgres_prints_its_rate_and_the_rati
     assert!(bench_median(line, "djego ") > 0.0, "{line}");
     assert!(bench_median(line, "anchor ") > 0.0, "{line}");
     assert!(bench_median(line, "ratio djego/anchor ") > 0.0, "{line}");
+    // What a wager cost each side in CPU, read from /proc (this machine is Linux).
+    assert!(
+        bench_median(line, "server-side cpu per wager djego/anchor ") > 0.0,
+        "{line}"
+    );
+    assert!(
+        text.lines()
+            .any(|l| l.starts_with("cpu postgres bets-one-round clients=2 #1: per wager anchor: database ")),
+        "{text}"
+    );
     assert!(line.contains("errors 0;"), "{line}");
 }
 

@@ -316,6 +316,9 @@ impl Drop for TestApp {
     fn drop(&mut self) {
         // Sends the stop command at once; the database guard drops after this.
         drop(self.server.stop(false));
+        // The live relay (PostgreSQL) stops too, rather than reconnect to a
+        // database about to be dropped for the rest of the test run.
+        self.state.live.close_streams();
     }
 }
 
