@@ -47,7 +47,7 @@ impl Application {
         let vault = crate::rounds::SeedVault::new(&settings.seed_key);
         let password_checks =
             std::sync::Arc::new(tokio::sync::Semaphore::new(settings.password_check_concurrency.max(1)));
-        let settings_hints = settings.hint_limits;
+        let hints = std::sync::Arc::new(crate::rounds::lobo_hints::HintDesk::new(settings.hint_limits));
         let state = AppState {
             committer: crate::wagers::Committer::start(db.clone()),
             db,
@@ -55,7 +55,7 @@ impl Application {
             vault,
             live: crate::live::LiveHub::new(),
             password_checks,
-            hints: std::sync::Arc::new(crate::rounds::lobo_hints::HintDesk::new(settings_hints)),
+            hints,
         };
         if state.db.backend() == crate::store::Backend::Postgres {
             let relay_state = state.clone();

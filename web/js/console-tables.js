@@ -476,12 +476,7 @@ function roundsPart(t, rounds) {
       const count = totals.reduce((n, b) => n + Number(b.bets), 0);
       return count ? el("span", { title: totals.map((b) => `${b.bets}× ${b.kind}: ${b.staked}`).join("; ") }, `${count} bet${count === 1 ? "" : "s"}`) : "—";
     }],
-    ["", (r) => ["settled", "voided"].includes(r.status)
-      ? el("button", {
-        type: "button", class: "quiet round-recall", "data-round-id": r.id,
-        onclick: () => ctx.goTo("audit", { recall: r.id, game: t.config.game }),
-      }, "Recall")
-      : null],
+    recallColumn(t),
   ], list, { caption: "The last rounds, newest first", empty: "No rounds yet." }));
 
   const voidable = list.filter((r) => VOIDABLE.includes(r.status));
@@ -514,6 +509,16 @@ function roundsPart(t, rounds) {
   return box;
 }
 
+/** A rounds grid's last column: Recall, once a round is over, opens it in the audit tab. */
+function recallColumn(t) {
+  return ["", (r) => ["settled", "voided"].includes(r.status)
+    ? el("button", {
+      type: "button", class: "quiet round-recall", "data-round-id": r.id,
+      onclick: () => ctx.goTo("audit", { recall: r.id, game: t.config.game }),
+    }, "Recall")
+    : null];
+}
+
 /** A Lobo table's rounds: each player's own against the house. */
 function loboRounds(t, box, list) {
   box.append(grid([
@@ -524,12 +529,7 @@ function loboRounds(t, box, list) {
     ["Result", (r) => r.result
       ? `${r.result.player_won ? "player won" : "house won"} (${r.result.reason.replaceAll("_", " ")}): ${r.result.player_won ? r.result.won : r.result.lost}`
       : "—"],
-    ["", (r) => ["settled", "voided"].includes(r.status)
-      ? el("button", {
-        type: "button", class: "quiet round-recall", "data-round-id": r.id,
-        onclick: () => ctx.goTo("audit", { recall: r.id, game: t.config.game }),
-      }, "Recall")
-      : null],
+    recallColumn(t),
   ], list, { caption: "The last rounds, newest first", empty: "No rounds yet." }));
   return box;
 }
