@@ -142,6 +142,8 @@ pub struct Settings {
     pub argon2_memory_kib: u32,
     /// How many Lobo hints are solved, per player and at once.
     pub hint_limits: crate::rounds::lobo_hints::HintLimits,
+    /// How often this instance looks for Lobo rounds past their play timeout (0 = never).
+    pub lobo_timeout_sweep_ms: u64,
 }
 
 impl Settings {
@@ -193,6 +195,7 @@ impl Settings {
             json_limit_bytes: 64 * 1024,
             argon2_memory_kib: argon2::Params::DEFAULT_M_COST,
             hint_limits: Default::default(),
+            lobo_timeout_sweep_ms: 5_000,
         })
     }
 }

@@ -1,7 +1,7 @@
 //! The append-only log of significant events (docs/architecture.md) that auditors read:
 //! tables opened and closed, pay tables installed, role changes, failed
 //! logins, logouts and ended sessions, token key rotations, voids, corrections,
-//! seed reveals, checkpoints, changes of the floor calendar and rating rule, dealers signing in and out of a table. Rows are only ever inserted (triggers refuse
+//! Lobo rounds timed out, seed reveals, checkpoints, changes of the floor calendar and rating rule, dealers signing in and out of a table. Rows are only ever inserted (triggers refuse
 //! anything else), and each checkpoint chains the events recorded since the
 //! last one (`checkpoints::event_chain`).
 
@@ -34,6 +34,8 @@ pub enum EventKind {
     DealerAssigned,
     PayTableInstalled,
     RoundVoided,
+    /// A Lobo round whose player made no play within the table's play timeout was folded.
+    RoundTimedOut,
     SeedRevealed,
     Correction,
     HouseRuleOverride,
@@ -71,6 +73,7 @@ impl EventKind {
             EventKind::DealerAssigned => "dealer_assigned",
             EventKind::PayTableInstalled => "pay_table_installed",
             EventKind::RoundVoided => "round_voided",
+            EventKind::RoundTimedOut => "round_timed_out",
             EventKind::SeedRevealed => "seed_revealed",
             EventKind::Correction => "correction",
             EventKind::HouseRuleOverride => "house_rule_override",

@@ -16,6 +16,7 @@ use crate::api::{self, ApiDoc};
 use crate::auth::TokenKeys;
 use crate::checkpoints::schedule::CheckpointSchedule;
 use crate::config::Settings;
+use crate::rounds::lobo_timeouts::TimeoutSweep;
 use crate::store::Database;
 
 pub struct Application {
@@ -24,6 +25,8 @@ pub struct Application {
     pub state: AppState,
     /// The periodic checkpoints; they stop when this is dropped.
     pub checkpoint_schedule: Option<CheckpointSchedule>,
+    /// The fold of silent Lobo rounds; it stops when this is dropped.
+    pub lobo_timeouts: Option<TimeoutSweep>,
 }
 
 impl Application {
@@ -68,12 +71,20 @@ impl Application {
             state.settings.checkpoint_key.clone(),
             Duration::from_secs(state.settings.checkpoint_interval_seconds),
         );
+        let told = state.clone();
+        let lobo_timeouts = TimeoutSweep::start(
+            state.db.clone(),
+            state.vault.clone(),
+            Duration::from_millis(state.settings.lobo_timeout_sweep_ms),
+            move |view| api::lobo::tell_watchers(&told, view),
+        );
         let server = run(listener, state.clone(), keys).map_err(|e| e.to_string())?;
         Ok(Application {
             port,
             server,
             state,
             checkpoint_schedule,
+            lobo_timeouts,
         })
     }
 }

@@ -704,8 +704,9 @@ def has_capture(player, wolf):
     return any(wolf_sums.get(p, 0) >= 2 for p in pr)
 
 
-def play_lobo(deck, plays):
-    """Replays a Lobo round. `plays`: (kind, player_cards, wolf_cards). Returns the outcome."""
+def play_lobo(deck, plays, voided=False):
+    """Replays a Lobo round. `plays`: (kind, player_cards, wolf_cards). Returns the outcome; for a
+    voided round (voided only while in play, so its plays stop short of the end), the opening only."""
     wolf, player = sorted(deck[0:4]), sorted(deck[4:8])
     opening = sum(rank_of(c) for c in wolf)
     nxt = 8
@@ -753,6 +754,10 @@ def play_lobo(deck, plays):
         player.sort()
         wolf.sort()
         end = settle_end()
+    if voided:
+        if end is not None:
+            raise RuleError("a voided Lobo round was over before its void", len(plays))
+        return {"wolf_opening_points": opening}
     if end is None:
         raise RuleError("the round is not over after the last play", len(plays))
     won = end == "wolf_emptied"
@@ -952,8 +957,6 @@ def verify_v2(t):
         status = t.get("status")
         if status not in ("settled", "voided"):
             raise RuleError("status %s is not settled or voided" % show(status))
-        if game == "lobo" and status == "voided":
-            raise RuleError("a Lobo round is never voided")
         s["game"], s["settled"] = game, status == "settled"
         return "%s round %s, %s" % (game, t["round_id"], status)
 
@@ -1004,8 +1007,10 @@ def verify_v2(t):
             if reshuffles:
                 raise RuleError("a Lobo round has no reshuffle")
             s["player"] = lobo_player(t)
-            s["result"] = play_lobo(deck, parse_plays(t, LOBO_MODES[rules["mode"]]))
+            s["result"] = play_lobo(deck, parse_plays(t, LOBO_MODES[rules["mode"]]), voided=not s["settled"])
             r = s["result"]
+            if not s["settled"]:
+                return "%d plays, voided in play" % len(t.get("plays") or [])
             return "%d plays, %s %d points (%s)" % (len(t.get("plays") or []), "won" if r["player_won"] else "lost",
                                                      r["points"], r["reason"])
         s["seats"] = parse_prima_seats(t, s["settled"])
@@ -1217,6 +1222,11 @@ def expected_lobo_transfers(s):
     charge = lobo_charge_cents(u, rules["fee"], rules["ante"], r["wolf_opening_points"])
     if charge > 0:
         out.append(("lobo_fee", wallet, "house:revenue", charge))
+    if "player_won" not in r:  # voided: the escrow and the charge go back
+        out.append(("refund", "escrow", wallet, cap * u))
+        if charge > 0:
+            out.append(("refund", "house:revenue", wallet, charge))
+        return out
     if r["player_won"]:
         win, loss, release = r["points"] * u, 0, cap * u
     else:
@@ -1505,6 +1515,15 @@ def _round_tests():
     doctored = json.loads(json.dumps(lobo))
     doctored["plays"] = doctored["plays"][:-1]
     assert failed(doctored) == ["play", "outcome", "transfers"]
+    # Voided by a pit boss before its last play: the escrow and the charge go back.
+    voided = dict(json.loads(json.dumps(lobo)), status="voided", outcome=None)
+    voided["plays"] = voided["plays"][:-1]
+    refunds = [dict(tr, kind="refund", **{"from": tr["to"], "to": tr["from"]})
+               for tr in voided["transfers"] if tr["kind"] in ("lobo_escrow", "lobo_fee")]
+    voided["transfers"] = [tr for tr in voided["transfers"] if tr["kind"] in ("lobo_escrow", "lobo_fee")] + refunds
+    assert not failed(voided), failed(voided)
+    assert failed(dict(voided, plays=lobo["plays"])) == ["play", "outcome", "transfers"]
+    assert failed(dict(voided, transfers=voided["transfers"][:-1])) == ["transfers"]
     for junk in (None, [], "x", {"version": 2}, {"version": 2, "shuffle": prima["shuffle"], "seats": 5},
                  dict(prima, decisions=[{"suit": "cups"}] * 3), dict(prima, bets=[1]), dict(lobo, plays=[{"kind": 3}])):
         assert not verify_document(junk)["passed"]

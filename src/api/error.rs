@@ -14,6 +14,8 @@ pub struct ApiError {
     pub message: String,
     /// Sent as `Retry-After` (seconds) with a 429 or 503.
     pub retry_after_s: Option<u64>,
+    /// Facts a client acts on, beside the message (e.g. the id of the round in the way).
+    pub details: Option<serde_json::Value>,
 }
 
 #[derive(Serialize, ToSchema)]
@@ -27,6 +29,11 @@ pub struct ErrorDetail {
     pub code: String,
     /// A sentence for people.
     pub message: String,
+    /// Present for some codes: the facts behind the refusal, for programs (e.g.
+    /// `round_in_progress` names the open round: `{ "round_id": "…" }`).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    #[schema(value_type = Option<Object>)]
+    pub details: Option<serde_json::Value>,
 }
 
 impl ApiError {
@@ -36,10 +43,15 @@ impl ApiError {
             code,
             message: message.into(),
             retry_after_s: None,
+            details: None,
         }
     }
     pub fn retry_after(mut self, seconds: u64) -> ApiError {
         self.retry_after_s = Some(seconds);
+        self
+    }
+    pub fn with_details(mut self, details: serde_json::Value) -> ApiError {
+        self.details = Some(details);
         self
     }
     pub fn bad_request(code: &'static str, message: impl Into<String>) -> ApiError {
@@ -87,6 +99,7 @@ impl ResponseError for ApiError {
             error: ErrorDetail {
                 code: self.code.to_string(),
                 message: self.message.clone(),
+                details: self.details.clone(),
             },
         })
     }
@@ -123,6 +136,19 @@ impl From<StoreError> for ApiError {
             StoreError::Unavailable(m) => ApiError::unavailable(m),
             StoreError::Query(q) => ApiError::from(q),
             StoreError::Migration(m) => ApiError::internal(m),
+        }
+    }
+}
+
+impl From<crate::rounds::record::RoundError> for ApiError {
+    fn from(e: crate::rounds::record::RoundError) -> ApiError {
+        use crate::rounds::record::RoundError as R;
+        let message = e.to_string();
+        match e {
+            R::NotFound => ApiError::not_found("round"),
+            R::WrongState { .. } => ApiError::conflict("wrong_round_state", message),
+            R::Changed => ApiError::conflict("round_changed", message),
+            R::Store(q) => ApiError::from(q),
         }
     }
 }

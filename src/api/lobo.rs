@@ -15,11 +15,48 @@ use crate::cards::transcript::VerificationReport;
 use crate::domain::{Amount, Role};
 use crate::games::lobo::solver::{self, HintBasis};
 use crate::games::lobo::{Play, PlayKind};
-use crate::rounds::lobo::{self as service, LoboPlay, LoboResult, LoboView};
+use crate::rounds::lobo::{self as service, LoboError, LoboPlay, LoboResult, LoboView};
 use crate::rounds::lobo_hints::HintRefusal;
 use crate::rounds::{record, RoundRow};
 use crate::tables;
 use crate::transcript::{RoundTranscript, Viewer};
+
+impl From<LoboError> for ApiError {
+    fn from(e: LoboError) -> ApiError {
+        use LoboError as L;
+        let message = e.to_string();
+        match e {
+            L::RoundNotFound => ApiError::not_found("Lobo round"),
+            L::TableNotFound => ApiError::not_found("table"),
+            L::WrongGame => ApiError::unprocessable("wrong_game", message),
+            L::TableClosed => ApiError::conflict("table_closed", message),
+            L::RuleNotProven(_) => ApiError::unprocessable("house_rule_not_proven", message),
+            L::TableRuleNotProven(_) => ApiError::conflict("house_rule_not_proven", message),
+            L::UnitOutOfRange { .. } => ApiError::unprocessable("unit_out_of_range", message),
+            L::RoundInProgress { round_id } => {
+                let refusal = ApiError::conflict("round_in_progress", message);
+                match round_id {
+                    Some(id) => refusal.with_details(serde_json::json!({ "round_id": id })),
+                    None => refusal,
+                }
+            }
+            L::InsufficientFunds { .. } => ApiError::unprocessable("insufficient_funds", message),
+            L::NoWallet => ApiError::unprocessable("no_wallet", message),
+            L::NotYourRound => ApiError::forbidden(message),
+            L::StalePlay { .. } => ApiError::conflict("stale_play", message),
+            L::IllegalPlay(_) => ApiError::unprocessable("illegal_play", message),
+            L::NotSettled => ApiError::conflict("wrong_round_state", message),
+            L::Round(r) => ApiError::from(r),
+            L::Ledger(l) => ApiError::from(l),
+            L::Store(q) => ApiError::from(q),
+            L::Database(d) => ApiError::from(d),
+            L::Corrupt(m) => {
+                tracing::error!(error = %m, "a stored Lobo round does not read back");
+                ApiError::internal(m)
+            }
+        }
+    }
+}
 
 #[derive(Deserialize, Serialize, ToSchema)]
 #[serde(deny_unknown_fields)]
@@ -104,7 +141,7 @@ pub struct LoboRecall {
         (status = 400, body = ErrorBody),
         (status = 403, body = ErrorBody),
         (status = 404, body = ErrorBody),
-        (status = 409, body = ErrorBody, description = "table closed, rule not proven, or a round of yours is in play here"),
+        (status = 409, body = ErrorBody, description = "table closed, rule not proven, or a round of yours is in play here (`round_in_progress`, its id in `details.round_id`)"),
         (status = 422, body = ErrorBody, description = "unit out of range, insufficient funds, not a Lobo table"),
 ))]
 #[post("/api/v1/tables/{id}/lobo-rounds")]
@@ -131,7 +168,8 @@ pub async fn start_round(
     let started_in = started.clone();
     let response = idempotency::run(&state, &caller.user_id, idem, StatusCode::CREATED, move |conn, key| {
         let table = tables::find(conn, &table_id)?.ok_or_else(|| ApiError::not_found("table"))?;
-        let view = service::start_round(conn, &vault, &table, &player, unit, client_seed.as_ref(), key)?;
+        let view = service::start_round(conn, &vault, &table, &player, unit, client_seed.as_ref(), key)
+            .map_err(ApiError::from)?;
         *started_in.lock().unwrap_or_else(|p| p.into_inner()) = Some(view.id.clone());
         Ok(view)
     })
@@ -298,7 +336,50 @@ async fn run_play(
     let played = round_id.clone();
     let response = idempotency::run(&state, &caller.user_id, idem, StatusCode::OK, move |conn, _key| {
         load(conn, &played)?;
-        service::make_play(conn, &vault, &played, &player, &play, expected_plays as usize)
+        Ok(service::make_play(
+            conn,
+            &vault,
+            &played,
+            &player,
+            &play,
+            expected_plays as usize,
+        )?)
+    })
+    .await?;
+    publish(&state, round_id).await;
+    Ok(response)
+}
+
+/// Voids a round in play (pit boss): the escrow and the house rule's charge go back to the
+/// player, and the seed is revealed. Significant events: the void with its reason, the reveal.
+#[utoipa::path(tag = "lobo", security(("bearer" = [])), request_body = super::prima_carta::VoidRequest,
+    params(("id" = String, Path, description = "Round id"),
+           super::contract::IdempotencyKeyHeader),
+    responses(
+        (status = 200, body = LoboView),
+        (status = 400, body = ErrorBody),
+        (status = 403, body = ErrorBody),
+        (status = 404, body = ErrorBody),
+        (status = 409, body = ErrorBody, description = "the round is over"),
+))]
+#[post("/api/v1/lobo-rounds/{id}/void")]
+pub async fn void(
+    state: web::Data<AppState>,
+    caller: Caller,
+    req: HttpRequest,
+    path: web::Path<String>,
+    body: web::Json<super::prima_carta::VoidRequest>,
+) -> ApiResult<HttpResponse> {
+    caller.require(&[Role::Pitboss])?;
+    let idem = IdempotentRequest::from_request(&req, &*body)?;
+    let reason = super::contract::check_reason(&body.into_inner().reason, "a void")?;
+    let round_id = path.into_inner();
+    let voided = round_id.clone();
+    let vault = state.vault.clone();
+    let pit_boss = caller.user_id.clone();
+    let response = idempotency::run(&state, &caller.user_id, idem, StatusCode::OK, move |conn, _key| {
+        load(conn, &voided)?;
+        Ok(service::void(conn, &vault, &voided, &pit_boss, &reason)?)
     })
     .await?;
     publish(&state, round_id).await;
@@ -325,9 +406,15 @@ pub fn publish_locally(state: &AppState, view: &LoboView) {
     state.live.publish(&view.table_id, "lobo_round", view);
 }
 
+/// [`publish`] for a change made outside a request (a round folded by its timeout).
+pub fn tell_watchers(state: &AppState, view: &LoboView) {
+    publish_locally(state, view);
+    super::prima_carta::announce_now(state, &view.table_id, Some(&view.id));
+}
+
 pub(super) fn round_view(vault: &crate::rounds::SeedVault, row: &RoundRow) -> Result<LoboView, ApiError> {
     let (config, st) = service::state_of(vault, row)?;
-    service::view(row, &config, &st)
+    Ok(service::view(row, &config, &st)?)
 }
 
 /// The solver's best play for the round's position (when the table offers hints), labelled

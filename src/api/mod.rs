@@ -46,7 +46,7 @@ use utoipa::{Modify, OpenApi};
         prima_carta::close_betting, prima_carta::deal, prima_carta::copa, prima_carta::advice, prima_carta::settle,
         prima_carta::void, prima_carta::recall, prima_carta::verification, prima_carta::place_bet,
         prima_carta::round_bets, prima_carta::my_bets, prima_carta::observed_rtp,
-        lobo::start_round, lobo::list_rounds, lobo::get_round, lobo::make_play, lobo::fold, lobo::hint, lobo::recall,
+        lobo::start_round, lobo::list_rounds, lobo::get_round, lobo::void, lobo::make_play, lobo::fold, lobo::hint, lobo::recall,
         floor::get_calendar, floor::set_calendar, floor::table_performance,
         floor::get_rating_rule, floor::set_rating_rule, floor::player_ratings,
         floor::table_dealer, floor::sign_in, floor::sign_out, floor::dealer_performance,
@@ -167,6 +167,7 @@ pub fn routes(cfg: &mut web::ServiceConfig) {
         .service(lobo::start_round)
         .service(lobo::list_rounds)
         .service(lobo::get_round)
+        .service(lobo::void)
         .service(lobo::make_play)
         .service(lobo::fold)
         .service(lobo::hint)

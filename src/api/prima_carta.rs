@@ -54,6 +54,13 @@ fn require_dealer_of(caller: &Caller, table: &Table) -> Result<(), ApiError> {
 
 fn prima_round(conn: &mut AnyConnection, round_id: &str) -> Result<(RoundRow, Table), ApiError> {
     let row = record::lock(conn, round_id)?;
+    if row.game == "lobo" {
+        return Err(ApiError::new(
+            StatusCode::NOT_FOUND,
+            "not_found",
+            format!("{round_id} is a Lobo round: its actions are under /api/v1/lobo-rounds/{round_id}"),
+        ));
+    }
     if row.game != "prima_carta" {
         return Err(ApiError::not_found("Prima Carta round"));
     }
@@ -83,14 +90,23 @@ pub fn announce(state: &AppState, table_id: &str, round_id: Option<&str>) {
     }
     let sql = state.live.announcement_sql(table_id, round_id);
     let db = state.db.clone();
-    actix_web::rt::task::spawn_blocking(move || {
-        use diesel::RunQueryDsl;
-        if let Ok(mut conn) = db.conn() {
-            if let Err(e) = diesel::sql_query(sql).execute(&mut *conn) {
-                tracing::warn!(error = %e, "could not announce a live change");
-            }
+    actix_web::rt::task::spawn_blocking(move || send_announcement(&db, sql));
+}
+
+/// [`announce`] from a thread outside the HTTP server's runtime, waiting for it.
+pub fn announce_now(state: &AppState, table_id: &str, round_id: Option<&str>) {
+    if state.db.backend() == crate::store::Backend::Postgres {
+        send_announcement(&state.db, state.live.announcement_sql(table_id, round_id));
+    }
+}
+
+fn send_announcement(db: &crate::store::Database, sql: String) {
+    use diesel::RunQueryDsl;
+    if let Ok(mut conn) = db.conn() {
+        if let Err(e) = diesel::sql_query(sql).execute(&mut *conn) {
+            tracing::warn!(error = %e, "could not announce a live change");
         }
-    });
+    }
 }
 
 /// Publishes to this instance's watchers a change another instance announced.

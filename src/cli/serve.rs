@@ -23,6 +23,8 @@ pub fn serve(args: ServeArgs) -> Result<ExitCode, String> {
     }
     // Checkpoints are taken for as long as the server runs.
     let _checkpoints = app.checkpoint_schedule;
+    // So are silent Lobo rounds folded.
+    let _lobo_timeouts = app.lobo_timeouts;
     tracing::info!(bind = %settings.bind, port = app.port, "djego listening");
     // The bound port, not the configured one: with `--bind 127.0.0.1:0` the
     // system picks a free port, and this line is how a script learns it.

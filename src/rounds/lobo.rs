@@ -21,9 +21,8 @@
 use serde::{Deserialize, Serialize};
 use utoipa::ToSchema;
 
-use super::record::{self, RoundRow, RoundStatus, RoundUpdate};
+use super::record::{self, RoundError, RoundRow, RoundStatus, RoundUpdate};
 use super::seed_vault::SeedVault;
-use crate::api::error::ApiError;
 use crate::cards::shuffle::{self, ClientSeed, Game, ServerSeed};
 use crate::cards::transcript::ShuffleTranscript;
 use crate::cards::Card;
@@ -41,6 +40,66 @@ use crate::tables::{Table, TableConfig};
 /// at 200 000 every measured request answered within 0.8 s on the dev machine).
 pub const HINT_STATE_BUDGET: u64 = 200_000;
 
+/// Why a Lobo operation was refused or failed; `api/` turns each into its HTTP answer.
+#[derive(Debug, thiserror::Error)]
+pub enum LoboError {
+    #[error("Lobo round not found")]
+    RoundNotFound,
+    #[error("table not found")]
+    TableNotFound,
+    #[error("this table does not deal Lobo")]
+    WrongGame,
+    #[error("this table is closed")]
+    TableClosed,
+    /// The table's house rule has no proof (a table option refused).
+    #[error("{0}")]
+    RuleNotProven(String),
+    /// A round refused because its table's house rule lost its proof.
+    #[error("{0}")]
+    TableRuleNotProven(String),
+    #[error("the unit must be between {min} and {max} at this table")]
+    UnitOutOfRange { min: Amount, max: Amount },
+    /// `round_id` is absent only when another round was started at the same instant.
+    #[error("you already have a Lobo round in play at this table{}; finish it first",
+        .round_id.as_deref().map(|id| format!(": {id}")).unwrap_or_default())]
+    RoundInProgress { round_id: Option<String> },
+    #[error(
+        "a round at unit {unit} needs {escrow} (the loss cap of {loss_cap_points} points, held until settlement) \
+         plus {charge} (the house rule's charge); the wallet holds {balance}"
+    )]
+    InsufficientFunds {
+        unit: Amount,
+        escrow: String,
+        loss_cap_points: u32,
+        charge: String,
+        balance: String,
+    },
+    #[error("only players with a wallet may play")]
+    NoWallet,
+    #[error("this is another player's round")]
+    NotYourRound,
+    #[error(
+        "the round has {made} play(s) but the request expected {expected}: it was made on an old view \
+         or repeated; reload the round"
+    )]
+    StalePlay { made: usize, expected: usize },
+    #[error("{0}")]
+    IllegalPlay(String),
+    #[error("the transcript is available once the round is settled")]
+    NotSettled,
+    #[error(transparent)]
+    Round(#[from] RoundError),
+    #[error(transparent)]
+    Ledger(#[from] LedgerError),
+    #[error(transparent)]
+    Store(#[from] diesel::result::Error),
+    #[error(transparent)]
+    Database(#[from] crate::store::StoreError),
+    /// A stored round that does not read back (a defect or tampering): never the client's fault.
+    #[error("{0}")]
+    Corrupt(String),
+}
+
 // ---------------------------------------------------------------------------
 // Opening a table
 // ---------------------------------------------------------------------------
@@ -51,22 +110,19 @@ pub const HINT_STATE_BUDGET: u64 = 200_000;
 /// - `Ok(None)`: not proven, but the pit boss set `house_rule_override`; the caller must record
 ///   the significant event ([`record_house_rule_override`]) in the transaction that opens it.
 /// - `Err(422 house_rule_not_proven)`: not proven and no override.
-pub fn check_openable(config: &LoboConfig) -> Result<Option<ProvenEdge>, ApiError> {
+pub fn check_openable(config: &LoboConfig) -> Result<Option<ProvenEdge>, LoboError> {
     match proven_edge(config.mode.engine(), &config.house_rule, Some(config.loss_cap_points)) {
         Some(edge) => Ok(Some(edge)),
         None if config.house_rule_override => Ok(None),
-        None => Err(ApiError::unprocessable(
-            "house_rule_not_proven",
-            format!(
-                "house rule {} at a loss cap of {} points in {} mode is not proven to favour the house \
+        None => Err(LoboError::RuleNotProven(format!(
+            "house rule {} at a loss cap of {} points in {} mode is not proven to favour the house \
                  (no upper bound on perfect play below its charge; caps below {} have no bound); \
                  raise the fee or the cap, or set house_rule_override (a significant event)",
-                config.house_rule.describe(),
-                config.loss_cap_points,
-                config.mode.engine(),
-                engine::MIN_PROVEN_LOSS_CAP_POINTS
-            ),
-        )),
+            config.house_rule.describe(),
+            config.loss_cap_points,
+            config.mode.engine(),
+            engine::MIN_PROVEN_LOSS_CAP_POINTS
+        ))),
     }
 }
 
@@ -124,18 +180,18 @@ impl LoboRoundConfig {
     pub fn mode(&self) -> Mode {
         self.table.mode.engine()
     }
-    fn escrow_minor(&self) -> Result<i64, ApiError> {
+    fn escrow_minor(&self) -> Result<i64, LoboError> {
         parse_minor(&self.escrow)
     }
 }
 
-fn parse_minor(text: &str) -> Result<i64, ApiError> {
+fn parse_minor(text: &str) -> Result<i64, LoboError> {
     if text == "0.00" {
         return Ok(0);
     }
     Amount::parse(text)
         .map(Amount::minor)
-        .map_err(|e| ApiError::internal(format!("stored amount {text:?}: {e}")))
+        .map_err(|e| LoboError::Corrupt(format!("stored amount {text:?}: {e}")))
 }
 
 /// The round's result, stored at settlement (`rounds.result`).
@@ -156,6 +212,19 @@ pub struct LoboResult {
     pub released: String,
     /// The player's net over the round, the start charge included (may be negative).
     pub player_net: String,
+    /// The player made no play within the table's play timeout, and the round was
+    /// ended as the rules end it for a player who stops: a fold.
+    #[serde(default)]
+    pub timed_out: bool,
+}
+
+/// How a round came to its end.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Ending {
+    /// By the player's play, or by the deal itself.
+    Played,
+    /// By the service, folding for a player silent past the play timeout.
+    TimedOut,
 }
 
 fn signed_minor(minor: i64) -> String {
@@ -166,40 +235,48 @@ fn signed_minor(minor: i64) -> String {
     }
 }
 
-pub fn round_config(row: &RoundRow) -> Result<LoboRoundConfig, ApiError> {
+pub fn round_config(row: &RoundRow) -> Result<LoboRoundConfig, LoboError> {
     if row.game != "lobo" {
-        return Err(ApiError::not_found("Lobo round"));
+        return Err(LoboError::RoundNotFound);
     }
-    serde_json::from_str(&row.config).map_err(|e| ApiError::internal(format!("stored round config: {e}")))
+    serde_json::from_str(&row.config).map_err(|e| LoboError::Corrupt(format!("stored round config: {e}")))
 }
 
-pub fn plays(row: &RoundRow) -> Result<Vec<Play>, ApiError> {
-    serde_json::from_str(&row.decisions).map_err(|e| ApiError::internal(format!("stored plays: {e}")))
+pub fn plays(row: &RoundRow) -> Result<Vec<Play>, LoboError> {
+    serde_json::from_str(&row.decisions).map_err(|e| LoboError::Corrupt(format!("stored plays: {e}")))
 }
 
-pub fn result(row: &RoundRow) -> Result<Option<LoboResult>, ApiError> {
+pub fn result(row: &RoundRow) -> Result<Option<LoboResult>, LoboError> {
     row.result
         .as_deref()
-        .map(|t| serde_json::from_str(t).map_err(|e| ApiError::internal(format!("stored result: {e}"))))
+        .map(|t| serde_json::from_str(t).map_err(|e| LoboError::Corrupt(format!("stored result: {e}"))))
         .transpose()
 }
 
 /// The round's deck: shuffle-v1 with game `lobo`, the player's client seed raw (docs/shuffle.md).
-pub fn deck_of(vault: &SeedVault, row: &RoundRow, mode: Mode) -> Result<Vec<Card>, ApiError> {
-    let seed = vault
-        .open(&row.id, &row.server_seed_sealed)
-        .map_err(|e| ApiError::internal(e.to_string()))?;
+pub fn deck_of(vault: &SeedVault, row: &RoundRow, mode: Mode) -> Result<Vec<Card>, LoboError> {
+    let seed = open_seed(vault, row)?;
     let client_seed = row.client_seed.as_deref().unwrap_or("");
     Ok(shuffle::shuffled_deck(&seed, Game::Lobo, &row.id, client_seed, mode.max_rank()).0)
 }
 
 /// Rebuilds the round's state from its deck and stored plays.
-pub fn state_of(vault: &SeedVault, row: &RoundRow) -> Result<(LoboRoundConfig, LoboState), ApiError> {
+pub fn state_of(vault: &SeedVault, row: &RoundRow) -> Result<(LoboRoundConfig, LoboState), LoboError> {
     let config = round_config(row)?;
-    let deck = deck_of(vault, row, config.mode())?;
-    let state = engine::replay(config.mode(), &deck, &plays(row)?)
-        .map_err(|e| ApiError::internal(format!("stored plays of round {} do not replay: {e}", row.id)))?;
+    let state = replay(vault, row, &config, &plays(row)?)?;
     Ok((config, state))
+}
+
+fn replay(vault: &SeedVault, row: &RoundRow, config: &LoboRoundConfig, made: &[Play]) -> Result<LoboState, LoboError> {
+    let deck = deck_of(vault, row, config.mode())?;
+    engine::replay(config.mode(), &deck, made)
+        .map_err(|e| LoboError::Corrupt(format!("stored plays of round {} do not replay: {e}", row.id)))
+}
+
+fn open_seed(vault: &SeedVault, row: &RoundRow) -> Result<ServerSeed, LoboError> {
+    vault
+        .open(&row.id, &row.server_seed_sealed)
+        .map_err(|e| LoboError::Corrupt(e.to_string()))
 }
 
 // ---------------------------------------------------------------------------
@@ -296,7 +373,7 @@ pub struct LoboView {
     pub result: Option<LoboResult>,
 }
 
-pub fn view(row: &RoundRow, config: &LoboRoundConfig, state: &LoboState) -> Result<LoboView, ApiError> {
+pub fn view(row: &RoundRow, config: &LoboRoundConfig, state: &LoboState) -> Result<LoboView, LoboError> {
     Ok(LoboView {
         id: row.id.clone(),
         table_id: row.table_id.clone(),
@@ -330,10 +407,10 @@ fn refs(row_id: &str, table_id: &str, player_id: &str) -> Refs {
     }
 }
 
-pub fn config_of(table: &Table) -> Result<&LoboConfig, ApiError> {
+pub fn config_of(table: &Table) -> Result<&LoboConfig, LoboError> {
     match &table.config {
         TableConfig::Lobo(c) => Ok(c),
-        _ => Err(ApiError::unprocessable("wrong_game", "this table does not deal Lobo")),
+        _ => Err(LoboError::WrongGame),
     }
 }
 
@@ -347,26 +424,23 @@ pub fn start_round(
     unit: Amount,
     client_seed: Option<&ClientSeed>,
     idempotency_key: Option<&str>,
-) -> Result<LoboView, ApiError> {
+) -> Result<LoboView, LoboError> {
     let table_config = config_of(table)?.clone();
     if !table.is_open() {
-        return Err(ApiError::conflict("table_closed", "this table is closed"));
+        return Err(LoboError::TableClosed);
     }
-    check_openable(&table_config).map_err(|e| ApiError::conflict("house_rule_not_proven", e.message))?;
+    check_openable(&table_config).map_err(|e| LoboError::TableRuleNotProven(e.to_string()))?;
     if unit < table_config.min_unit || unit > table_config.max_unit {
-        return Err(ApiError::unprocessable(
-            "unit_out_of_range",
-            format!(
-                "the unit must be between {} and {} at this table",
-                table_config.min_unit, table_config.max_unit
-            ),
-        ));
+        return Err(LoboError::UnitOutOfRange {
+            min: table_config.min_unit,
+            max: table_config.max_unit,
+        });
     }
     let mode = table_config.mode.engine();
 
     // Round numbers per table: one creator at a time (PostgreSQL; SQLite writers are serialized).
     if uuid::Uuid::parse_str(&table.id).is_err() {
-        return Err(ApiError::not_found("table"));
+        return Err(LoboError::TableNotFound);
     }
     // NO KEY UPDATE: creators queue behind each other, but foreign-key checks
     // on rounds.table_id (KEY SHARE) do not wait, which would deadlock with
@@ -383,7 +457,7 @@ pub fn start_round(
     let seed = SeedVault::draw_seed();
     let client_seed_text = client_seed.map(|c| c.as_str().to_string()).unwrap_or_default();
     let (deck, _) = shuffle::shuffled_deck(&seed, Game::Lobo, &id, &client_seed_text, mode.max_rank());
-    let dealt = LoboState::deal(mode, &deck).map_err(|e| ApiError::internal(format!("shuffled deck refused: {e}")))?;
+    let dealt = LoboState::deal(mode, &deck).map_err(|e| LoboError::Corrupt(format!("shuffled deck refused: {e}")))?;
     let wolf_points: u32 = dealt.wolf_hand().iter().map(|c| c.rank().value() as u32).sum();
     let money = start_money(
         unit,
@@ -412,18 +486,12 @@ pub fn start_round(
         created_by: player_id,
     };
     if let Some(open) = record::unfinished(conn, &table.id, "lobo", Some(player_id))? {
-        return Err(ApiError::conflict(
-            "round_in_progress",
-            format!("you already have a Lobo round in play at this table: {open}; finish it first"),
-        ));
+        return Err(LoboError::RoundInProgress { round_id: Some(open) });
     }
     record::insert(conn, vault, &new).map_err(|e| match e {
         // Another round of the player's was started at the same instant.
         diesel::result::Error::DatabaseError(diesel::result::DatabaseErrorKind::UniqueViolation, _) => {
-            ApiError::conflict(
-                "round_in_progress",
-                "you already have a Lobo round in play at this table; finish it first",
-            )
+            LoboError::RoundInProgress { round_id: None }
         }
         other => other.into(),
     })?;
@@ -455,29 +523,30 @@ pub fn start_round(
         );
     }
     ledger::post(conn, &specs).map_err(|e| match e {
-        LedgerError::InsufficientFunds { balance, .. } => ApiError::unprocessable(
-            "insufficient_funds",
-            format!(
-                "a round at unit {unit} needs {} (the loss cap of {} points, held until settlement) plus {} \
-                 (the house rule's charge); the wallet holds {balance}",
-                format_minor(money.escrow_minor),
-                table_config.loss_cap_points,
-                format_minor(money.charge_minor)
-            ),
-        ),
-        LedgerError::UnknownAccount(_) => ApiError::unprocessable("no_wallet", "only players with a wallet may play"),
+        LedgerError::InsufficientFunds { balance, .. } => LoboError::InsufficientFunds {
+            unit,
+            escrow: format_minor(money.escrow_minor),
+            loss_cap_points: table_config.loss_cap_points,
+            charge: format_minor(money.charge_minor),
+            balance,
+        },
+        LedgerError::UnknownAccount(_) => LoboError::NoWallet,
         other => other.into(),
     })?;
 
-    let row = record::find(conn, &id)?.ok_or_else(|| ApiError::internal("round vanished"))?;
+    let row = reload(conn, &id)?;
     if dealt.is_over() {
-        return finish(conn, vault, &row, &config, &dealt);
+        return finish(conn, vault, &row, &config, &dealt, Ending::Played);
     }
     view(&row, &config, &dealt)
 }
 
-fn amount(minor: i64) -> Result<Amount, ApiError> {
-    Amount::from_minor(minor).map_err(|e| ApiError::internal(e.to_string()))
+fn amount(minor: i64) -> Result<Amount, LoboError> {
+    Amount::from_minor(minor).map_err(|e| LoboError::Corrupt(e.to_string()))
+}
+
+fn reload(conn: &mut AnyConnection, id: &str) -> Result<RoundRow, LoboError> {
+    record::find(conn, id)?.ok_or_else(|| LoboError::Corrupt(format!("round {id} vanished")))
 }
 
 /// Loads and locks a round of `player_id` that is in play.
@@ -485,11 +554,11 @@ fn lock_own_round(
     conn: &mut AnyConnection,
     round_id: &str,
     player_id: &str,
-) -> Result<(RoundRow, LoboRoundConfig), ApiError> {
+) -> Result<(RoundRow, LoboRoundConfig), LoboError> {
     let row = record::lock(conn, round_id)?;
     let config = round_config(&row)?;
     if config.player_id != player_id {
-        return Err(ApiError::forbidden("this is another player's round"));
+        return Err(LoboError::NotYourRound);
     }
     Ok((row, config))
 }
@@ -503,57 +572,196 @@ pub fn make_play(
     player_id: &str,
     play: &LoboPlay,
     expected_plays: usize,
-) -> Result<LoboView, ApiError> {
+) -> Result<LoboView, LoboError> {
     let (row, config) = lock_own_round(conn, round_id, player_id)?;
     row.require_status(&[RoundStatus::InPlay], "play")?;
-    let mut made = plays(&row)?;
+    let made = plays(&row)?;
     if made.len() != expected_plays {
-        return Err(ApiError::conflict(
-            "stale_play",
-            format!(
-                "the round has {} play(s) but the request expected {expected_plays}: it was made on an old view \
-                 or repeated; reload the round",
-                made.len()
-            ),
-        ));
+        return Err(LoboError::StalePlay {
+            made: made.len(),
+            expected: expected_plays,
+        });
     }
     let play = to_engine_play(play)?;
-    let deck = deck_of(vault, &row, config.mode())?;
-    let before = engine::replay(config.mode(), &deck, &made)
-        .map_err(|e| ApiError::internal(format!("stored plays of round {} do not replay: {e}", row.id)))?;
-    let after = before
-        .apply(&play)
-        .map_err(|e| ApiError::unprocessable("illegal_play", e.to_string()))?;
+    apply(conn, vault, &row, &config, made, &play, Ending::Played)
+}
+
+/// Applies `play` after the stored plays `made`, stores it, and settles the round if it ended.
+fn apply(
+    conn: &mut AnyConnection,
+    vault: &SeedVault,
+    row: &RoundRow,
+    config: &LoboRoundConfig,
+    mut made: Vec<Play>,
+    play: &Play,
+    ending: Ending,
+) -> Result<LoboView, LoboError> {
+    let before = replay(vault, row, config, &made)?;
+    let after = before.apply(play).map_err(|e| LoboError::IllegalPlay(e.to_string()))?;
     made.push(play.canonical());
     let json = serde_json::to_string(&made).expect("plays serialize");
     record::update(
         conn,
-        &row,
+        row,
         RoundUpdate {
             decisions: Some(&json),
             ..RoundUpdate::status(RoundStatus::InPlay)
         },
     )?;
-    let row = record::find(conn, &row.id)?.ok_or_else(|| ApiError::internal("round vanished"))?;
+    let row = reload(conn, &row.id)?;
     if after.is_over() {
-        return finish(conn, vault, &row, &config, &after);
+        return finish(conn, vault, &row, config, &after, ending);
     }
-    view(&row, &config, &after)
+    view(&row, config, &after)
 }
 
-fn to_engine_play(p: &LoboPlay) -> Result<Play, ApiError> {
-    let cards = |list: &[u8]| -> Result<Vec<Card>, ApiError> {
+fn to_engine_play(p: &LoboPlay) -> Result<Play, LoboError> {
+    let cards = |list: &[u8]| -> Result<Vec<Card>, LoboError> {
         list.iter()
             .map(|&id| {
-                Card::from_id(id)
-                    .ok_or_else(|| ApiError::unprocessable("illegal_play", format!("card id {id} is not in 0..=49")))
+                Card::from_id(id).ok_or_else(|| LoboError::IllegalPlay(format!("card id {id} is not in 0..=49")))
             })
             .collect()
     };
     if p.player_cards.len() > 8 || p.wolf_cards.len() > 64 {
-        return Err(ApiError::unprocessable("illegal_play", "too many cards in one play"));
+        return Err(LoboError::IllegalPlay("too many cards in one play".into()));
     }
     Ok(Play::new(p.kind, cards(&p.player_cards)?, cards(&p.wolf_cards)?))
+}
+
+// ---------------------------------------------------------------------------
+// Rounds that end without their player: timeouts and voids
+// ---------------------------------------------------------------------------
+
+/// The instant after which a silent player's round is folded for them: the last change of
+/// the round (its start or its last play) plus the play timeout of its table as it was at
+/// the start.
+pub fn deadline_us(row: &RoundRow, config: &LoboRoundConfig) -> i64 {
+    row.updated_at_us + i64::from(config.table.play_timeout_seconds) * 1_000_000
+}
+
+/// Rounds in play unchanged since before `now_us` less the shortest play timeout a table may
+/// set: every round that may be past its deadline, and few others. Oldest first, at most
+/// `limit`. The literal predicate lets the partial index `lobo_rounds_in_play` answer it.
+pub fn maybe_overdue(conn: &mut AnyConnection, now_us: i64, limit: i64) -> diesel::QueryResult<Vec<String>> {
+    use crate::store::schema::rounds as r;
+    use diesel::prelude::*;
+    let cutoff_us = now_us - i64::from(crate::tables::config::MIN_PLAY_TIMEOUT_SECONDS) * 1_000_000;
+    r::table
+        .filter(diesel::dsl::sql::<diesel::sql_types::Bool>(
+            "game = 'lobo' AND status = 'in_play'",
+        ))
+        .filter(r::updated_at_us.lt(cutoff_us))
+        .order(r::updated_at_us.asc())
+        .limit(limit)
+        .select(r::id)
+        .load(conn)
+}
+
+/// Folds for a player who made no play before the round's deadline, as the rules settle a
+/// player who stops: the Wolf's points as they stand, at most the loss cap. `None` when the
+/// round is no longer in play or its player has played since (checked under the round's lock,
+/// so a play and a timeout never both apply). A significant event.
+pub fn time_out(
+    conn: &mut AnyConnection,
+    vault: &SeedVault,
+    round_id: &str,
+    now_us: i64,
+) -> Result<Option<LoboView>, LoboError> {
+    let row = record::lock(conn, round_id)?;
+    let config = round_config(&row)?;
+    let deadline = deadline_us(&row, &config);
+    if row.status() != RoundStatus::InPlay || now_us < deadline {
+        return Ok(None);
+    }
+    let made = plays(&row)?;
+    significant_events::record(
+        conn,
+        EventKind::RoundTimedOut,
+        None,
+        Some(&row.id),
+        serde_json::json!({
+            "game": "lobo",
+            "player_id": config.player_id,
+            "plays_made": made.len(),
+            "play_timeout_seconds": config.table.play_timeout_seconds,
+            "silent_seconds": (now_us - row.updated_at_us) / 1_000_000,
+        }),
+    )?;
+    apply(conn, vault, &row, &config, made, &Play::fold(), Ending::TimedOut).map(Some)
+}
+
+/// Voids a round in play (pit boss): the whole escrow and the house rule's charge go back to
+/// the player, nothing else moves, and the seed is revealed. Significant events: the void with
+/// its reason, and the reveal.
+pub fn void(
+    conn: &mut AnyConnection,
+    vault: &SeedVault,
+    round_id: &str,
+    actor_id: &str,
+    reason: &str,
+) -> Result<LoboView, LoboError> {
+    let row = record::lock(conn, round_id)?;
+    let config = round_config(&row)?;
+    row.require_status(&[RoundStatus::InPlay], "void (the round is over)")?;
+    let state = replay(vault, &row, &config, &plays(&row)?)?;
+    let escrow = AccountId::escrow(&row.id);
+    let wallet = AccountId::wallet(&config.player_id);
+    let refs = refs(&row.id, &row.table_id, &config.player_id);
+    let held_minor = accounts::balance_minor(conn, &escrow)?;
+    let charge_minor = parse_minor(&config.charge)?;
+    let mut specs = Vec::new();
+    if held_minor > 0 {
+        specs.push(
+            TransferSpec::new(
+                escrow.clone(),
+                wallet.clone(),
+                amount(held_minor)?,
+                TransferKind::Refund,
+            )
+            .refs(refs.clone())
+            .memo("void: escrow returned"),
+        );
+    }
+    if charge_minor > 0 {
+        specs.push(
+            TransferSpec::new(
+                AccountId::house_revenue(),
+                wallet,
+                amount(charge_minor)?,
+                TransferKind::Refund,
+            )
+            .refs(refs)
+            .memo("void: house rule's charge returned"),
+        );
+    }
+    ledger::post(conn, &specs)?;
+    let seed = open_seed(vault, &row)?;
+    record::update(
+        conn,
+        &row,
+        RoundUpdate {
+            revealed_server_seed: Some(&seed.to_hex()),
+            ..RoundUpdate::status(RoundStatus::Voided)
+        },
+    )?;
+    significant_events::record(
+        conn,
+        EventKind::RoundVoided,
+        Some(actor_id),
+        Some(&row.id),
+        serde_json::json!({ "game": "lobo", "reason": reason, "player_id": config.player_id,
+            "refunded": format_minor(held_minor + charge_minor) }),
+    )?;
+    significant_events::record(
+        conn,
+        EventKind::SeedRevealed,
+        Some(actor_id),
+        Some(&row.id),
+        serde_json::json!({ "game": "lobo", "reason": "voided", "commitment": row.commitment }),
+    )?;
+    let row = reload(conn, &row.id)?;
+    view(&row, &config, &state)
 }
 
 /// Settles a finished round in the caller's transaction: moves the money, empties the escrow,
@@ -564,10 +772,11 @@ fn finish(
     row: &RoundRow,
     config: &LoboRoundConfig,
     state: &LoboState,
-) -> Result<LoboView, ApiError> {
+    ending: Ending,
+) -> Result<LoboView, LoboError> {
     let outcome = state
         .outcome()
-        .ok_or_else(|| ApiError::internal("finish called on a round in play"))?;
+        .ok_or_else(|| LoboError::Corrupt("finish called on a round in play".into()))?;
     let cap = config.table.loss_cap_points;
     let escrow_minor = config.escrow_minor()?;
     let money = settle_money(config.unit, cap, escrow_minor, &outcome);
@@ -618,7 +827,7 @@ fn finish(
     ledger::post(conn, &specs)?;
     let left = accounts::balance_minor(conn, &escrow)?;
     if left != 0 {
-        return Err(ApiError::internal(format!(
+        return Err(LoboError::Corrupt(format!(
             "escrow of Lobo round {} would keep {}",
             row.id,
             signed_minor(left)
@@ -638,10 +847,9 @@ fn finish(
         lost: format_minor(money.loss_minor),
         released: format_minor(money.release_minor),
         player_net: signed_minor(net),
+        timed_out: ending == Ending::TimedOut,
     };
-    let seed = vault
-        .open(&row.id, &row.server_seed_sealed)
-        .map_err(|e| ApiError::internal(e.to_string()))?;
+    let seed = open_seed(vault, row)?;
     let json = serde_json::to_string(&stored).expect("results serialize");
     record::update(
         conn,
@@ -659,7 +867,7 @@ fn finish(
         Some(&row.id),
         serde_json::json!({ "game": "lobo", "commitment": row.commitment }),
     )?;
-    let row = record::find(conn, &row.id)?.ok_or_else(|| ApiError::internal("round vanished"))?;
+    let row = reload(conn, &row.id)?;
     view(&row, config, state)
 }
 
@@ -684,21 +892,18 @@ pub fn transcript(
     conn: &mut AnyConnection,
     row: &RoundRow,
     viewer: &crate::transcript::Viewer,
-) -> Result<crate::transcript::RoundTranscript<'static>, ApiError> {
+) -> Result<crate::transcript::RoundTranscript<'static>, LoboError> {
     use crate::transcript::{Pseudonyms, RoundTranscript, SeatEntry, FORMAT, VERSION};
     if !row.status().is_over() {
-        return Err(ApiError::conflict(
-            "wrong_round_state",
-            "the transcript is available once the round is settled",
-        ));
+        return Err(LoboError::NotSettled);
     }
     let config = round_config(row)?;
     let shuffle = shuffle_transcript(row, config.mode())
-        .ok_or_else(|| ApiError::internal("a settled round without a revealed seed"))?;
+        .ok_or_else(|| LoboError::Corrupt("a settled round without a revealed seed".into()))?;
     let outcome = match result(row)? {
         Some(r) => {
             let reason = serde_json::from_value(serde_json::Value::String(r.reason.clone()))
-                .map_err(|e| ApiError::internal(format!("stored reason: {e}")))?;
+                .map_err(|e| LoboError::Corrupt(format!("stored reason: {e}")))?;
             let outcome = Outcome {
                 player_won: r.player_won,
                 points: r.points,
@@ -853,7 +1058,7 @@ mod tests {
         assert!(check_openable(&c).unwrap().is_some());
         assert!(c.loss_cap_points >= engine::MIN_PROVEN_LOSS_CAP_POINTS);
         c.loss_cap_points = engine::MIN_PROVEN_LOSS_CAP_POINTS - 1;
-        assert_eq!(check_openable(&c).unwrap_err().code, "house_rule_not_proven");
+        assert!(matches!(check_openable(&c), Err(LoboError::RuleNotProven(_))));
         c.house_rule_override = true;
         assert_eq!(check_openable(&c).unwrap(), None);
         c.loss_cap_points = 40;

@@ -3,6 +3,7 @@
 
 pub mod lobo;
 pub mod lobo_hints;
+pub mod lobo_timeouts;
 pub mod prima_carta;
 pub mod record;
 pub mod seed_vault;
@@ -19,7 +20,7 @@ pub fn transcript(
     with_events: bool,
 ) -> Result<crate::transcript::RoundTranscript<'static>, crate::api::error::ApiError> {
     match row.game.as_str() {
-        "lobo" => lobo::transcript(conn, row, viewer),
+        "lobo" => Ok(lobo::transcript(conn, row, viewer)?),
         _ => prima_carta::transcript(conn, vault, row, viewer, with_events),
     }
 }

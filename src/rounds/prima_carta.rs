@@ -285,7 +285,7 @@ pub fn take_seat(
         );
     }
     ledger::post(conn, &specs)?;
-    record::update(conn, row, RoundUpdate::status(RoundStatus::Betting))
+    Ok(record::update(conn, row, RoundUpdate::status(RoundStatus::Betting))?)
 }
 
 /// Closes betting: fixes the combined client seed (docs/shuffle.md).
@@ -555,7 +555,8 @@ pub fn void(conn: &mut AnyConnection, vault: &SeedVault, row: &RoundRow) -> Resu
             revealed_server_seed: Some(&seed.to_hex()),
             ..RoundUpdate::status(RoundStatus::Voided)
         },
-    )
+    )?;
+    Ok(())
 }
 
 /// Reverses every seat transfer of the round (spiga, seat fee, corte escrow).

@@ -5,9 +5,21 @@ use diesel::prelude::*;
 use serde::{Deserialize, Serialize};
 use utoipa::ToSchema;
 
-use crate::api::error::ApiError;
 use crate::store::schema::rounds as r;
 use crate::store::{lock_for_update, now_us, AnyConnection};
+
+/// Why a stored round refused a change.
+#[derive(Debug, thiserror::Error)]
+pub enum RoundError {
+    #[error("round not found")]
+    NotFound,
+    #[error("cannot {action}: round is {status}")]
+    WrongState { action: String, status: String },
+    #[error("the round changed meanwhile; reload and retry")]
+    Changed,
+    #[error(transparent)]
+    Store(#[from] diesel::result::Error),
+}
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize, ToSchema)]
 #[serde(rename_all = "snake_case")]
@@ -83,14 +95,14 @@ impl RoundRow {
         RoundStatus::parse(&self.status)
     }
 
-    pub fn require_status(&self, allowed: &[RoundStatus], action: &str) -> Result<(), ApiError> {
+    pub fn require_status(&self, allowed: &[RoundStatus], action: &str) -> Result<(), RoundError> {
         if allowed.contains(&self.status()) {
             Ok(())
         } else {
-            Err(ApiError::conflict(
-                "wrong_round_state",
-                format!("cannot {action}: round is {}", self.status),
-            ))
+            Err(RoundError::WrongState {
+                action: action.to_string(),
+                status: self.status.clone(),
+            })
         }
     }
 }
@@ -249,12 +261,12 @@ pub fn latest(conn: &mut AnyConnection, table_id: &str) -> QueryResult<Option<Ro
 /// Loads a round and, on PostgreSQL, holds its row lock to the end of the
 /// transaction, so concurrent requests about one round run one at a time
 /// across every instance.
-pub fn lock(conn: &mut AnyConnection, id: &str) -> Result<RoundRow, ApiError> {
+pub fn lock(conn: &mut AnyConnection, id: &str) -> Result<RoundRow, RoundError> {
     if uuid::Uuid::parse_str(id).is_err() {
-        return Err(ApiError::not_found("round"));
+        return Err(RoundError::NotFound);
     }
     lock_for_update(conn, &format!("SELECT id FROM rounds WHERE id = '{id}' FOR UPDATE"))?;
-    find(conn, id)?.ok_or_else(|| ApiError::not_found("round"))
+    find(conn, id)?.ok_or(RoundError::NotFound)
 }
 
 /// Writes a new status (and optionally other fields) if the round is still at
@@ -279,7 +291,7 @@ impl<'a> RoundUpdate<'a> {
     }
 }
 
-pub fn update(conn: &mut AnyConnection, row: &RoundRow, change: RoundUpdate<'_>) -> Result<(), ApiError> {
+pub fn update(conn: &mut AnyConnection, row: &RoundRow, change: RoundUpdate<'_>) -> Result<(), RoundError> {
     let target = r::table.filter(r::id.eq(&row.id)).filter(r::version.eq(row.version));
     let n = diesel::update(target)
         .set((
@@ -301,9 +313,6 @@ pub fn update(conn: &mut AnyConnection, row: &RoundRow, change: RoundUpdate<'_>)
     if n == 1 {
         Ok(())
     } else {
-        Err(ApiError::conflict(
-            "round_changed",
-            "the round changed meanwhile; reload and retry",
-        ))
+        Err(RoundError::Changed)
     }
 }

@@ -45,6 +45,7 @@ impl TableConfig {
             hints: true,
             house_rule: default_house_rule(Mode::Easy),
             house_rule_override: false,
+            play_timeout_seconds: DEFAULT_PLAY_TIMEOUT_SECONDS,
         })
     }
 
@@ -71,6 +72,11 @@ impl TableConfig {
                     || c.house_rule.ante_per_wolf_point_hundredths > 10_000
                 {
                     return Err("house_rule: fee_per_round_hundredths must be at most 100000 and ante_per_wolf_point_hundredths at most 10000".into());
+                }
+                if !(MIN_PLAY_TIMEOUT_SECONDS..=MAX_PLAY_TIMEOUT_SECONDS).contains(&c.play_timeout_seconds) {
+                    return Err(format!(
+                        "play_timeout_seconds must be {MIN_PLAY_TIMEOUT_SECONDS} to {MAX_PLAY_TIMEOUT_SECONDS}"
+                    ));
                 }
                 Ok(())
             }
@@ -171,7 +177,16 @@ pub struct LoboConfig {
     /// favour the house (a significant event).
     #[serde(default)]
     pub house_rule_override: bool,
+    /// Seconds a round may wait for its player's next play; past it the service folds for
+    /// the player, as the rules settle a player who stops. When omitted: 600.
+    #[schema(minimum = 30, maximum = 86400, required = false)]
+    pub play_timeout_seconds: u32,
 }
+
+/// The shortest and longest play timeouts a Lobo table may set, and the default.
+pub const MIN_PLAY_TIMEOUT_SECONDS: u32 = 30;
+pub const MAX_PLAY_TIMEOUT_SECONDS: u32 = 86_400;
+pub const DEFAULT_PLAY_TIMEOUT_SECONDS: u32 = 600;
 
 impl LoboMode {
     /// The engine's mode.
@@ -210,6 +225,9 @@ struct LoboConfigInput {
     house_rule: Option<HouseRule>,
     #[serde(default)]
     house_rule_override: bool,
+    /// Rounds stored before the option existed read as the default.
+    #[serde(default, deserialize_with = "crate::domain::whole::option")]
+    play_timeout_seconds: Option<u32>,
 }
 
 impl From<LoboConfigInput> for LoboConfig {
@@ -222,6 +240,7 @@ impl From<LoboConfigInput> for LoboConfig {
             hints: i.hints,
             house_rule: i.house_rule.unwrap_or_else(|| default_house_rule(i.mode.engine())),
             house_rule_override: i.house_rule_override,
+            play_timeout_seconds: i.play_timeout_seconds.unwrap_or(DEFAULT_PLAY_TIMEOUT_SECONDS),
         }
     }
 }

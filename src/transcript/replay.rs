@@ -837,9 +837,9 @@ fn verify_lobo(t: &RoundTranscript, dealt: Option<Recomputed>, run: &mut Run<'_>
         return;
     };
     let mode: Mode = rules.mode.engine();
-    let state = if t.status == "voided" {
-        Err("a Lobo round is never voided".to_owned())
-    } else if dealt.deck.len() != mode.deck_len() {
+    // A pit boss voids a Lobo round only while it is in play: its plays stop short of the end.
+    let voided = t.status == "voided";
+    let state = if dealt.deck.len() != mode.deck_len() {
         Err(format!(
             "a {} deck has {} cards, not {}",
             mode.name(),
@@ -856,12 +856,14 @@ fn verify_lobo(t: &RoundTranscript, dealt: Option<Recomputed>, run: &mut Run<'_>
     } else {
         lobo::replay(mode, &dealt.deck, &t.plays)
             .map_err(|e| format!("the plays do not replay: {e}"))
-            .and_then(|s| match s.outcome() {
-                Some(o) => Ok((s, o)),
-                None => Err("the round is not over after the last play".into()),
+            .and_then(|s| match (s.outcome(), voided) {
+                (Some(o), false) => Ok(Some(o)),
+                (None, true) => Ok(None),
+                (None, false) => Err("the round is not over after the last play".into()),
+                (Some(_), true) => Err("a voided Lobo round was over before its void".into()),
             })
     };
-    let Some((_, outcome)) = run.check_value("play", state) else {
+    let Some(outcome) = run.check_value("play", state) else {
         for name in ["outcome", "bets", "transfers"] {
             run.not_checked(name, "the plays do not replay");
         }
@@ -871,20 +873,35 @@ fn verify_lobo(t: &RoundTranscript, dealt: Option<Recomputed>, run: &mut Run<'_>
         .iter()
         .map(|c| c.rank().value() as u32)
         .sum();
-    let replayed = LoboOutcome::new(&outcome, rules.loss_cap_points, wolf_points);
-    run.check("outcome", check_outcome(t.outcome.as_deref(), Some(&replayed)));
+    let replayed = outcome.map(|o| LoboOutcome::new(&o, rules.loss_cap_points, wolf_points));
+    run.check("outcome", check_outcome(t.outcome.as_deref(), replayed.as_ref()));
     run.check("bets", Ok("Lobo has no side bets".into()));
     let player = t.seats.first().map_or("P1", |s| s.player.as_ref());
     let w = Account::Wallet(player);
     let start = lobo::start_money(rules.unit, rules.loss_cap_points, &rules.house_rule, wolf_points);
-    let settle = lobo::settle_money(rules.unit, rules.loss_cap_points, start.escrow_minor, &outcome);
     let mut expected = vec![leg("lobo_escrow", w, ESCROW, start.escrow_minor)];
-    for (kind, from, to, amount) in [
-        ("lobo_fee", w, HOUSE_REVENUE, start.charge_minor),
-        ("lobo_win", HOUSE_BANKROLL, w, settle.win_minor),
-        ("lobo_loss", ESCROW, HOUSE_BANKROLL, settle.loss_minor),
-        ("lobo_release", ESCROW, w, settle.release_minor),
-    ] {
+    if start.charge_minor > 0 {
+        expected.push(leg("lobo_fee", w, HOUSE_REVENUE, start.charge_minor));
+    }
+    let ends = match outcome {
+        // Settled: the win from the bankroll, the loss from the escrow, the rest of it back.
+        Some(o) => {
+            let settle = lobo::settle_money(rules.unit, rules.loss_cap_points, start.escrow_minor, &o);
+            [
+                ("lobo_win", HOUSE_BANKROLL, w, settle.win_minor),
+                ("lobo_loss", ESCROW, HOUSE_BANKROLL, settle.loss_minor),
+                ("lobo_release", ESCROW, w, settle.release_minor),
+            ]
+            .to_vec()
+        }
+        // Voided: the whole escrow and the charge back.
+        None => [
+            ("refund", ESCROW, w, start.escrow_minor),
+            ("refund", HOUSE_REVENUE, w, start.charge_minor),
+        ]
+        .to_vec(),
+    };
+    for (kind, from, to, amount) in ends {
         if amount > 0 {
             expected.push(leg(kind, from, to, amount));
         }

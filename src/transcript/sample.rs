@@ -381,12 +381,27 @@ fn lobo_round(rng: &mut ChaCha8Rng) -> RoundTranscript<'static> {
     let mut ledger = Ledger { transfers: Vec::new() };
     let w = wallet("P1");
     ledger.post("lobo_escrow", &w, "escrow", start.escrow_minor);
-    for (kind, from, to, minor) in [
-        ("lobo_fee", w.as_str(), "house:revenue", start.charge_minor),
-        ("lobo_win", "house:bankroll", w.as_str(), settle.win_minor),
-        ("lobo_loss", "escrow", "house:bankroll", settle.loss_minor),
-        ("lobo_release", "escrow", w.as_str(), settle.release_minor),
-    ] {
+    // One in ten voided by a pit boss before the last play: the escrow and the charge go back.
+    let voided = !plays.is_empty() && rng.gen_bool(0.1);
+    let ends = if voided {
+        plays.pop();
+        t.status = "voided".into();
+        [
+            ("lobo_fee", w.as_str(), "house:revenue", start.charge_minor),
+            ("refund", "escrow", w.as_str(), start.escrow_minor),
+            ("refund", "house:revenue", w.as_str(), start.charge_minor),
+        ]
+        .to_vec()
+    } else {
+        [
+            ("lobo_fee", w.as_str(), "house:revenue", start.charge_minor),
+            ("lobo_win", "house:bankroll", w.as_str(), settle.win_minor),
+            ("lobo_loss", "escrow", "house:bankroll", settle.loss_minor),
+            ("lobo_release", "escrow", w.as_str(), settle.release_minor),
+        ]
+        .to_vec()
+    };
+    for (kind, from, to, minor) in ends {
         if minor > 0 {
             ledger.post(kind, from, to, minor);
         }
@@ -401,7 +416,7 @@ fn lobo_round(rng: &mut ChaCha8Rng) -> RoundTranscript<'static> {
         player: "P1".to_owned().into(),
     }];
     t.plays = plays;
-    t.outcome = Some(super::raw(&super::LoboOutcome::new(&outcome, cap, wolf_points)));
+    t.outcome = (!voided).then(|| super::raw(&super::LoboOutcome::new(&outcome, cap, wolf_points)));
     t.transfers = ledger.transfers;
     t
 }

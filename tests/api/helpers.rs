@@ -211,6 +211,8 @@ pub fn test_settings(database_url: &str) -> Settings {
         json_limit_bytes: 64 * 1024,
         argon2_memory_kib: 1024,
         hint_limits: Default::default(),
+        // Tests fold silent Lobo rounds when they mean to; the timeout tests run the sweep.
+        lobo_timeout_sweep_ms: 0,
     }
 }
 
@@ -272,7 +274,17 @@ pub fn assert_error_shape(body: &Value, code: &str) {
         .get("error")
         .and_then(Value::as_object)
         .unwrap_or_else(|| panic!("no error object: {body}"));
-    assert_eq!(error.len(), 2, "error must hold exactly code and message: {body}");
+    // A code, a message, and for some codes an object of details for programs.
+    let details = error.get("details");
+    assert!(
+        details.is_none_or(Value::is_object),
+        "details, when present, are an object: {body}"
+    );
+    assert_eq!(
+        error.len(),
+        2 + usize::from(details.is_some()),
+        "error must hold exactly code, message and perhaps details: {body}"
+    );
     assert_eq!(
         error.get("code").and_then(Value::as_str),
         Some(code),
@@ -309,6 +321,7 @@ pub struct TestApp {
     pub db: Arc<TestDb>,
     server: actix_web::dev::ServerHandle,
     _checkpoint_schedule: Option<djego::checkpoints::schedule::CheckpointSchedule>,
+    _lobo_timeouts: Option<djego::rounds::lobo_timeouts::TimeoutSweep>,
     auditor: tokio::sync::OnceCell<TestUser>,
 }
 
@@ -354,6 +367,7 @@ impl TestApp {
         let state = app.state.clone();
         let server = app.server.handle();
         let checkpoint_schedule = app.checkpoint_schedule;
+        let lobo_timeouts = app.lobo_timeouts;
         tokio::spawn(app.server);
         let client = reqwest::Client::builder()
             .redirect(reqwest::redirect::Policy::none())
@@ -368,6 +382,7 @@ impl TestApp {
             db,
             server,
             _checkpoint_schedule: checkpoint_schedule,
+            _lobo_timeouts: lobo_timeouts,
             auditor: tokio::sync::OnceCell::new(),
         }
     }

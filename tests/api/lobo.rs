@@ -10,16 +10,22 @@ use djego::tables::{self, TableConfig, TableStatus};
 use crate::helpers::{TestApp, TestUser};
 
 /// An open Lobo table created directly in the app's database (easy mode, units 1.00–10.00,
-/// loss cap 40, default house rule: fee 9.04 units per round).
+/// loss cap 40, default house rule: fee 9.04 units per round, play timeout 600 s).
 fn lobo_table(app: &TestApp, hints: bool) -> String {
+    lobo_table_timing_out_after(app, hints, 600)
+}
+
+fn lobo_table_timing_out_after(app: &TestApp, hints: bool, play_timeout_seconds: u32) -> String {
     app.state
         .db
         .write(|conn| -> Result<String, djego::store::StoreError> {
             let mut config = TableConfig::demo_lobo();
             if let TableConfig::Lobo(c) = &mut config {
                 c.hints = hints;
+                c.play_timeout_seconds = play_timeout_seconds;
             }
-            let t = tables::create(conn, "Lobo test", &config, None)?;
+            let name = format!("Lobo test {}", uuid::Uuid::now_v7());
+            let t = tables::create(conn, &name, &config, None)?;
             tables::set_status(conn, &t.id, TableStatus::Open, "test", json!({}))?;
             Ok(t.id)
         })
@@ -394,6 +400,11 @@ both_backends!(
                 "the refusal names the round in play: {}",
                 refused.text
             );
+            assert_eq!(
+                refused.json()["error"]["details"]["round_id"],
+                id.as_str(),
+                "and names it for programs too"
+            );
             // Hints are off at this table; the recall waits for settlement.
             app.get(&format!("/api/v1/lobo-rounds/{id}/hint"), Some(&player.token))
                 .await
@@ -713,5 +724,368 @@ both_backends!(
             "the seed is revealed once settled: {last}"
         );
         assert!(!seen.contains("\"deck\""), "no deck in the stream: {seen}");
+    }
+);
+
+// ---------------------------------------------------------------------------
+// Rounds that end without their player: timeouts and voids
+// ---------------------------------------------------------------------------
+
+/// Starts a round that is in play (a deal that leaves no capture settles at once: deal again).
+async fn start_in_play(app: &TestApp, player: &TestUser, table: &str) -> Value {
+    for _ in 0..10 {
+        let round = start(app, player, table, json!({ "unit": "1.00" })).await.expect(201);
+        if round["status"] == "in_play" {
+            return round;
+        }
+    }
+    panic!("ten deals in a row left no capture")
+}
+
+/// Makes the round look silent for `seconds` more than it has been, as if its player walked away.
+fn backdate(app: &TestApp, round_id: &str, seconds: i64) {
+    use diesel::RunQueryDsl;
+    let n = app
+        .state
+        .db
+        .write(|conn| -> Result<usize, djego::store::StoreError> {
+            Ok(diesel::sql_query(format!(
+                "UPDATE rounds SET updated_at_us = updated_at_us - {} WHERE id = '{round_id}'",
+                seconds * 1_000_000
+            ))
+            .execute(conn)?)
+        })
+        .expect("round backdated");
+    assert_eq!(n, 1);
+}
+
+/// One sweep of `app`'s instance as if its clock read `ahead_s` seconds from now.
+async fn sweep_ahead(app: &TestApp, ahead_s: i64) -> Vec<String> {
+    let (db, vault) = (app.state.db.clone(), app.state.vault.clone());
+    tokio::task::spawn_blocking(move || {
+        djego::rounds::lobo_timeouts::sweep(&db, &vault, djego::store::now_us() + ahead_s * 1_000_000)
+            .into_iter()
+            .map(|v| v.id)
+            .collect()
+    })
+    .await
+    .expect("the sweep ran")
+}
+
+async fn events_about(app: &TestApp, kind: &str, round_id: &str) -> Vec<Value> {
+    app.events(kind)
+        .await
+        .into_iter()
+        .filter(|e| e["subject"] == round_id)
+        .map(|mut e| {
+            e["details"] = serde_json::from_str(e["details"].as_str().unwrap()).unwrap();
+            e
+        })
+        .collect()
+}
+
+both_backends!(
+    async fn a_silent_players_round_is_folded_when_its_play_timeout_passes(app: TestApp) {
+        let table = lobo_table(&app, false);
+        let walked_away = funded_player(&app, "500.00").await;
+        let still_playing = funded_player(&app, "500.00").await;
+        let pitboss = app.create_user(Role::Pitboss).await;
+        let round = start_in_play(&app, &walked_away, &table).await;
+        let id = round["id"].as_str().unwrap().to_string();
+        let other = start_in_play(&app, &still_playing, &table).await;
+        let other_id = other["id"].as_str().unwrap().to_string();
+        let wolf_points: i64 = round["table"]["wolf_hand"].as_array().unwrap().iter().map(rank).sum();
+
+        // Silent for 601 s at a table whose rounds wait 600 s for a play.
+        backdate(&app, &id, 601);
+        // The sweep runs on its own on a second instance of the casino, every 100 ms; on
+        // PostgreSQL the first instance's watchers hear of the fold across instances.
+        let sweeping = app
+            .spawn_another_with(|s| {
+                s.jwt_secret = app.state.settings.jwt_secret.clone();
+                s.seed_key = app.state.settings.seed_key;
+                s.lobo_timeout_sweep_ms = 100;
+            })
+            .await;
+        let watcher = match app.backend {
+            crate::helpers::Backend::Postgres => &app,
+            crate::helpers::Backend::Sqlite => &sweeping,
+        };
+        let mut stream = watcher
+            .request(
+                reqwest::Method::GET,
+                &format!("/api/v1/tables/{table}/events"),
+                Some(&pitboss.token),
+            )
+            .send()
+            .await
+            .expect("the stream opens");
+        let mut seen = String::new();
+        read_until(&mut stream, &mut seen, |s| s.contains("event: state")).await;
+
+        let deadline = tokio::time::Instant::now() + std::time::Duration::from_secs(10);
+        let folded = loop {
+            let view = app
+                .get(&format!("/api/v1/lobo-rounds/{id}"), Some(&walked_away.token))
+                .await
+                .expect(200);
+            if view["status"] != "in_play" {
+                break view;
+            }
+            assert!(tokio::time::Instant::now() < deadline, "not folded within 10 s: {view}");
+            tokio::time::sleep(std::time::Duration::from_millis(50)).await;
+        };
+        assert_eq!(folded["status"], "settled", "{folded}");
+        let result = &folded["result"];
+        assert_eq!(result["timed_out"], true, "{folded}");
+        assert_eq!(result["reason"], "folded");
+        assert_eq!(result["player_won"], false);
+        // A fold with the Wolf's points as they stand: no play was made, so the opening hand.
+        assert_eq!(result["points"], wolf_points);
+        assert_eq!(result["lost"], money(wolf_points.min(40) * 100));
+        assert_eq!(
+            app.balance(&walked_away.id).await,
+            money(50_000 - 904 - wolf_points.min(40) * 100)
+        );
+        read_until(&mut stream, &mut seen, |s| {
+            s.contains("event: lobo_round") && s.contains(&id) && s.contains("\"timed_out\":true")
+        })
+        .await;
+
+        // A play that comes after the fold finds the round over.
+        let late = fold_at_once(&app, &walked_away, &id).await;
+        late.assert_error(409, "wrong_round_state");
+        // The other player's round was not silent long enough.
+        let view = app
+            .get(&format!("/api/v1/lobo-rounds/{other_id}"), Some(&still_playing.token))
+            .await
+            .expect(200);
+        assert_eq!(view["status"], "in_play");
+
+        let timed_out = events_about(&app, "round_timed_out", &id).await;
+        assert_eq!(timed_out.len(), 1, "{timed_out:?}");
+        assert_eq!(timed_out[0]["details"]["play_timeout_seconds"], 600);
+        assert_eq!(events_about(&app, "seed_revealed", &id).await.len(), 1);
+        let recall = app
+            .get(&format!("/api/v1/lobo-rounds/{id}/recall"), Some(&walked_away.token))
+            .await
+            .expect(200);
+        assert_eq!(recall["verification"]["passed"], true, "{recall}");
+        assert_eq!(recall["plays"].as_array().unwrap().last().unwrap()["kind"], "fold");
+        crate::transcripts::every_verifier_accepts("a timed-out Lobo round", &recall["transcript"].to_string()).await;
+        let tb = app.trial_balance().await;
+        assert_eq!(account_balance(&tb, &format!("escrow:{id}")).as_deref(), Some("0.00"));
+        drop(sweeping);
+    }
+);
+
+both_backends!(
+    async fn each_play_restarts_the_clock_and_each_table_sets_its_own(app: TestApp) {
+        let patient = lobo_table(&app, false);
+        let brisk = lobo_table_timing_out_after(&app, false, 30);
+        let player = funded_player(&app, "500.00").await;
+        let round = start_in_play(&app, &player, &patient).await;
+        let id = round["id"].as_str().unwrap().to_string();
+        let quick = start_in_play(&app, &player, &brisk).await;
+        let quick_id = quick["id"].as_str().unwrap().to_string();
+
+        // A play 590 s into the round: the player is back, and has 600 s again from it.
+        backdate(&app, &id, 590);
+        let legal = round["table"]["legal_plays"].as_array().unwrap();
+        let play = &legal[0];
+        let after = app
+            .post(
+                &format!("/api/v1/lobo-rounds/{id}/plays"),
+                Some(&player.token),
+                &json!({ "kind": play["kind"], "player_cards": play["player_cards"],
+                         "wolf_cards": play["wolf_cards"], "expected_plays": 0 }),
+                None,
+            )
+            .await
+            .expect(200);
+        assert!(
+            sweep_ahead(&app, 20).await.is_empty(),
+            "the clock restarted at the play"
+        );
+        // 31 s on, the brisk table's round is past its 30 s; the other is not.
+        assert_eq!(sweep_ahead(&app, 31).await, vec![quick_id.clone()]);
+        let later = sweep_ahead(&app, 601).await;
+        if after["status"] == "in_play" {
+            assert_eq!(later, vec![id.clone()]);
+            let view = app
+                .get(&format!("/api/v1/lobo-rounds/{id}"), Some(&player.token))
+                .await
+                .expect(200);
+            assert_eq!(view["plays_made"], 2, "the play, then the fold");
+            assert_eq!(view["result"]["timed_out"], true);
+        } else {
+            assert!(later.is_empty(), "a settled round has nothing to time out");
+        }
+        // Sweeping again folds nothing twice.
+        assert!(sweep_ahead(&app, 3600).await.is_empty());
+        assert_eq!(events_about(&app, "round_timed_out", &quick_id).await.len(), 1);
+    }
+);
+
+both_backends!(
+    async fn instances_sweeping_together_fold_each_round_once(app: TestApp) {
+        let table = lobo_table(&app, false);
+        let other = app
+            .spawn_another_with(|s| {
+                s.jwt_secret = app.state.settings.jwt_secret.clone();
+                s.seed_key = app.state.settings.seed_key;
+            })
+            .await;
+        let mut ids = Vec::new();
+        for _ in 0..4 {
+            let player = funded_player(&app, "100.00").await;
+            ids.push(
+                start_in_play(&app, &player, &table).await["id"]
+                    .as_str()
+                    .unwrap()
+                    .to_string(),
+            );
+        }
+        let (a, b) = tokio::join!(sweep_ahead(&app, 601), sweep_ahead(&other, 601));
+        let mut folded: Vec<String> = a.into_iter().chain(b).collect();
+        folded.sort();
+        ids.sort();
+        assert_eq!(folded, ids, "each round folded by exactly one instance");
+        for id in &ids {
+            assert_eq!(events_about(&app, "round_timed_out", id).await.len(), 1);
+        }
+        drop(other);
+    }
+);
+
+both_backends!(
+    async fn a_pit_boss_voids_a_round_in_play_and_the_player_gets_everything_back(app: TestApp) {
+        let table = lobo_table(&app, false);
+        let player = funded_player(&app, "500.00").await;
+        let pitboss = app.create_user(Role::Pitboss).await;
+        let round = start_in_play(&app, &player, &table).await;
+        let id = round["id"].as_str().unwrap().to_string();
+        assert_eq!(app.balance(&player.id).await, "450.96");
+        let path = format!("/api/v1/lobo-rounds/{id}/void");
+        let body = json!({ "reason": "player's phone died; refunded at the cage's request" });
+
+        // Only a pit boss voids, with a reason.
+        app.post(&path, Some(&player.token), &body, None)
+            .await
+            .assert_error(403, "forbidden");
+        app.post(&path, Some(&pitboss.token), &json!({ "reason": " " }), None)
+            .await
+            .assert_error(400, "invalid_reason");
+        app.post(
+            &format!("/api/v1/lobo-rounds/{}/void", uuid::Uuid::now_v7()),
+            Some(&pitboss.token),
+            &body,
+            None,
+        )
+        .await
+        .assert_error(404, "not_found");
+        // The Prima Carta route points to this one.
+        let elsewhere = app
+            .post(&format!("/api/v1/rounds/{id}/void"), Some(&pitboss.token), &body, None)
+            .await;
+        elsewhere.assert_error(404, "not_found");
+        assert!(elsewhere.text.contains("/api/v1/lobo-rounds/"), "{}", elsewhere.text);
+        assert_eq!(app.balance(&player.id).await, "450.96", "nothing moved");
+
+        let voided = app
+            .post(&path, Some(&pitboss.token), &body, Some("void-1"))
+            .await
+            .expect(200);
+        assert_eq!(voided["status"], "voided");
+        assert!(voided["result"].is_null());
+        assert!(voided["server_seed"].is_string(), "the seed is revealed: {voided}");
+        assert_eq!(
+            app.balance(&player.id).await,
+            "500.00",
+            "the escrow and the charge came back"
+        );
+        let tb = app.trial_balance().await;
+        assert_eq!(account_balance(&tb, &format!("escrow:{id}")).as_deref(), Some("0.00"));
+        // A retry with its key is answered again; without it, the round is over.
+        let again = app
+            .post(&path, Some(&pitboss.token), &body, Some("void-1"))
+            .await
+            .expect(200);
+        assert_eq!(again, voided);
+        app.post(&path, Some(&pitboss.token), &body, None)
+            .await
+            .assert_error(409, "wrong_round_state");
+        assert_eq!(app.balance(&player.id).await, "500.00");
+        fold_at_once(&app, &player, &id)
+            .await
+            .assert_error(409, "wrong_round_state");
+        // Nothing left for the sweep.
+        assert!(sweep_ahead(&app, 3600).await.is_empty());
+
+        let void_events = events_about(&app, "round_voided", &id).await;
+        assert_eq!(void_events.len(), 1, "{void_events:?}");
+        assert_eq!(void_events[0]["details"]["refunded"], "49.04");
+        assert_eq!(events_about(&app, "seed_revealed", &id).await.len(), 1);
+        let recall = app
+            .get(&format!("/api/v1/lobo-rounds/{id}/recall"), Some(&player.token))
+            .await
+            .expect(200);
+        assert_eq!(recall["verification"]["passed"], true, "{recall}");
+        crate::transcripts::every_verifier_accepts("a voided Lobo round", &recall["transcript"].to_string()).await;
+        // The player may start again at once.
+        start(&app, &player, &table, json!({ "unit": "1.00" }))
+            .await
+            .expect(201);
+    }
+);
+
+both_backends!(
+    async fn a_closed_tables_rounds_still_end_by_play_or_timeout(app: TestApp) {
+        let table = lobo_table(&app, false);
+        let player = funded_player(&app, "500.00").await;
+        let late = funded_player(&app, "500.00").await;
+        let pitboss = app.create_user(Role::Pitboss).await;
+        let first = start_in_play(&app, &player, &table).await;
+        let second = start_in_play(&app, &late, &table).await;
+        app.post(
+            &format!("/api/v1/tables/{table}/close"),
+            Some(&pitboss.token),
+            &json!({}),
+            None,
+        )
+        .await
+        .expect(200);
+        start(&app, &player, &table, json!({ "unit": "1.00" }))
+            .await
+            .assert_error(409, "table_closed");
+        fold_at_once(&app, &player, first["id"].as_str().unwrap())
+            .await
+            .expect(200);
+        assert_eq!(
+            sweep_ahead(&app, 601).await,
+            vec![second["id"].as_str().unwrap().to_string()]
+        );
+    }
+);
+
+both_backends!(
+    async fn a_play_timeout_outside_its_bounds_is_refused(app: TestApp) {
+        let pitboss = app.create_user(Role::Pitboss).await;
+        for (timeout, status) in [(29, 422), (86_401, 422), (30, 201), (86_400, 201)] {
+            let r = app
+                .post(
+                    "/api/v1/tables",
+                    Some(&pitboss.token),
+                    &json!({ "name": format!("Lobo {timeout}"), "config": { "game": "lobo", "mode": "easy",
+                        "min_unit": "1.00", "max_unit": "10.00", "loss_cap_points": 40, "hints": false,
+                        "play_timeout_seconds": timeout } }),
+                    None,
+                )
+                .await;
+            assert_eq!(r.status, status, "{timeout}: {}", r.text);
+            if status == 201 {
+                assert_eq!(r.json()["config"]["play_timeout_seconds"], timeout);
+            }
+        }
     }
 );

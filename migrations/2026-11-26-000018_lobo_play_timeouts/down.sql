@@ -1,0 +1,1 @@
+DROP INDEX lobo_rounds_in_play;

@@ -1,0 +1,77 @@
+//! Lobo rounds never wait forever for their player (docs/lobo.md, "Rounds that end without
+//! their player"). Each instance runs one sweep thread: every interval it looks for rounds in
+//! play whose player has been silent past the table's play timeout, and folds for each, as
+//! the rules settle a player who stops. Each fold is its own transaction under the round's
+//! lock and re-checks the deadline there, so instances sweeping together, or a play arriving
+//! as the sweep runs, fold a round once or not at all.
+
+use std::sync::mpsc;
+use std::time::Duration;
+
+use super::lobo::{self, LoboError, LoboView};
+use super::SeedVault;
+use crate::store::{now_us, Database};
+
+/// Rounds one pass folds at most; the rest wait for the next pass.
+pub const MAX_ROUNDS_PER_SWEEP: i64 = 200;
+
+/// Keeps the sweep running; dropping it stops the thread (after the pass in progress).
+pub struct TimeoutSweep {
+    _stop: mpsc::Sender<()>,
+}
+
+impl TimeoutSweep {
+    /// Starts the thread, or nothing when `interval` is zero. `on_ended` is told of every round
+    /// the sweep folded, after its commit.
+    pub fn start(
+        db: Database,
+        vault: SeedVault,
+        interval: Duration,
+        on_ended: impl Fn(&LoboView) + Send + 'static,
+    ) -> Option<TimeoutSweep> {
+        if interval.is_zero() {
+            return None;
+        }
+        let (stop, stopped) = mpsc::channel::<()>();
+        std::thread::Builder::new()
+            .name("djego-lobo-timeouts".into())
+            .spawn(move || {
+                while let Err(mpsc::RecvTimeoutError::Timeout) = stopped.recv_timeout(interval) {
+                    for view in sweep(&db, &vault, now_us()) {
+                        on_ended(&view);
+                    }
+                }
+            })
+            .expect("spawning the Lobo timeout thread");
+        Some(TimeoutSweep { _stop: stop })
+    }
+}
+
+/// One pass at `now_us`: folds every round past its deadline (at most
+/// [`MAX_ROUNDS_PER_SWEEP`]) and returns them as they now stand. A round that fails is
+/// logged and tried again at the next pass.
+pub fn sweep(db: &Database, vault: &SeedVault, now_us: i64) -> Vec<LoboView> {
+    let candidates = match db
+        .conn()
+        .map_err(LoboError::from)
+        .and_then(|mut conn| Ok(lobo::maybe_overdue(&mut conn, now_us, MAX_ROUNDS_PER_SWEEP)?))
+    {
+        Ok(ids) => ids,
+        Err(e) => {
+            tracing::warn!(error = %e, "Lobo timeout sweep could not read the rounds in play");
+            return Vec::new();
+        }
+    };
+    let mut ended = Vec::new();
+    for id in candidates {
+        match db.write(|conn| lobo::time_out(conn, vault, &id, now_us)) {
+            Ok(Some(view)) => {
+                tracing::info!(round = %id, table = %view.table_id, "Lobo round timed out: folded for its player");
+                ended.push(view);
+            }
+            Ok(None) => {}
+            Err(e) => tracing::warn!(round = %id, error = %e, "Lobo round past its timeout not folded"),
+        }
+    }
+    ended
+}
