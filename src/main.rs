@@ -444,6 +444,9 @@ pub enum SolveBound {
     Exact,
     /// Simple strategies: fold at once, Perfect-or-Sum, capture-without-risk.
     Policies,
+    /// A player who always plays the service's hint (solved at every decision within the
+    /// service's budget): slow, about 0.1–0.8 s of CPU per decision.
+    Hints,
 }
 
 #[derive(Args)]

@@ -1,5 +1,5 @@
 //! The `djego` command line, run as a built binary: certify, verify round and
-//! ledger, simulate, serve stopping. (The checkpoint commands and `verify ledger` against a
+//! ledger, simulate, solve lobo, serve stopping. (The checkpoint commands and `verify ledger` against a
 //! database run in tests/api/checkpoints.rs, on both databases.)
 //! Each test is small (a few seconds at most).
 
@@ -469,4 +469,50 @@ fn serve_stops_promptly_with_a_live_stream_open() {
     // The stream was ended, not cut: the response finished.
     let mut rest = Vec::new();
     let _ = stream.read_to_end(&mut rest);
+}
+
+// ---------------------------------------------------------------------------
+// djego solve lobo
+// ---------------------------------------------------------------------------
+
+/// The `json` lines of a `solve lobo` run: (what, limits, value).
+fn solve_values(text: &str) -> Vec<(String, serde_json::Value, serde_json::Value)> {
+    text.lines()
+        .filter_map(|l| l.trim().strip_prefix("json "))
+        .map(|j| serde_json::from_str(j).unwrap_or_else(|e| panic!("{e}: {j}")))
+        .collect()
+}
+
+#[test]
+fn solve_lobo_small_runs_print_each_bound_and_the_hint_player() {
+    let run = |args: &[&str]| {
+        let mut all = vec!["solve", "lobo", "--mode", "easy", "--seed", "1", "--cap", "40"];
+        all.extend_from_slice(args);
+        let o = djego(&all);
+        let text = stdout(&o);
+        assert_eq!(o.status.code(), Some(0), "{args:?}: {text}{}", stderr(&o));
+        assert!(text.contains("peak memory"), "{text}");
+        (text.clone(), solve_values(&text))
+    };
+    let (_, lower) = run(&["--bound", "lower", "--samples", "3"]);
+    let (_, upper) = run(&["--bound", "upper", "--penalty", "none", "--samples", "40"]);
+    let (_, policies) = run(&["--bound", "policies", "--samples", "200"]);
+    let (text, hints) = run(&["--bound", "hints", "--samples", "2"]);
+    assert!(lower[0].0.starts_with("lower bound"), "{lower:?}");
+    assert!(upper[0].0.starts_with("upper bound: clairvoyant"), "{upper:?}");
+    assert_eq!(policies.len(), 3, "{policies:?}");
+    assert!(text.contains("a player following djego's hints"), "{text}");
+    let mean = |v: &(String, serde_json::Value, serde_json::Value)| v.2["mean_points"].as_f64().unwrap();
+    // Folding at once pays the Wolf's opening hand: about 18 points in easy mode, capped at 40.
+    assert!((-18.5..=-17.0).contains(&mean(&policies[0])), "{policies:?}");
+    // Every player's value lies between losing the cap and winning the richest hand.
+    for v in lower.iter().chain(&upper).chain(&policies).chain(&hints) {
+        assert!((-40.0..=60.0).contains(&mean(v)), "{v:?}");
+        assert_eq!(v.1["loss_cap_points"], 40, "{v:?}");
+    }
+    // The hint player is asked once per decision at least.
+    assert!(hints[0].2["states"].as_u64().unwrap() > 0, "{hints:?}");
+    // Seeded: the same run gives the same figures.
+    let (_, again) = run(&["--bound", "hints", "--samples", "2"]);
+    assert_eq!(again[0].2["mean_points"], hints[0].2["mean_points"]);
 }

@@ -145,6 +145,19 @@ pub fn lobo(args: SolveLoboArgs) -> Result<ExitCode, String> {
                 ));
             }
         }
+        SolveBound::Hints => {
+            let budget = djego::rounds::lobo::HINT_STATE_BUDGET;
+            let (v, [exact, restricted, heuristic]) =
+                solver::hint_player_value(mode, cap, args.samples, args.seed, budget, threads, &report);
+            results.push((
+                format!(
+                    "a player following djego's hints ({budget} positions per attempt, as the service): \
+                     {exact} exact, {restricted} with Overs restricted, {heuristic} heuristic"
+                ),
+                limits(GameLimits::FULL_RULES),
+                v,
+            ));
+        }
         SolveBound::Policies => {
             for (i, p) in SimplePolicy::ALL.into_iter().enumerate() {
                 offset.store(i as u64 * args.samples as u64, Ordering::Relaxed);

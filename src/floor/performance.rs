@@ -124,6 +124,18 @@ pub(super) const FEE_KINDS: [&str; 2] = ["seat_fee", "lobo_fee"];
 pub(super) const REFUND_KINDS: [&str; 2] = ["refund", "bet_refund"];
 pub(super) const HOUSE_ACCOUNTS: [&str; 2] = ["house:bankroll", "house:revenue"];
 
+/// What a transfer adds to the fees: a fee itself, or, negative, a fee given back by a void
+/// (the one refund out of house revenue), so a voided round's fee is no theoretical win.
+pub(super) fn fee_minor(kind: &str, debit_account: &str, amount_minor: i64) -> i64 {
+    if FEE_KINDS.contains(&kind) {
+        amount_minor
+    } else if REFUND_KINDS.contains(&kind) && debit_account == "house:revenue" {
+        -amount_minor
+    } else {
+        0
+    }
+}
+
 /// The lines of a period of one or more gaming days: for each table open or
 /// with activity, one per shift with activity and one for the period; then
 /// the floor's per shift and for the period. `shifts` are the period's shifts
@@ -194,7 +206,7 @@ pub fn day_lines<'a>(
         };
         let win = i64::from(HOUSE_ACCOUNTS.contains(&t.credit_account)) * t.amount_minor
             - i64::from(HOUSE_ACCOUNTS.contains(&t.debit_account)) * t.amount_minor;
-        let fee = if FEE_KINDS.contains(&t.kind) { t.amount_minor } else { 0 };
+        let fee = fee_minor(t.kind, t.debit_account, t.amount_minor);
         each(t.table_id, t.at_us, &mut |tally| {
             tally.drop_minor += drop;
             tally.win_minor += win;

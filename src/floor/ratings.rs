@@ -15,7 +15,7 @@ use serde::{Deserialize, Serialize};
 use std::collections::{BTreeMap, BTreeSet, HashMap};
 use utoipa::ToSchema;
 
-use super::performance::{csv_field, money, FEE_KINDS, REFUND_KINDS};
+use super::performance::{csv_field, money, REFUND_KINDS};
 use crate::domain::{format_minor, MINOR_DIGITS};
 
 /// Longest pause the rule may allow inside a session: a gaming day.
@@ -114,6 +114,8 @@ pub struct WalletTransfer<'a> {
     /// Out of the player's wallet (a stake, a fee) or into it (a payout, a refund).
     pub out_of_wallet: bool,
     pub amount_minor: i64,
+    /// What it adds to the player's fees (`performance::fee_minor`): a fee, or a fee refunded.
+    pub fee_minor: i64,
     pub at_us: i64,
 }
 
@@ -213,12 +215,10 @@ pub fn sessions(
             {
                 tally.theo_minor += Decimal::from(bet.stake_minor) * bet.house_edge;
             }
+            tally.fees_minor += t.fee_minor;
             if t.out_of_wallet {
                 tally.staked_minor += t.amount_minor;
                 tally.result_minor -= t.amount_minor;
-                if FEE_KINDS.contains(&t.kind) {
-                    tally.fees_minor += t.amount_minor;
-                }
             } else {
                 tally.result_minor += t.amount_minor;
                 if REFUND_KINDS.contains(&t.kind) {

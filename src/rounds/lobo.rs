@@ -369,6 +369,9 @@ pub struct LoboView {
     pub house_rule: HouseRule,
     /// Plays made so far: send it back as `expected_plays` with the next play.
     pub plays_made: usize,
+    /// While the round is in play: the instant (µs since the epoch) after which it is folded for
+    /// the player unless they play first (the table's `play_timeout_seconds` from the last change).
+    pub play_deadline_us: Option<i64>,
     pub table: LoboTableView,
     pub result: Option<LoboResult>,
 }
@@ -389,6 +392,7 @@ pub fn view(row: &RoundRow, config: &LoboRoundConfig, state: &LoboState) -> Resu
         charge: config.charge.clone(),
         house_rule: config.table.house_rule,
         plays_made: state.plays().len(),
+        play_deadline_us: (row.status() == RoundStatus::InPlay).then(|| deadline_us(row, config)),
         table: LoboTableView::of(state),
         result: result(row)?,
     })

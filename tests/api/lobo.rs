@@ -836,6 +836,7 @@ both_backends!(
             tokio::time::sleep(std::time::Duration::from_millis(50)).await;
         };
         assert_eq!(folded["status"], "settled", "{folded}");
+        assert!(folded["play_deadline_us"].is_null(), "{folded}");
         let result = &folded["result"];
         assert_eq!(result["timed_out"], true, "{folded}");
         assert_eq!(result["reason"], "folded");
@@ -907,6 +908,16 @@ both_backends!(
             sweep_ahead(&app, 20).await.is_empty(),
             "the clock restarted at the play"
         );
+        // The player is told when: 600 s from the start, then from the play.
+        let started_us = round["play_deadline_us"].as_i64().expect("a deadline while in play");
+        let now_us = djego::store::now_us();
+        assert!(started_us - 600_000_000 <= now_us && now_us <= started_us, "{round}");
+        if after["status"] == "in_play" {
+            let moved_us = after["play_deadline_us"].as_i64().unwrap();
+            assert!(moved_us > started_us && moved_us <= now_us + 600_000_000, "{after}");
+        } else {
+            assert!(after["play_deadline_us"].is_null(), "no deadline once over: {after}");
+        }
         // 31 s on, the brisk table's round is past its 30 s; the other is not.
         assert_eq!(sweep_ahead(&app, 31).await, vec![quick_id.clone()]);
         let later = sweep_ahead(&app, 601).await;
@@ -1032,6 +1043,36 @@ both_backends!(
             .expect(200);
         assert_eq!(recall["verification"]["passed"], true, "{recall}");
         crate::transcripts::every_verifier_accepts("a voided Lobo round", &recall["transcript"].to_string()).await;
+        // The floor sees nothing at risk and nothing won, in theory as in fact.
+        let report = app.get("/api/v1/floor/tables", Some(&pitboss.token)).await.expect(200);
+        let line = report["lines"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|l| l["table_id"] == table.as_str() && l["shift"].is_null())
+            .unwrap_or_else(|| panic!("no day line for the table: {report}"));
+        assert_eq!(
+            (
+                &line["voided_rounds"],
+                &line["drop"],
+                &line["house_win"],
+                &line["theo_win"]
+            ),
+            (&json!(1), &json!("0.00"), &json!("0.00"), &json!("0.00")),
+            "{line}"
+        );
+        let ratings = app.get("/api/v1/floor/players", Some(&pitboss.token)).await.expect(200);
+        let session = ratings["sessions"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|s| s["player_id"] == player.id.as_str())
+            .unwrap_or_else(|| panic!("no session for the player: {ratings}"));
+        assert_eq!(
+            (&session["theo_loss"], &session["actual_result"]),
+            (&json!("0.00"), &json!("0.00")),
+            "{session}"
+        );
         // The player may start again at once.
         start(&app, &player, &table, json!({ "unit": "1.00" }))
             .await

@@ -629,3 +629,71 @@ async fn a_pit_boss_proposes_a_new_approval_rule_and_it_waits_for_a_second_pit_b
         .await;
     b.close().await;
 }
+
+#[tokio::test(flavor = "multi_thread")]
+async fn the_pit_boss_voids_a_lobo_round_left_in_play() {
+    let djego = Djego::start();
+    let driver = Driver::start();
+    let (ana, _) = login(&djego, "ana", demo::PASSWORD_PLAYER).await;
+    let lobo = table_id(&djego, &ana, "Lobo 1").await;
+    // ana starts a round and walks away from it (a deal that leaves no capture settles: deal again).
+    let mut round = json!(null);
+    let mut before = String::new();
+    for _ in 0..10 {
+        before = my_balance(&djego, &ana).await;
+        let (status, started) = api(
+            &djego,
+            Method::POST,
+            &format!("/api/v1/tables/{lobo}/lobo-rounds"),
+            Some(ana.as_str()),
+            Some(json!({ "unit": "1.00" })),
+        )
+        .await;
+        assert_eq!(status, 201, "{started}");
+        if started["status"] == "in_play" {
+            round = started;
+            break;
+        }
+    }
+    let round_id = round["id"].as_str().expect("a round in play").to_string();
+    assert_ne!(
+        my_balance(&djego, &ana).await,
+        before,
+        "the loss cap is held and the charge paid"
+    );
+
+    let b = driver.browser(1280, 800).await;
+    b.sign_in(&djego, demo::PIT_BOSS, demo::PASSWORD_PIT_BOSS, "/console")
+        .await;
+    b.click(r#"button.table-select[data-table-name="Lobo 1"]"#).await;
+    b.wait_text("#table-rounds", "in_play").await;
+    b.wait_text("#void-form", "folded by itself").await;
+    b.choose("#void-round", &format!("No. {} (in_play)", round["number"]))
+        .await;
+    b.type_into("#void-reason", "the player left the casino").await;
+    b.click("#void-button").await;
+    b.wait_text("#void-result", "is voided").await;
+    b.wait_text("#table-rounds", "voided").await;
+    assert_eq!(
+        my_balance(&djego, &ana).await,
+        before,
+        "everything went back to the player"
+    );
+    let (status, view) = api(
+        &djego,
+        Method::GET,
+        &format!("/api/v1/lobo-rounds/{round_id}"),
+        Some(ana.as_str()),
+        None,
+    )
+    .await;
+    assert_eq!(status, 200, "{view}");
+    assert_eq!(view["status"], "voided");
+    b.screenshot("console-lobo-void").await;
+}
+
+async fn my_balance(djego: &Djego, token: &str) -> String {
+    let (status, body) = api(djego, Method::GET, "/api/v1/me/wallet", Some(token), None).await;
+    assert_eq!(status, 200, "{body}");
+    body["balance"].as_str().unwrap().to_string()
+}

@@ -46,6 +46,11 @@ async fn ana_plays_lobo_to_the_end_and_verifies_the_shuffle_in_the_browser() {
     b.wait_text("#lobo-escrow", "40.00").await;
     b.click("#lobo-start").await;
     b.find("#lobo-round").await;
+    if b.run_js(LOBO_OVER).await != json!(true) {
+        // The player is told when the round folds by itself without a play.
+        b.wait_text("#lobo-deadline", "folds for you if you make no play by")
+            .await;
+    }
 
     // Follow the hint for a few plays (each one outlines its cards), then fold if the round goes on.
     for turn in 0..4 {

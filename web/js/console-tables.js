@@ -1,6 +1,7 @@
 // Tables: the list; for one table its status, options (a change is a
 // proposal), pay table with its certificate (installing another is a
-// proposal), dealers, and its recent rounds (void one before the deal).
+// proposal), dealers, and its recent rounds (void a Prima Carta round before the deal, a Lobo
+// round while it is in play).
 // The pit boss acts; the auditor reads.
 
 import {
@@ -384,7 +385,8 @@ export function configFields(prefix, game, c = {}) {
       selectField(`${prefix}-mode`, "Mode", [["hard", "Hard (ranks 1–10)"], ["ordinary", "Ordinary (no 10s)"], ["easy", "Easy (no 9s or 10s)"]], c.mode || "easy"),
       field(`${prefix}-min-unit`, "Smallest unit", amountAttrs(c.min_unit || "1.00")),
       field(`${prefix}-max-unit`, "Largest unit", amountAttrs(c.max_unit || "10.00")),
-      field(`${prefix}-loss-cap`, "Loss cap (points, 1–1000)", { type: "number", min: 1, max: 1000, step: 1, value: c.loss_cap_points || 40, required: true })),
+      field(`${prefix}-loss-cap`, "Loss cap (points, 1–1000)", { type: "number", min: 1, max: 1000, step: 1, value: c.loss_cap_points || 40, required: true }),
+      field(`${prefix}-play-timeout`, "Seconds a round waits for a play, then folds (30–86400)", { type: "number", min: 30, max: 86400, step: 1, value: c.play_timeout_seconds || 600, required: true })),
     checkField(`${prefix}-hints`, "Players may ask for the solver's best play", c.hints ?? true),
     checkField(`${prefix}-default-rule`, "The mode's default house rule (proven to favour the house)", !rule),
     el("div", { class: "grid" },
@@ -415,6 +417,7 @@ export function readConfig(prefix, game) {
     min_unit: amount(`${prefix}-min-unit`),
     max_unit: amount(`${prefix}-max-unit`),
     loss_cap_points: Number(value(`${prefix}-loss-cap`)),
+    play_timeout_seconds: Number(value(`${prefix}-play-timeout`)),
     hints: checked(`${prefix}-hints`),
     house_rule_override: checked(`${prefix}-override`),
   };
@@ -457,8 +460,6 @@ function optionsPart(t) {
 
 // ---- rounds --------------------------------------------------------------------------------
 
-const VOIDABLE = ["betting", "closed"];
-
 function roundsPart(t, rounds) {
   const box = el("div", { class: "subpanel", id: "table-rounds" }, el("h4", {}, "Recent rounds"));
   if (rounds instanceof Error || (rounds && rounds.sentence)) {
@@ -479,34 +480,42 @@ function roundsPart(t, rounds) {
     recallColumn(t),
   ], list, { caption: "The last rounds, newest first", empty: "No rounds yet." }));
 
-  const voidable = list.filter((r) => VOIDABLE.includes(r.status));
-  if (isPitBoss()) {
-    const problem = alertBox("void-problem");
-    const result = statusBox("void-result");
-    const button = el("button", { type: "submit", id: "void-button", class: "danger" }, "Void the round");
-    const form = el("form", { id: "void-form" },
-      el("h5", {}, "Void a round"),
-      el("p", { class: "muted small" }, "Only before any card is dealt: every stake is refunded. A significant event."),
-      el("div", { class: "row" },
-        selectField("void-round", "Round", voidable.length
-          ? voidable.map((r) => [r.id, `No. ${r.number} (${r.status})`])
-          : [["", "no round can be voided now"]]),
-        field("void-reason", "Why (recorded)", { required: true, minlength: 3, maxlength: 500, autocomplete: "off" }),
-        button),
-      problem, result);
-    form.addEventListener("submit", (event) => {
-      event.preventDefault();
-      run(button, problem, async () => {
-        const id = value("void-round");
-        if (!id) throw { sentence: "No round here can be voided now: only one still taking bets, before the deal." };
-        const round = await act("POST", `/api/v1/rounds/${encodeURIComponent(id)}/void`, { reason: value("void-reason").trim() });
-        await select(t.id);
-        fill($("void-result"), el("p", { class: "ok" }, `Round no. ${round.number} is ${round.status}: every stake was refunded.`));
-      });
-    });
-    box.append(form);
-  }
+  box.append(voidForm(t, list.filter((r) => r.status === "betting" || r.status === "closed"), {
+    note: "Only before any card is dealt: every stake is refunded. A significant event.",
+    none: "No round here can be voided now: only one still taking bets, before the deal.",
+    path: (id) => `/api/v1/rounds/${encodeURIComponent(id)}/void`,
+    done: "every stake was refunded",
+  }));
   return box;
+}
+
+/** The pit boss's form to void one of `voidable` (nothing for other roles). */
+function voidForm(t, voidable, { note, none, path, done }) {
+  if (!isPitBoss()) return "";
+  const problem = alertBox("void-problem");
+  const result = statusBox("void-result");
+  const button = el("button", { type: "submit", id: "void-button", class: "danger" }, "Void the round");
+  const form = el("form", { id: "void-form" },
+    el("h5", {}, "Void a round"),
+    el("p", { class: "muted small" }, note),
+    el("div", { class: "row" },
+      selectField("void-round", "Round", voidable.length
+        ? voidable.map((r) => [r.id, `No. ${r.number} (${r.status})`])
+        : [["", "no round can be voided now"]]),
+      field("void-reason", "Why (recorded)", { required: true, minlength: 3, maxlength: 500, autocomplete: "off" }),
+      button),
+    problem, result);
+  form.addEventListener("submit", (event) => {
+    event.preventDefault();
+    run(button, problem, async () => {
+      const id = value("void-round");
+      if (!id) throw { sentence: none };
+      const round = await act("POST", path(id), { reason: value("void-reason").trim() });
+      await select(t.id);
+      fill($("void-result"), el("p", { class: "ok" }, `Round no. ${round.number} is ${round.status}: ${done}.`));
+    });
+  });
+  return form;
 }
 
 /** A rounds grid's last column: Recall, once a round is over, opens it in the audit tab. */
@@ -531,6 +540,12 @@ function loboRounds(t, box, list) {
       : "—"],
     recallColumn(t),
   ], list, { caption: "The last rounds, newest first", empty: "No rounds yet." }));
+  box.append(voidForm(t, list.filter((r) => r.status === "in_play"), {
+    note: `Only while the player is still playing: the held loss cap and the house's charge go back to the player. A significant event. A round left without a play for ${t.config.play_timeout_seconds || 600} s is folded by itself.`,
+    none: "No round here can be voided now: only one still in play.",
+    path: (id) => `/api/v1/lobo-rounds/${encodeURIComponent(id)}/void`,
+    done: "the loss cap held and the house's charge were returned",
+  }));
   return box;
 }
 

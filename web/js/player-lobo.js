@@ -179,7 +179,11 @@ function render() {
   $("lobo-round-title").textContent = `Round ${view.number}`;
   fill($("lobo-round-info"),
     `Unit ${view.unit} · held ${view.escrow} · charged ${view.charge} · ${tv.mode} mode · commitment `,
-    el("code", { title: "SHA-256 of the sealed server seed" }, view.commitment.slice(0, 16) + "…"));
+    el("code", { title: "SHA-256 of the sealed server seed" }, view.commitment.slice(0, 16) + "…"),
+    live && view.play_deadline_us
+      ? el("span", { id: "lobo-deadline" },
+        ` · folds for you if you make no play by ${new Date(view.play_deadline_us / 1000).toLocaleTimeString()}`)
+      : null);
   fill($("lobo-cub"),
     tv.cub !== null && tv.cub !== undefined
       ? [el("span", {}, "Cub: "), cardElement(tv.cub, { id: "lobo-cub-card" }),
@@ -196,7 +200,16 @@ function render() {
   }
   fill($("lobo-plays"), tv.plays.length ? tv.plays.map((p) => el("li", {}, playText(p))) : el("li", { class: "muted" }, "None yet."));
   if (!live && view.result) renderResult();
+  else if (view.status === "voided") renderVoid();
   else $("lobo-result").hidden = true;
+}
+
+function renderVoid() {
+  fill($("lobo-result-body"),
+    el("p", { id: "lobo-outcome" },
+      `A pit boss voided this round: the ${view.escrow} held and the ${view.charge} charged came back to your wallet.`),
+    view.server_seed ? el("p", { class: "muted small" }, "Server seed, revealed: ", el("code", {}, view.server_seed)) : null);
+  showOver();
 }
 
 function renderResult() {
@@ -210,7 +223,7 @@ function renderResult() {
   fill($("lobo-result-body"),
     el("p", { id: "lobo-outcome", class: r.player_won ? "ok" : "bad" },
       r.player_won ? `You won ${r.points} points: ${r.won}.` : `You lost ${r.paid_points} point${r.paid_points === 1 ? "" : "s"}: ${r.lost}.`,
-      " ", reasons[r.reason] || r.reason),
+      " ", r.timed_out ? "You made no play in time, so the round folded for you." : reasons[r.reason] || r.reason),
     el("dl", { class: "terms" },
       el("dt", {}, "Won"), el("dd", {}, r.won),
       el("dt", {}, "Lost"), el("dd", {}, r.lost),
@@ -218,6 +231,11 @@ function renderResult() {
       el("dt", {}, "House fee"), el("dd", {}, view.charge),
       el("dt", {}, "Net, fee included"), el("dd", { id: "lobo-net", class: net !== null && net >= 0n ? "ok" : "bad" }, r.player_net)),
     view.server_seed ? el("p", { class: "muted small" }, "Server seed, revealed: ", el("code", {}, view.server_seed)) : null);
+  showOver();
+}
+
+/** Shows the ended round's panel, with the check of its shuffle. */
+function showOver() {
   $("lobo-result").hidden = false;
   if ($("lobo-verify-slot").dataset.roundId !== view.id) {
     $("lobo-verify-slot").dataset.roundId = view.id;

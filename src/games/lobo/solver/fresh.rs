@@ -198,3 +198,39 @@ pub fn policy_value(
     });
     FreshValue::sampled(&values, seed, 0)
 }
+
+/// What a player who always plays the hint gets over `samples` seeded deals: the hint solved
+/// afresh at every decision with `state_budget` positions per attempt, as the service solves it.
+/// Returns the value (its `states` summed over every hint) and how many hints came from each
+/// basis: exact, restricted Overs, heuristic.
+pub fn hint_player_value(
+    mode: Mode,
+    loss_cap_points: Option<u32>,
+    samples: usize,
+    seed: u64,
+    state_budget: u64,
+    threads: usize,
+    progress: Progress,
+) -> (FreshValue, [u64; 3]) {
+    use super::hint::{hint, HintBasis};
+    let decks = sample_decks(mode, samples, seed);
+    let states = AtomicU64::new(0);
+    let bases: [AtomicU64; 3] = Default::default();
+    let values = par_map(samples, threads, progress, &|i| {
+        let mut state = super::super::LoboState::deal(mode, &decks[i]).expect("a whole deck");
+        while let Some(h) = hint(&state, loss_cap_points, state_budget) {
+            states.fetch_add(h.states, Ordering::Relaxed);
+            let basis = match h.basis {
+                HintBasis::Exact => 0,
+                HintBasis::RestrictedOvers { .. } => 1,
+                HintBasis::Heuristic => 2,
+            };
+            bases[basis].fetch_add(1, Ordering::Relaxed);
+            state = state.apply(&h.play).expect("a hint is a legal play");
+        }
+        let outcome = state.outcome().expect("no hint once the round is over");
+        outcome.player_net_points(loss_cap_points) as f64
+    });
+    let counts = bases.map(|b| b.into_inner());
+    (FreshValue::sampled(&values, seed, states.into_inner()), counts)
+}

@@ -11,7 +11,8 @@ pub mod position;
 
 pub use expectimax::{BudgetExceeded, Expectimax, GameLimits};
 pub use fresh::{
-    clairvoyant_value, exact_value, policy_value, sampled_value, sampled_value_within, FreshValue, Progress,
+    clairvoyant_value, exact_value, hint_player_value, policy_value, sampled_value, sampled_value_within, FreshValue,
+    Progress,
 };
 pub use hint::{hint, Hint, HintBasis};
 pub use policy::SimplePolicy;
