@@ -59,7 +59,12 @@ pub struct CorrectionRequest {
 impl From<LedgerError> for ApiError {
     fn from(e: LedgerError) -> ApiError {
         match e {
-            LedgerError::InsufficientFunds { .. } => ApiError::unprocessable("insufficient_funds", e.to_string()),
+            LedgerError::InsufficientFunds {
+                ref account,
+                ref balance,
+                ref needed,
+            } => ApiError::unprocessable("insufficient_funds", e.to_string())
+                .with_details(serde_json::json!({ "account": account, "needed": needed, "balance": balance })),
             LedgerError::UnknownAccount(_) => ApiError::not_found("account"),
             LedgerError::SameAccount(_) => ApiError::unprocessable("invalid_transfer", e.to_string()),
             LedgerError::Db(d) => ApiError::from(d),

@@ -29,8 +29,10 @@ pub struct ErrorDetail {
     pub code: String,
     /// A sentence for people.
     pub message: String,
-    /// Present for some codes: the facts behind the refusal, for programs (e.g.
-    /// `round_in_progress` names the open round: `{ "round_id": "…" }`).
+    /// Present for some codes: the facts behind the refusal, for programs:
+    /// `round_in_progress` names the open round (`{ "round_id" }`); `insufficient_funds`
+    /// says what was needed and what the wallet holds (`{ "needed", "balance" }`, and the
+    /// `account` when one transfer was refused).
     #[serde(skip_serializing_if = "Option::is_none")]
     #[schema(value_type = Option<Object>)]
     pub details: Option<serde_json::Value>,
@@ -188,7 +190,12 @@ impl From<crate::wagers::WagerError> for ApiError {
             W::BadSelection(_) => ApiError::unprocessable("bad_selection", message),
             W::PayTableMismatch { .. } => ApiError::conflict("pay_table_mismatch", message),
             W::ExposureLimit { .. } => ApiError::unprocessable("exposure_limit", message),
-            W::InsufficientFunds { .. } => ApiError::unprocessable("insufficient_funds", message),
+            W::InsufficientFunds {
+                account,
+                balance,
+                needed,
+            } => ApiError::unprocessable("insufficient_funds", message)
+                .with_details(serde_json::json!({ "account": account, "needed": needed, "balance": balance })),
             W::PlayerNotFound => ApiError::not_found("player"),
             W::NotAPlayer => ApiError::unprocessable("not_a_player", message),
             W::IdempotencyKeyReused => ApiError::conflict("idempotency_key_reused", message),

@@ -40,7 +40,8 @@ impl From<LoboError> for ApiError {
                     None => refusal,
                 }
             }
-            L::InsufficientFunds { .. } => ApiError::unprocessable("insufficient_funds", message),
+            L::InsufficientFunds { needed, balance, .. } => ApiError::unprocessable("insufficient_funds", message)
+                .with_details(serde_json::json!({ "needed": needed, "balance": balance })),
             L::NoWallet => ApiError::unprocessable("no_wallet", message),
             L::NotYourRound => ApiError::forbidden(message),
             L::StalePlay { .. } => ApiError::conflict("stale_play", message),

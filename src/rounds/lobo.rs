@@ -64,14 +64,15 @@ pub enum LoboError {
         .round_id.as_deref().map(|id| format!(": {id}")).unwrap_or_default())]
     RoundInProgress { round_id: Option<String> },
     #[error(
-        "a round at unit {unit} needs {escrow} (the loss cap of {loss_cap_points} points, held until settlement) \
-         plus {charge} (the house rule's charge); the wallet holds {balance}"
+        "a round at unit {unit} needs {needed}: {escrow} (the loss cap of {loss_cap_points} points, held until \
+         settlement) plus {charge} (the house rule's charge); the wallet holds {balance}"
     )]
     InsufficientFunds {
         unit: Amount,
         escrow: String,
         loss_cap_points: u32,
         charge: String,
+        needed: String,
         balance: String,
     },
     #[error("only players with a wallet may play")]
@@ -526,17 +527,23 @@ pub fn start_round(
             .memo(format!("house rule {}", table_config.house_rule.describe())),
         );
     }
-    ledger::post(conn, &specs).map_err(|e| match e {
-        LedgerError::InsufficientFunds { balance, .. } => LoboError::InsufficientFunds {
-            unit,
-            escrow: format_minor(money.escrow_minor),
-            loss_cap_points: table_config.loss_cap_points,
-            charge: format_minor(money.charge_minor),
-            balance,
-        },
-        LedgerError::UnknownAccount(_) => LoboError::NoWallet,
-        other => other.into(),
-    })?;
+    match ledger::post(conn, &specs) {
+        Ok(_) => {}
+        // The wallet as it stands, not as the first transfer would have left it.
+        Err(LedgerError::InsufficientFunds { .. }) => {
+            let held_minor = accounts::balance_minor(conn, &AccountId::wallet(player_id))?;
+            return Err(LoboError::InsufficientFunds {
+                unit,
+                escrow: format_minor(money.escrow_minor),
+                loss_cap_points: table_config.loss_cap_points,
+                charge: format_minor(money.charge_minor),
+                needed: format_minor(money.escrow_minor + money.charge_minor),
+                balance: format_minor(held_minor),
+            });
+        }
+        Err(LedgerError::UnknownAccount(_)) => return Err(LoboError::NoWallet),
+        Err(other) => return Err(other.into()),
+    }
 
     let row = reload(conn, &id)?;
     if dealt.is_over() {

@@ -192,14 +192,20 @@ both_backends!(
         app.fund(&cashier, &player.id, "10.00").await;
         let before = app.last_seq().await;
         for amount in ["10.01", "1000.00", "999999999.99"] {
-            app.cage(
-                &cashier,
-                "withdrawals",
-                &json!({ "player_id": player.id, "amount": amount }),
-                Some(&format!("k-{amount}")),
-            )
-            .await
-            .assert_error(422, "insufficient_funds");
+            let refused = app
+                .cage(
+                    &cashier,
+                    "withdrawals",
+                    &json!({ "player_id": player.id, "amount": amount }),
+                    Some(&format!("k-{amount}")),
+                )
+                .await;
+            refused.assert_error(422, "insufficient_funds");
+            // The figures, for a program to show.
+            assert_eq!(
+                refused.json()["error"]["details"],
+                json!({ "account": format!("wallet:{}", player.id), "needed": amount, "balance": "10.00" })
+            );
         }
         // A debit correction may not overdraw either.
         app.cage(

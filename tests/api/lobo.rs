@@ -467,9 +467,13 @@ both_backends!(
         // 40.00 escrow + 9.04 fee > 45.00.
         let player = funded_player(&app, "45.00").await;
         let seq = app.last_seq().await;
-        start(&app, &player, &table, json!({ "unit": "1.00" }))
-            .await
-            .assert_error(422, "insufficient_funds");
+        let short = start(&app, &player, &table, json!({ "unit": "1.00" })).await;
+        short.assert_error(422, "insufficient_funds");
+        assert_eq!(
+            short.json()["error"]["details"],
+            json!({ "needed": "49.04", "balance": "45.00" })
+        );
+        assert!(short.text.contains("the wallet holds 45.00"), "{}", short.text);
         start(&app, &player, &table, json!({ "unit": "0.50" }))
             .await
             .assert_error(422, "unit_out_of_range");

@@ -418,6 +418,14 @@ both_backends!(
             let b = app.balance(&who.id).await;
             let r = place(&app, who, &id, body, Some(&format!("refused-{k}"))).await;
             r.assert_error(*status, code);
+            if *code == "insufficient_funds" {
+                let details = &r.json()["error"]["details"];
+                assert_eq!(
+                    (&details["needed"], &details["balance"]),
+                    (&json!("10.00"), &json!(b)),
+                    "{details}"
+                );
+            }
             assert_eq!(app.balance(&who.id).await, b, "{body} moved money");
             assert_eq!(app.last_seq().await, seq, "{body} wrote a transfer");
         }
