@@ -466,10 +466,11 @@ pub struct SolveLoboArgs {
     /// Largest Over difference allowed (default 1 for lower, 9 = full rules otherwise).
     #[arg(long)]
     pub over: Option<u8>,
-    /// Upper bound's penalty values: none, or the Over limit of the exact values used.
+    /// Upper bound's information penalty: none; tiered (every play charged); or the Over limit
+    /// of the restricted game whose exact values are charged.
     #[arg(long, default_value = "1")]
     pub penalty: String,
-    /// Largest Over difference the penalty charges.
+    /// Largest Over difference a restricted penalty charges.
     #[arg(long, default_value_t = 1)]
     pub penalty_over: u8,
     /// State budget of --bound exact (positions stored).

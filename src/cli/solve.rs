@@ -6,7 +6,7 @@ use std::process::ExitCode;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::Instant;
 
-use djego::games::lobo::solver::{self, deals, FreshValue, GameLimits, SimplePolicy};
+use djego::games::lobo::solver::{self, deals, FreshValue, GameLimits, PenaltyChoice, SimplePolicy};
 use djego::games::lobo::{default_house_rule, house_edge_percent, HouseRule, Mode};
 
 use super::{progress, threads_or_all_cores};
@@ -28,14 +28,15 @@ pub fn parse_rule(text: &str) -> Result<HouseRule, String> {
     HouseRule::parse(text)
 }
 
-/// `none` or an Over limit for the penalty values.
-pub fn parse_penalty(text: &str) -> Result<Option<u8>, String> {
-    if text == "none" {
-        Ok(None)
-    } else {
-        text.parse()
-            .map(Some)
-            .map_err(|_| "penalty must be none or an Over difference 1..=9".to_string())
+/// `none`, `tiered`, or the Over limit of the restricted game whose values are the penalty's.
+pub fn parse_penalty(text: &str, max_over_charged: u8) -> Result<PenaltyChoice, String> {
+    match text {
+        "none" => Ok(PenaltyChoice::None),
+        "tiered" => Ok(PenaltyChoice::Tiered),
+        _ => text
+            .parse()
+            .map(|k| PenaltyChoice::Restricted { k, max_over_charged })
+            .map_err(|_| "penalty must be none, tiered or an Over difference 1..=9".to_string()),
     }
 }
 
@@ -44,7 +45,7 @@ pub fn lobo(args: SolveLoboArgs) -> Result<ExitCode, String> {
     let rule = args.rule.unwrap_or_else(|| default_house_rule(mode));
     let threads = threads_or_all_cores(args.threads);
     let cap = args.cap;
-    let penalty = parse_penalty(&args.penalty)?;
+    let penalty = parse_penalty(&args.penalty, args.penalty_over)?;
     if args.samples == 0 {
         return Err("--samples must be at least 1".into());
     }
@@ -115,26 +116,19 @@ pub fn lobo(args: SolveLoboArgs) -> Result<ExitCode, String> {
         }
         SolveBound::Upper => {
             let l = limits(GameLimits::FULL_RULES);
-            let (v, low) = solver::clairvoyant_value(
-                mode,
-                l,
-                penalty,
-                args.penalty_over,
-                args.samples,
-                args.seed,
-                threads,
-                &report,
-            );
+            let (v, low) = solver::clairvoyant_value(mode, l, penalty, args.samples, args.seed, threads, &report);
             let what = match penalty {
-                None => "upper bound: clairvoyant player (knows the deck order)".to_string(),
-                Some(k) => format!(
+                PenaltyChoice::None => "upper bound: clairvoyant player (knows the deck order)".to_string(),
+                PenaltyChoice::Restricted { k, max_over_charged } => format!(
                     "upper bound: clairvoyant player charged the information penalty of the Overs-limited-to-{k} values \
-                     (Overs up to {} penalised)",
-                    args.penalty_over
+                     (Overs up to {max_over_charged} penalised)"
                 ),
+                PenaltyChoice::Tiered => "upper bound: clairvoyant player charged the tiered information penalty on \
+                    every play (V = Overs-limited-to-1 values up to 4 Wolf cards, no-Overs values at 5, the fold beyond)"
+                    .to_string(),
             };
             results.push((what, l, v));
-            if let (Some(low), Some(k)) = (low, penalty) {
+            if let (Some(low), PenaltyChoice::Restricted { k, .. }) = (low, penalty) {
                 results.push((
                     format!("lower bound on the same deals: best play with Overs limited to difference {k}"),
                     GameLimits {

@@ -23,6 +23,12 @@ fn movement<'a>(
         kind,
         out_of_wallet,
         amount_minor,
+        // These movements' fees are paid, never given back.
+        fee_minor: if out_of_wallet && crate::floor::performance::FEE_KINDS.contains(&kind) {
+            amount_minor
+        } else {
+            0
+        },
         at_us,
     }
 }

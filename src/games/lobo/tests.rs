@@ -1,5 +1,8 @@
+use super::solver::clairvoyant::Clairvoyant;
 use super::solver::deals::sample_decks;
-use super::solver::position::Position;
+use super::solver::expectimax::expected_after;
+use super::solver::penalty::{Penalty, Restricted, Tiered};
+use super::solver::position::{rank_plays, Position};
 use super::solver::{hint, Expectimax, GameLimits, HintBasis};
 use super::*;
 use crate::cards::{ordered_deck, Card, Rank, Suit};
@@ -470,6 +473,75 @@ proptest! {
         let naive = naive_value(&s, max_over);
         prop_assert!((v - naive).abs() < 1e-3, "solver {} naive {}", v, naive);
     }
+
+    /// Every clairvoyant bound, plain or charged either information penalty, is at least the
+    /// exact value of perfect play once averaged over every order of the face-down cards: the
+    /// bound is an upper bound, position by position, near the end where both can be computed.
+    #[test]
+    fn clairvoyant_bounds_are_upper_bounds_over_every_deck_order(seed in 0u64..1_000_000, pick in 0usize..1000, capped in any::<bool>()) {
+        let s = late_state(Mode::Easy, seed, 2 + pick % 4, 1 + pick % 4, Some(pick % 5));
+        prop_assume!(!s.is_over());
+        let cap = capped.then_some(12);
+        let limits = GameLimits::full(cap);
+        let pos = Position::from_state(&s);
+        let exact = Expectimax::new(limits, None).value(&pos).unwrap();
+        let restricted = Restricted {
+            values: Expectimax::new(GameLimits { max_over_difference: 1, loss_cap_points: cap }, None),
+            max_over_charged: 1,
+        };
+        let tiered = Tiered::new(cap);
+        let face_down: Vec<u8> = s.undealt_under_cub().iter().map(|c| c.rank().value()).collect();
+        let orders = every_order(&face_down);
+        for penalty in [None, Some(&restricted as &dyn Penalty), Some(&tiered as &dyn Penalty)] {
+            let total: f64 = orders
+                .iter()
+                .map(|order| {
+                    let ranks: Vec<u8> = (pos.cub > 0).then_some(pos.cub).into_iter().chain(order.iter().copied()).collect();
+                    Clairvoyant::solve_from(pos.player, pos.wolf, &ranks, 0, limits, penalty).0
+                })
+                .sum();
+            let mean = total / orders.len() as f64;
+            prop_assert!(mean >= exact - 1e-3, "bound {} below the exact value {} (penalty {})", mean, exact, penalty.is_some());
+        }
+    }
+
+    /// The tiered penalty's shortcut past five Wolf cards (a sum over the dealt cards, no cub
+    /// turned up) is the same average as the full one.
+    #[test]
+    fn the_tiered_penalty_shortcut_is_the_full_average(seed in 0u64..1_000_000, pick in 0usize..1000, capped in any::<bool>()) {
+        let s = late_state(Mode::Easy, seed, 3 + pick % 4, 1 + pick % 4, Some(6 + pick % 10));
+        prop_assume!(!s.is_over());
+        let cap = capped.then_some(25);
+        let tiered = Tiered::new(cap);
+        let pos = Position::from_state(&s);
+        let mut plays = Vec::new();
+        rank_plays(&pos, GameLimits::FULL_RULES, &mut plays);
+        for play in &plays {
+            let full = expected_after(&pos, play, GameLimits::full(cap), &mut |next| {
+                Ok::<f64, std::convert::Infallible>(tiered.value(next))
+            })
+            .unwrap();
+            let quick = tiered.expected_after(&pos, play);
+            prop_assert!((full - quick).abs() < 1e-6, "{:?}: full {} shortcut {}", play, full, quick);
+        }
+    }
+}
+
+/// Every order of `items` (with repeats, each order as likely as a shuffle makes it).
+fn every_order(items: &[u8]) -> Vec<Vec<u8>> {
+    if items.is_empty() {
+        return vec![Vec::new()];
+    }
+    let mut out = Vec::new();
+    for i in 0..items.len() {
+        let mut rest = items.to_vec();
+        let first = rest.remove(i);
+        for mut tail in every_order(&rest) {
+            tail.insert(0, first);
+            out.push(tail);
+        }
+    }
+    out
 }
 
 #[test]

@@ -6,31 +6,27 @@
 //! With a penalty `V̂(s') − E[V̂(s') | s, a]` charged at each play, for any function `V̂` of
 //! the player's information, the bound stays valid (the penalties have zero mean under every
 //! strategy that does not see the future) and becomes much tighter when `V̂` is a good value
-//! estimate. djego uses `V̂` = the exact value of the game with Overs limited (a lower bound
-//! solved by [`Expectimax`]). Each deal is then a deterministic problem, solved exactly by
-//! memoised search over (deck position, hands):
+//! estimate (`super::penalty` has djego's). Each deal is then a deterministic problem, solved
+//! exactly by memoised search over (deck position, hands).
 //!
-//! Overs larger than a set difference carry no penalty, and once such an Over is made no later
-//! play is charged: a penalty may depend on the play and on the history the player has seen, as
-//! long as its mean given that history is zero, so the bound stays valid. This keeps every
-//! `V̂` the search needs inside the Overs-limited game the opening's solve already stored.
+//! A penalty may leave some plays uncharged, and once such a play is made no later play is
+//! charged: a penalty may depend on the play and on the history the player has seen, as long as
+//! its mean given that history is zero, so the bound stays valid.
 //!
 //! `W(s) = max(fold(s), max_a [ Q̂(s,a) + W(s'_a) − V̂(s'_a) ])`, with `W − V̂ = 0` at a win,
 //!
 //! where `s'_a` is the position the actual deck leads to and `Q̂(s,a) = E[V̂(s')]`.
 
 use super::super::PlayKind;
-use super::expectimax::{Expectimax, GameLimits};
+use super::expectimax::GameLimits;
+use super::penalty::Penalty;
 use super::position::{card_count, rank_plays, rank_total, remove_cards, Counts, Position, RANKS};
 use std::collections::HashMap;
 
 pub struct Clairvoyant<'a> {
     ranks: &'a [u8],
     limits: GameLimits,
-    penalty: Option<&'a Expectimax>,
-    /// Overs of a larger difference carry no penalty (a penalty may depend on the play, so the
-    /// bound stays valid; it only spares enumerating every multiset a big Over could deal).
-    penalty_max_over: u8,
+    penalty: Option<&'a dyn Penalty>,
     /// `suffix[i]` = rank counts of `ranks[i..]`.
     suffix: Vec<Counts>,
     memo: HashMap<u128, f32>,
@@ -39,13 +35,21 @@ pub struct Clairvoyant<'a> {
 
 impl<'a> Clairvoyant<'a> {
     /// The bound's value on this deck (ranks top first) and the number of positions searched.
-    /// `penalty`: the solver whose values are `V̂` (its own limits and cap must match `limits.loss_cap_points`).
-    /// `penalty_max_over`: the largest Over difference charged a penalty.
-    pub fn solve(
+    /// `penalty`'s values must be of the game with `limits.loss_cap_points`.
+    pub fn solve(ranks: &'a [u8], limits: GameLimits, penalty: Option<&'a dyn Penalty>) -> (f64, u64) {
+        let opening = super::deals::opening_of(ranks);
+        Self::solve_from(opening.player, opening.wolf, ranks, 8, limits, penalty)
+    }
+
+    /// The bound from the hands `player` and `wolf` with the cub at `ranks[cub_at]` and the
+    /// face-down cards in the order `ranks[cub_at + 1..]`.
+    pub fn solve_from(
+        player: Counts,
+        wolf: Counts,
         ranks: &'a [u8],
+        cub_at: usize,
         limits: GameLimits,
-        penalty: Option<&'a Expectimax>,
-        penalty_max_over: u8,
+        penalty: Option<&'a dyn Penalty>,
     ) -> (f64, u64) {
         let mut suffix = vec![[0u8; RANKS]; ranks.len() + 2];
         for i in (0..ranks.len()).rev() {
@@ -56,13 +60,11 @@ impl<'a> Clairvoyant<'a> {
             ranks,
             limits,
             penalty,
-            penalty_max_over,
             suffix,
             memo: HashMap::new(),
             plays: Vec::new(),
         };
-        let opening = super::deals::opening_of(ranks);
-        let v = solver.value(8, opening.player, opening.wolf, 0, penalty.is_some());
+        let v = solver.value(cub_at, player, wolf, 0, penalty.is_some());
         (v, solver.memo.len() as u64)
     }
 
@@ -116,21 +118,16 @@ impl<'a> Clairvoyant<'a> {
                 }
             }
             let won = card_count(&after.wolf) == 0;
-            let penalised = self
-                .penalty
-                .filter(|_| charged && (play.kind != PlayKind::Over || play.difference <= self.penalty_max_over));
+            let penalised = self.penalty.filter(|p| charged && p.charges(play));
             let v = match penalised {
                 None if won => rank_total(&after.player) as f64,
                 None => self.value(at, after.player, after.wolf, depth + 1, false),
+                // A win's V̂ is its payoff: the charge leaves q.
+                Some(vhat) if won => vhat.expected_after(&pos, play),
                 Some(vhat) => {
-                    let q = vhat.play_value(&pos, play).expect("penalty solver has no budget");
-                    if won {
-                        q
-                    } else {
-                        let next = self.position(at, after.player, after.wolf);
-                        let v_next = vhat.value(&next).expect("penalty solver has no budget");
-                        q + self.value(at, after.player, after.wolf, depth + 1, true) - v_next
-                    }
+                    let q = vhat.expected_after(&pos, play);
+                    let next = self.position(at, after.player, after.wolf);
+                    q + self.value(at, after.player, after.wolf, depth + 1, true) - vhat.value(&next)
                 }
             };
             best = best.max(v);

@@ -115,87 +115,100 @@ impl Expectimax {
 
     /// The expected value after making `play` at `pos`.
     pub fn play_value(&self, pos: &Position, play: &RankPlay) -> Result<f64, BudgetExceeded> {
-        let mut next = remove_cards(pos, play);
-        match play.kind {
-            PlayKind::Perfect | PlayKind::Sum => {
-                if next.cub > 0 {
-                    next.player[next.cub as usize - 1] += 1;
-                }
-                if card_count(&next.wolf) == 0 {
-                    return Ok(rank_total(&next.player) as f64);
-                }
-                self.turn_up_cub(&next)
-            }
-            PlayKind::Split => {
-                if next.cub == 0 {
-                    return self.after_deal(&next);
-                }
-                next.wolf[next.cub as usize - 1] += 1;
-                self.turn_up_cub(&next)
-            }
-            PlayKind::Over => {
-                if next.cub == 0 {
-                    return self.after_deal(&next);
-                }
-                next.wolf[next.cub as usize - 1] += 1;
-                let more = (play.difference as u32 - 1).min(next.unknown_count());
-                if more == 0 {
-                    return self.turn_up_cub(&next);
-                }
-                let total = next.unknown_count();
-                let mut acc = 0.0;
-                let mut chosen = [0u8; RANKS];
-                let mut result = Ok(());
-                hypergeometric(&next.unknown, 0, more, &mut chosen, &mut |taken, ways| {
-                    if result.is_err() {
-                        return;
-                    }
-                    let mut after = next;
-                    for r in 0..RANKS {
-                        after.unknown[r] -= taken[r];
-                        after.wolf[r] += taken[r];
-                    }
-                    match self.turn_up_cub(&after) {
-                        Ok(v) => acc += ways * v,
-                        Err(e) => result = Err(e),
-                    }
-                });
-                result?;
-                Ok(acc / choose(total, more))
-            }
-            PlayKind::Fold => Ok(-self.limits.loss_points(&pos.wolf)),
-        }
+        expected_after(pos, play, self.limits, &mut |next| self.value(next))
     }
+}
 
-    /// The deck ran out before this play dealt anything: the round goes on (or is won).
-    fn after_deal(&self, pos: &Position) -> Result<f64, BudgetExceeded> {
-        if card_count(&pos.wolf) == 0 {
-            return Ok(rank_total(&pos.player) as f64);
-        }
-        self.value(pos)
-    }
-
-    /// The old cub has left; the next card is turned up (averaged over the unknown cards).
-    fn turn_up_cub(&self, pos: &Position) -> Result<f64, BudgetExceeded> {
-        let total = pos.unknown_count();
-        if total == 0 {
-            let mut next = *pos;
-            next.cub = 0;
-            return self.value(&next);
-        }
-        let mut acc = 0.0;
-        for r in 0..RANKS {
-            let n = pos.unknown[r];
-            if n == 0 {
-                continue;
+/// The expectation, over the cards `play` deals from under the cub and the next cub turned up,
+/// of `value` at the decision position that follows; a win pays the player's hand and a fold the
+/// Wolf's (capped). Every estimate of a position's value is averaged the same way: the exact one
+/// of [`Expectimax`], and the information penalty's (`super::penalty`).
+pub fn expected_after<E>(
+    pos: &Position,
+    play: &RankPlay,
+    limits: GameLimits,
+    value: &mut dyn FnMut(&Position) -> Result<f64, E>,
+) -> Result<f64, E> {
+    let mut next = remove_cards(pos, play);
+    match play.kind {
+        PlayKind::Perfect | PlayKind::Sum => {
+            if next.cub > 0 {
+                next.player[next.cub as usize - 1] += 1;
             }
-            let mut next = *pos;
-            next.unknown[r] -= 1;
-            next.cub = r as u8 + 1;
-            acc += n as f64 * self.value(&next)?;
+            if card_count(&next.wolf) == 0 {
+                return Ok(rank_total(&next.player) as f64);
+            }
+            turn_up_cub(&next, value)
         }
-        Ok(acc / total as f64)
+        PlayKind::Split => {
+            if next.cub == 0 {
+                return after_deal(&next, value);
+            }
+            next.wolf[next.cub as usize - 1] += 1;
+            turn_up_cub(&next, value)
+        }
+        PlayKind::Over => {
+            if next.cub == 0 {
+                return after_deal(&next, value);
+            }
+            next.wolf[next.cub as usize - 1] += 1;
+            let more = (play.difference as u32 - 1).min(next.unknown_count());
+            if more == 0 {
+                return turn_up_cub(&next, value);
+            }
+            let total = next.unknown_count();
+            let mut acc = 0.0;
+            let mut chosen = [0u8; RANKS];
+            let mut result = Ok(());
+            hypergeometric(&next.unknown, 0, more, &mut chosen, &mut |taken, ways| {
+                if result.is_err() {
+                    return;
+                }
+                let mut after = next;
+                for r in 0..RANKS {
+                    after.unknown[r] -= taken[r];
+                    after.wolf[r] += taken[r];
+                }
+                match turn_up_cub(&after, value) {
+                    Ok(v) => acc += ways * v,
+                    Err(e) => result = Err(e),
+                }
+            });
+            result?;
+            Ok(acc / choose(total, more))
+        }
+        PlayKind::Fold => Ok(-limits.loss_points(&pos.wolf)),
     }
+}
+
+/// The deck ran out before this play dealt anything: the round goes on (or is won).
+fn after_deal<E>(pos: &Position, value: &mut dyn FnMut(&Position) -> Result<f64, E>) -> Result<f64, E> {
+    if card_count(&pos.wolf) == 0 {
+        return Ok(rank_total(&pos.player) as f64);
+    }
+    value(pos)
+}
+
+/// The old cub has left; the next card is turned up (averaged over the unknown cards).
+fn turn_up_cub<E>(pos: &Position, value: &mut dyn FnMut(&Position) -> Result<f64, E>) -> Result<f64, E> {
+    let total = pos.unknown_count();
+    if total == 0 {
+        let mut next = *pos;
+        next.cub = 0;
+        return value(&next);
+    }
+    let mut acc = 0.0;
+    for r in 0..RANKS {
+        let n = pos.unknown[r];
+        if n == 0 {
+            continue;
+        }
+        let mut next = *pos;
+        next.unknown[r] -= 1;
+        next.cub = r as u8 + 1;
+        acc += n as f64 * value(&next)?;
+    }
+    Ok(acc / total as f64)
 }
 
 pub fn choose(n: u32, k: u32) -> f64 {

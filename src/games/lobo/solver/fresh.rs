@@ -4,6 +4,7 @@ use super::super::Mode;
 use super::clairvoyant::Clairvoyant;
 use super::deals::{all_openings, deck_ranks, opening_of, sample_decks};
 use super::expectimax::{Expectimax, GameLimits};
+use super::penalty::{Penalty, Restricted, Tiered};
 use super::policy::{play_deck, SimplePolicy};
 use serde::{Deserialize, Serialize};
 use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
@@ -144,8 +145,7 @@ pub fn sampled_value_within(
 pub fn clairvoyant_value(
     mode: Mode,
     limits: GameLimits,
-    penalty_over_limit: Option<u8>,
-    penalty_max_over: u8,
+    penalty: PenaltyChoice,
     samples: usize,
     seed: u64,
     threads: usize,
@@ -153,30 +153,59 @@ pub fn clairvoyant_value(
 ) -> (FreshValue, Option<FreshValue>) {
     let decks = sample_decks(mode, samples, seed);
     let states = AtomicU64::new(0);
-    let vhat = penalty_over_limit.map(|k| {
-        Expectimax::new(
-            GameLimits {
-                max_over_difference: k,
-                loss_cap_points: limits.loss_cap_points,
-            },
-            None,
-        )
-    });
+    let cap = limits.loss_cap_points;
+    let (restricted, tiered) = match penalty {
+        PenaltyChoice::None => (None, false),
+        PenaltyChoice::Restricted { k, max_over_charged } => (
+            Some(Restricted {
+                values: Expectimax::new(
+                    GameLimits {
+                        max_over_difference: k,
+                        loss_cap_points: cap,
+                    },
+                    None,
+                ),
+                max_over_charged,
+            }),
+            false,
+        ),
+        PenaltyChoice::Tiered => (None, true),
+    };
     let values = par_map(samples, threads, progress, &|i| {
         let ranks = deck_ranks(&decks[i]);
-        let (v, n) = Clairvoyant::solve(&ranks, limits, vhat.as_ref(), penalty_max_over);
-        states.fetch_add(n, Ordering::Relaxed);
+        // The tiered values a deal needs reach positions no other deal does: solved per deal,
+        // so memory stays that of one deal per thread.
+        let own = tiered.then(|| Tiered::new(cap));
+        let vhat: Option<&dyn Penalty> = match (&restricted, &own) {
+            (Some(r), _) => Some(r),
+            (_, Some(t)) => Some(t),
+            _ => None,
+        };
+        let (v, n) = Clairvoyant::solve(&ranks, limits, vhat);
+        states.fetch_add(n + own.as_ref().map_or(0, |t| t.states()), Ordering::Relaxed);
         v
     });
-    let lower = vhat.as_ref().map(|s| {
+    // The restricted game's own value on the same deals: the lower bound beside the upper.
+    let lower = restricted.as_ref().map(|r| {
         let lows: Vec<f64> = decks
             .iter()
-            .map(|d| s.value(&opening_of(&deck_ranks(d))).expect("no budget"))
+            .map(|d| r.values.value(&opening_of(&deck_ranks(d))).expect("no budget"))
             .collect();
-        FreshValue::sampled(&lows, seed, s.states())
+        FreshValue::sampled(&lows, seed, r.values.states())
     });
-    let extra = vhat.as_ref().map_or(0, |s| s.states());
+    let extra = restricted.as_ref().map_or(0, |p| p.states());
     (FreshValue::sampled(&values, seed, states.into_inner() + extra), lower)
+}
+
+/// The information penalty charged to the clairvoyant player (`super::penalty`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum PenaltyChoice {
+    /// None: the plain clairvoyant bound.
+    None,
+    /// The exact values of the game with Overs limited to `k`, charged on Overs up to `max_over_charged`.
+    Restricted { k: u8, max_over_charged: u8 },
+    /// The tiered estimate, every play charged.
+    Tiered,
 }
 
 /// A simple strategy's value over `samples` seeded deals (exact for `FoldAtOnce`).

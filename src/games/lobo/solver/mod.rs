@@ -6,13 +6,14 @@ pub mod deals;
 pub mod expectimax;
 pub mod fresh;
 pub mod hint;
+pub mod penalty;
 pub mod policy;
 pub mod position;
 
 pub use expectimax::{BudgetExceeded, Expectimax, GameLimits};
 pub use fresh::{
     clairvoyant_value, exact_value, hint_player_value, policy_value, sampled_value, sampled_value_within, FreshValue,
-    Progress,
+    PenaltyChoice, Progress,
 };
 pub use hint::{hint, Hint, HintBasis};
 pub use policy::SimplePolicy;
