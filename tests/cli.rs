@@ -496,6 +496,11 @@ fn solve_lobo_small_runs_print_each_bound_and_the_hint_player() {
     };
     let (_, lower) = run(&["--bound", "lower", "--samples", "3"]);
     let (_, upper) = run(&["--bound", "upper", "--penalty", "none", "--samples", "40"]);
+    let (_, tiered) = run(&["--bound", "upper", "--penalty", "tiered", "--samples", "2"]);
+    assert!(
+        tiered[0].0.contains("tiered information penalty on every play"),
+        "{tiered:?}"
+    );
     let (_, policies) = run(&["--bound", "policies", "--samples", "200"]);
     let (text, hints) = run(&["--bound", "hints", "--samples", "2"]);
     assert!(lower[0].0.starts_with("lower bound"), "{lower:?}");
@@ -506,7 +511,7 @@ fn solve_lobo_small_runs_print_each_bound_and_the_hint_player() {
     // Folding at once pays the Wolf's opening hand: about 18 points in easy mode, capped at 40.
     assert!((-18.5..=-17.0).contains(&mean(&policies[0])), "{policies:?}");
     // Every player's value lies between losing the cap and winning the richest hand.
-    for v in lower.iter().chain(&upper).chain(&policies).chain(&hints) {
+    for v in lower.iter().chain(&upper).chain(&tiered).chain(&policies).chain(&hints) {
         assert!((-40.0..=60.0).contains(&mean(v)), "{v:?}");
         assert_eq!(v.1["loss_cap_points"], 40, "{v:?}");
     }

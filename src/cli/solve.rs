@@ -20,6 +20,9 @@ fn peak_memory_mb() -> Option<f64> {
     Some(kb / 1024.0)
 }
 
+/// The label of the bracket's width in a `--bound upper` run with a penalty.
+const WIDTH: &str = "the bracket's width on the same deals (upper − lower, deal by deal)";
+
 pub fn parse_mode(text: &str) -> Result<Mode, String> {
     Mode::parse(text).ok_or_else(|| "mode must be hard, ordinary or easy".to_string())
 }
@@ -128,15 +131,21 @@ pub fn lobo(args: SolveLoboArgs) -> Result<ExitCode, String> {
                     .to_string(),
             };
             results.push((what, l, v));
-            if let (Some(low), PenaltyChoice::Restricted { k, .. }) = (low, penalty) {
+            if let Some(bracket) = low {
+                let k = match penalty {
+                    PenaltyChoice::Restricted { k, .. } => k,
+                    _ => 1,
+                };
+                let restricted = GameLimits {
+                    max_over_difference: k,
+                    ..l
+                };
                 results.push((
                     format!("lower bound on the same deals: best play with Overs limited to difference {k}"),
-                    GameLimits {
-                        max_over_difference: k,
-                        ..l
-                    },
-                    low,
+                    restricted,
+                    bracket.lower,
                 ));
+                results.push((WIDTH.to_string(), l, bracket.width));
             }
         }
         SolveBound::Hints => {
@@ -181,11 +190,14 @@ pub fn lobo(args: SolveLoboArgs) -> Result<ExitCode, String> {
                 v.seed.unwrap_or(0)
             ),
         }
-        println!(
-            "  with the rule's charge: player {:+.4} units per round; house edge {:+.3}% of the expected amount at risk",
-            v.mean_points - rule.expected_charge_units(mode),
-            edge
-        );
+        // A width is no player's value: no charge applies to it.
+        if what != WIDTH {
+            println!(
+                "  with the rule's charge: player {:+.4} units per round; house edge {:+.3}% of the expected amount at risk",
+                v.mean_points - rule.expected_charge_units(mode),
+                edge
+            );
+        }
         println!("  states {}", v.states);
         println!(
             "  json {}",

@@ -150,7 +150,7 @@ pub fn clairvoyant_value(
     seed: u64,
     threads: usize,
     progress: Progress,
-) -> (FreshValue, Option<FreshValue>) {
+) -> (FreshValue, Option<Bracket>) {
     let decks = sample_decks(mode, samples, seed);
     let states = AtomicU64::new(0);
     let cap = limits.loss_cap_points;
@@ -171,6 +171,8 @@ pub fn clairvoyant_value(
         ),
         PenaltyChoice::Tiered => (None, true),
     };
+    // Each deal's Overs-≤-1 (or restricted) value, for the bracket's width deal by deal.
+    let lows = Mutex::new(vec![f64::NAN; samples]);
     let values = par_map(samples, threads, progress, &|i| {
         let ranks = deck_ranks(&decks[i]);
         // The tiered values a deal needs reach positions no other deal does: solved per deal,
@@ -182,19 +184,38 @@ pub fn clairvoyant_value(
             _ => None,
         };
         let (v, n) = Clairvoyant::solve(&ranks, limits, vhat);
+        let low = match (&restricted, &own) {
+            (Some(r), _) => Some(r.values.value(&opening_of(&ranks)).expect("no budget")),
+            (_, Some(t)) => Some(t.overs_1_value(&opening_of(&ranks))),
+            _ => None,
+        };
+        if let Some(low) = low {
+            lows.lock().unwrap()[i] = low;
+        }
         states.fetch_add(n + own.as_ref().map_or(0, |t| t.states()), Ordering::Relaxed);
         v
     });
-    // The restricted game's own value on the same deals: the lower bound beside the upper.
-    let lower = restricted.as_ref().map(|r| {
-        let lows: Vec<f64> = decks
-            .iter()
-            .map(|d| r.values.value(&opening_of(&deck_ranks(d))).expect("no budget"))
-            .collect();
-        FreshValue::sampled(&lows, seed, r.values.states())
-    });
     let extra = restricted.as_ref().map_or(0, |p| p.states());
-    (FreshValue::sampled(&values, seed, states.into_inner() + extra), lower)
+    let upper = FreshValue::sampled(&values, seed, states.into_inner() + extra);
+    let lows = lows.into_inner().unwrap();
+    let bracket = (penalty != PenaltyChoice::None).then(|| {
+        let gaps: Vec<f64> = values.iter().zip(&lows).map(|(u, l)| u - l).collect();
+        Bracket {
+            lower: FreshValue::sampled(&lows, seed, 0),
+            width: FreshValue::sampled(&gaps, seed, 0),
+        }
+    });
+    (upper, bracket)
+}
+
+/// The lower bound on the same deals as an upper bound, and the width between them deal by deal
+/// (paired: its interval is far narrower than either bound's).
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct Bracket {
+    /// Best play with Overs limited (to 1 for the tiered penalty, to `k` for the restricted one).
+    pub lower: FreshValue,
+    /// Upper − lower, deal by deal.
+    pub width: FreshValue,
 }
 
 /// The information penalty charged to the clairvoyant player (`super::penalty`).

@@ -12,8 +12,8 @@ pub mod position;
 
 pub use expectimax::{BudgetExceeded, Expectimax, GameLimits};
 pub use fresh::{
-    clairvoyant_value, exact_value, hint_player_value, policy_value, sampled_value, sampled_value_within, FreshValue,
-    PenaltyChoice, Progress,
+    clairvoyant_value, exact_value, hint_player_value, policy_value, sampled_value, sampled_value_within, Bracket,
+    FreshValue, PenaltyChoice, Progress,
 };
 pub use hint::{hint, Hint, HintBasis};
 pub use policy::SimplePolicy;

@@ -80,6 +80,11 @@ impl Tiered {
         }
     }
 
+    /// The exact value of the game with Overs limited to 1 at `pos`: a lower bound on perfect play.
+    pub fn overs_1_value(&self, pos: &Position) -> f64 {
+        self.overs_1.value(pos).expect("the penalty solvers have no budget")
+    }
+
     /// The Wolf's hand after `play`, when the deal leaves it past [`SOLVED_UP_TO_CARDS`]: the
     /// cards it keeps, the cub and how many face-down cards it is dealt. `None` otherwise.
     fn past_solved(&self, pos: &Position, play: &RankPlay) -> Option<(Position, u32)> {
