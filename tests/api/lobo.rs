@@ -669,6 +669,35 @@ async fn read_until(stream: &mut reqwest::Response, seen: &mut String, done: imp
     }
 }
 
+/// Another instance of the same casino on `app`'s database: the same token and seed keys, as
+/// every instance of one casino has; `adjust` sets the rest.
+async fn same_casino(app: &TestApp, adjust: impl FnOnce(&mut djego::config::Settings)) -> TestApp {
+    let (jwt_secret, seed_key) = (app.state.settings.jwt_secret.clone(), app.state.settings.seed_key);
+    app.spawn_another_with(|s| {
+        s.jwt_secret = jwt_secret;
+        s.seed_key = seed_key;
+        adjust(s);
+    })
+    .await
+}
+
+/// Opens the table's live stream as `token` and reads it to its first `state`.
+async fn watch_table(app: &TestApp, table: &str, token: &str) -> (reqwest::Response, String) {
+    let mut stream = app
+        .request(
+            reqwest::Method::GET,
+            &format!("/api/v1/tables/{table}/events"),
+            Some(token),
+        )
+        .send()
+        .await
+        .expect("the stream opens");
+    assert_eq!(stream.status(), 200);
+    let mut seen = String::new();
+    read_until(&mut stream, &mut seen, |s| s.contains("event: state")).await;
+    (stream, seen)
+}
+
 both_backends!(
     async fn a_lobo_tables_rounds_are_shown_live_without_a_face_down_card(app: TestApp) {
         let table = lobo_table(&app, false);
@@ -676,29 +705,11 @@ both_backends!(
         let pitboss = app.create_user(Role::Pitboss).await;
         // On PostgreSQL the watcher is on another instance: the change crosses over.
         let watched = match app.backend {
-            crate::helpers::Backend::Postgres => Some(
-                // As every instance of one casino: the same token and seed keys.
-                app.spawn_another_with(|s| {
-                    s.jwt_secret = app.state.settings.jwt_secret.clone();
-                    s.seed_key = app.state.settings.seed_key;
-                })
-                .await,
-            ),
+            crate::helpers::Backend::Postgres => Some(same_casino(&app, |_| {}).await),
             crate::helpers::Backend::Sqlite => None,
         };
         let watcher = watched.as_ref().unwrap_or(&app);
-        let mut stream = watcher
-            .request(
-                reqwest::Method::GET,
-                &format!("/api/v1/tables/{table}/events"),
-                Some(&pitboss.token),
-            )
-            .send()
-            .await
-            .expect("the stream opens");
-        assert_eq!(stream.status(), 200);
-        let mut seen = String::new();
-        read_until(&mut stream, &mut seen, |s| s.contains("event: state")).await;
+        let (mut stream, mut seen) = watch_table(watcher, &table, &pitboss.token).await;
 
         let round = start(&app, &player, &table, json!({ "unit": "1.00" }))
             .await
@@ -804,28 +815,12 @@ both_backends!(
         backdate(&app, &id, 601);
         // The sweep runs on its own on a second instance of the casino, every 100 ms; on
         // PostgreSQL the first instance's watchers hear of the fold across instances.
-        let sweeping = app
-            .spawn_another_with(|s| {
-                s.jwt_secret = app.state.settings.jwt_secret.clone();
-                s.seed_key = app.state.settings.seed_key;
-                s.lobo_timeout_sweep_ms = 100;
-            })
-            .await;
+        let sweeping = same_casino(&app, |s| s.lobo_timeout_sweep_ms = 100).await;
         let watcher = match app.backend {
             crate::helpers::Backend::Postgres => &app,
             crate::helpers::Backend::Sqlite => &sweeping,
         };
-        let mut stream = watcher
-            .request(
-                reqwest::Method::GET,
-                &format!("/api/v1/tables/{table}/events"),
-                Some(&pitboss.token),
-            )
-            .send()
-            .await
-            .expect("the stream opens");
-        let mut seen = String::new();
-        read_until(&mut stream, &mut seen, |s| s.contains("event: state")).await;
+        let (mut stream, mut seen) = watch_table(watcher, &table, &pitboss.token).await;
 
         let deadline = tokio::time::Instant::now() + std::time::Duration::from_secs(10);
         let folded = loop {
@@ -945,12 +940,7 @@ both_backends!(
 both_backends!(
     async fn instances_sweeping_together_fold_each_round_once(app: TestApp) {
         let table = lobo_table(&app, false);
-        let other = app
-            .spawn_another_with(|s| {
-                s.jwt_secret = app.state.settings.jwt_secret.clone();
-                s.seed_key = app.state.settings.seed_key;
-            })
-            .await;
+        let other = same_casino(&app, |_| {}).await;
         let mut ids = Vec::new();
         for _ in 0..4 {
             let player = funded_player(&app, "100.00").await;
