@@ -59,7 +59,10 @@ pub struct Tiered {
     no_overs: Expectimax,
 }
 
-/// The largest Wolf hand `V̂` solves for; beyond, it is the fold value.
+/// The largest Wolf hand whose `V̂` is the Overs-≤-1 value.
+const OVERS_1_UP_TO_CARDS: u32 = 4;
+/// The largest Wolf hand `V̂` solves for (the no-Overs value above `OVERS_1_UP_TO_CARDS`);
+/// beyond, it is the fold value.
 const SOLVED_UP_TO_CARDS: u32 = 5;
 
 impl Tiered {
@@ -106,8 +109,8 @@ impl Penalty for Tiered {
         let solved = |e: &Expectimax| e.value(pos).expect("the penalty solvers have no budget");
         match card_count(&pos.wolf) {
             0 => rank_total(&pos.player) as f64,
-            n if n <= 4 => solved(&self.overs_1),
-            SOLVED_UP_TO_CARDS => solved(&self.no_overs),
+            n if n <= OVERS_1_UP_TO_CARDS => solved(&self.overs_1),
+            n if n <= SOLVED_UP_TO_CARDS => solved(&self.no_overs),
             _ => -self.limits.loss_points(&pos.wolf),
         }
     }
