@@ -63,7 +63,7 @@ impl Application {
         if state.db.backend() == crate::store::Backend::Postgres {
             let relay_state = state.clone();
             state.live.start_relay(state.settings.database_url.clone(), move |a| {
-                api::prima_carta::relay_remote(&relay_state, a)
+                api::live_relay::relay_remote(&relay_state, a)
             });
         }
         let checkpoint_schedule = CheckpointSchedule::start(

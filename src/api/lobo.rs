@@ -398,7 +398,7 @@ async fn publish(state: &web::Data<AppState>, round_id: String) {
         .await;
     if let Ok(view) = view {
         publish_locally(state, &view);
-        super::prima_carta::announce(state, &view.table_id, Some(&view.id));
+        super::live_relay::announce(state, &view.table_id, Some(&view.id));
     }
 }
 
@@ -410,7 +410,7 @@ pub fn publish_locally(state: &AppState, view: &LoboView) {
 /// [`publish`] for a change made outside a request (a round folded by its timeout).
 pub fn tell_watchers(state: &AppState, view: &LoboView) {
     publish_locally(state, view);
-    super::prima_carta::announce_now(state, &view.table_id, Some(&view.id));
+    super::live_relay::announce_now(state, &view.table_id, Some(&view.id));
 }
 
 pub(super) fn round_view(vault: &crate::rounds::SeedVault, row: &RoundRow) -> Result<LoboView, ApiError> {

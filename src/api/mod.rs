@@ -12,6 +12,7 @@ pub mod floor;
 pub mod health;
 pub mod idempotency;
 pub mod input_gate;
+pub mod live_relay;
 pub mod lobo;
 pub mod metrics;
 pub mod pagination;

@@ -73,66 +73,15 @@ fn prima_round(conn: &mut AnyConnection, round_id: &str) -> Result<(RoundRow, Ta
 /// to the other instances.
 fn publish(state: &AppState, view: &RoundView) {
     publish_locally(state, view);
-    announce(state, &view.table_id, Some(&view.id));
+    super::live_relay::announce(state, &view.table_id, Some(&view.id));
 }
 
-fn publish_locally(state: &AppState, view: &RoundView) {
+/// Tells this instance's watchers of the table (`round` and its events).
+pub(super) fn publish_locally(state: &AppState, view: &RoundView) {
     let events: Vec<(&str, &Event)> = view.events.iter().map(|e| (event_name(e), e)).collect();
     state
         .live
         .publish_round(&view.table_id, &view.id, &events, "round", view);
-}
-
-/// `NOTIFY`s the other instances (PostgreSQL only), off the request's thread.
-pub fn announce(state: &AppState, table_id: &str, round_id: Option<&str>) {
-    if state.db.backend() != crate::store::Backend::Postgres {
-        return;
-    }
-    let sql = state.live.announcement_sql(table_id, round_id);
-    let db = state.db.clone();
-    actix_web::rt::task::spawn_blocking(move || send_announcement(&db, sql));
-}
-
-/// [`announce`] from a thread outside the HTTP server's runtime, waiting for it.
-pub fn announce_now(state: &AppState, table_id: &str, round_id: Option<&str>) {
-    if state.db.backend() == crate::store::Backend::Postgres {
-        send_announcement(&state.db, state.live.announcement_sql(table_id, round_id));
-    }
-}
-
-fn send_announcement(db: &crate::store::Database, sql: String) {
-    use diesel::RunQueryDsl;
-    if let Ok(mut conn) = db.conn() {
-        if let Err(e) = diesel::sql_query(sql).execute(&mut *conn) {
-            tracing::warn!(error = %e, "could not announce a live change");
-        }
-    }
-}
-
-/// Publishes to this instance's watchers a change another instance announced.
-pub fn relay_remote(state: &AppState, announcement: crate::live::Announcement) {
-    let reloaded = (|| -> Result<(), ApiError> {
-        let mut conn = state.db.conn()?;
-        match &announcement.round_id {
-            Some(round_id) => {
-                let row = record::find(&mut conn, round_id)?.ok_or_else(|| ApiError::not_found("round"))?;
-                if row.game == "lobo" {
-                    super::lobo::publish_locally(state, &super::lobo::round_view(&state.vault, &row)?);
-                } else {
-                    let view = service::round_view(&mut conn, &state.vault, &row)?;
-                    publish_locally(state, &view);
-                }
-            }
-            None => {
-                let table = load_table(&mut conn, &announcement.table_id)?;
-                state.live.publish(&table.id, "table", &table);
-            }
-        }
-        Ok(())
-    })();
-    if let Err(e) = reloaded {
-        tracing::warn!(error = %e, "could not relay a live change");
-    }
 }
 
 /// Reloads a round after an idempotent action and publishes it.
@@ -824,7 +773,7 @@ fn refresh_live_soon(state: &web::Data<AppState>, round: RoundRef) {
         if state.live.has_watchers(&round.table_id) {
             publish_by_id(&state, round.round_id).await;
         } else {
-            announce(&state, &round.table_id, Some(&round.round_id));
+            super::live_relay::announce(&state, &round.table_id, Some(&round.round_id));
         }
     });
 }

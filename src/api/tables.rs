@@ -119,7 +119,7 @@ async fn publish_table(state: &web::Data<AppState>, id: String) {
         .await;
     if let Ok(table) = table {
         state.live.publish(&table.id, "table", &table);
-        super::prima_carta::announce(state, &table.id, None);
+        super::live_relay::announce(state, &table.id, None);
     }
 }
 

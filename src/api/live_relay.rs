@@ -1,0 +1,60 @@
+//! Live events across instances (docs/operations.md, "Live events across instances"): an
+//! instance that changed a table or a round announces it (`NOTIFY`, PostgreSQL only), and every
+//! instance's relay reloads what was announced and publishes it to its own watchers, for both
+//! games.
+
+use super::error::ApiError;
+use super::state::AppState;
+
+/// `NOTIFY`s the other instances (PostgreSQL only), off the request's thread.
+pub fn announce(state: &AppState, table_id: &str, round_id: Option<&str>) {
+    if state.db.backend() != crate::store::Backend::Postgres {
+        return;
+    }
+    let sql = state.live.announcement_sql(table_id, round_id);
+    let db = state.db.clone();
+    actix_web::rt::task::spawn_blocking(move || send_announcement(&db, sql));
+}
+
+/// [`announce`] from a thread outside the HTTP server's runtime, waiting for it.
+pub fn announce_now(state: &AppState, table_id: &str, round_id: Option<&str>) {
+    if state.db.backend() == crate::store::Backend::Postgres {
+        send_announcement(&state.db, state.live.announcement_sql(table_id, round_id));
+    }
+}
+
+fn send_announcement(db: &crate::store::Database, sql: String) {
+    use diesel::RunQueryDsl;
+    if let Ok(mut conn) = db.conn() {
+        if let Err(e) = diesel::sql_query(sql).execute(&mut *conn) {
+            tracing::warn!(error = %e, "could not announce a live change");
+        }
+    }
+}
+
+/// Publishes to this instance's watchers a change another instance announced.
+pub fn relay_remote(state: &AppState, announcement: crate::live::Announcement) {
+    let reloaded = (|| -> Result<(), ApiError> {
+        let mut conn = state.db.conn()?;
+        match &announcement.round_id {
+            Some(round_id) => {
+                let row =
+                    crate::rounds::record::find(&mut conn, round_id)?.ok_or_else(|| ApiError::not_found("round"))?;
+                if row.game == "lobo" {
+                    super::lobo::publish_locally(state, &super::lobo::round_view(&state.vault, &row)?);
+                } else {
+                    let view = crate::rounds::prima_carta::round_view(&mut conn, &state.vault, &row)?;
+                    super::prima_carta::publish_locally(state, &view);
+                }
+            }
+            None => {
+                let table = super::tables::load_table(&mut conn, &announcement.table_id)?;
+                state.live.publish(&table.id, "table", &table);
+            }
+        }
+        Ok(())
+    })();
+    if let Err(e) = reloaded {
+        tracing::warn!(error = %e, "could not relay a live change");
+    }
+}
