@@ -123,11 +123,11 @@ impl Expectimax {
 /// of `value` at the decision position that follows; a win pays the player's hand and a fold the
 /// Wolf's (capped). Every estimate of a position's value is averaged the same way: the exact one
 /// of [`Expectimax`], and the information penalty's (`super::penalty`).
-pub fn expected_after<E>(
+pub fn expected_after<E, V: FnMut(&Position) -> Result<f64, E>>(
     pos: &Position,
     play: &RankPlay,
     limits: GameLimits,
-    value: &mut dyn FnMut(&Position) -> Result<f64, E>,
+    value: &mut V,
 ) -> Result<f64, E> {
     let mut next = remove_cards(pos, play);
     match play.kind {
@@ -182,7 +182,7 @@ pub fn expected_after<E>(
 }
 
 /// The deck ran out before this play dealt anything: the round goes on (or is won).
-fn after_deal<E>(pos: &Position, value: &mut dyn FnMut(&Position) -> Result<f64, E>) -> Result<f64, E> {
+fn after_deal<E, V: FnMut(&Position) -> Result<f64, E>>(pos: &Position, value: &mut V) -> Result<f64, E> {
     if card_count(&pos.wolf) == 0 {
         return Ok(rank_total(&pos.player) as f64);
     }
@@ -190,7 +190,7 @@ fn after_deal<E>(pos: &Position, value: &mut dyn FnMut(&Position) -> Result<f64,
 }
 
 /// The old cub has left; the next card is turned up (averaged over the unknown cards).
-fn turn_up_cub<E>(pos: &Position, value: &mut dyn FnMut(&Position) -> Result<f64, E>) -> Result<f64, E> {
+fn turn_up_cub<E, V: FnMut(&Position) -> Result<f64, E>>(pos: &Position, value: &mut V) -> Result<f64, E> {
     let total = pos.unknown_count();
     if total == 0 {
         let mut next = *pos;

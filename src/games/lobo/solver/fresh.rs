@@ -178,19 +178,13 @@ pub fn clairvoyant_value(
         // The tiered values a deal needs reach positions no other deal does: solved per deal,
         // so memory stays that of one deal per thread.
         let own = tiered.then(|| Tiered::new(cap));
-        let vhat: Option<&dyn Penalty> = match (&restricted, &own) {
-            (Some(r), _) => Some(r),
-            (_, Some(t)) => Some(t),
-            _ => None,
-        };
+        let vhat = restricted
+            .as_ref()
+            .map(|r| r as &dyn Penalty)
+            .or(own.as_ref().map(|t| t as &dyn Penalty));
         let (v, n) = Clairvoyant::solve(&ranks, limits, vhat);
-        let low = match (&restricted, &own) {
-            (Some(r), _) => Some(r.values.value(&opening_of(&ranks)).expect("no budget")),
-            (_, Some(t)) => Some(t.overs_1_value(&opening_of(&ranks))),
-            _ => None,
-        };
-        if let Some(low) = low {
-            lows.lock().unwrap()[i] = low;
+        if let Some(p) = vhat {
+            lows.lock().unwrap()[i] = p.restricted_value(&opening_of(&ranks));
         }
         states.fetch_add(n + own.as_ref().map_or(0, |t| t.states()), Ordering::Relaxed);
         v

@@ -24,6 +24,9 @@ pub trait Penalty: Sync {
     fn expected_after(&self, pos: &Position, play: &RankPlay) -> f64;
     /// Whether `play` is charged; once an uncharged play is made, no later play is.
     fn charges(&self, play: &RankPlay) -> bool;
+    /// The exact value at `pos` of the restricted game whose values `V̂` uses: a lower bound on
+    /// perfect play, to set beside the upper one on the same deal.
+    fn restricted_value(&self, pos: &Position) -> f64;
     /// Positions solved to compute `V̂`.
     fn states(&self) -> u64;
 }
@@ -46,6 +49,9 @@ impl Penalty for Restricted {
     }
     fn charges(&self, play: &RankPlay) -> bool {
         play.kind != PlayKind::Over || play.difference <= self.max_over_charged
+    }
+    fn restricted_value(&self, pos: &Position) -> f64 {
+        self.value(pos)
     }
     fn states(&self) -> u64 {
         self.values.states()
@@ -81,11 +87,6 @@ impl Tiered {
             overs_1: limited(1),
             no_overs: limited(0),
         }
-    }
-
-    /// The exact value of the game with Overs limited to 1 at `pos`: a lower bound on perfect play.
-    pub fn overs_1_value(&self, pos: &Position) -> f64 {
-        self.overs_1.value(pos).expect("the penalty solvers have no budget")
     }
 
     /// The Wolf's hand after `play`, when the deal leaves it past [`SOLVED_UP_TO_CARDS`]: the
@@ -147,6 +148,11 @@ impl Penalty for Tiered {
 
     fn charges(&self, _play: &RankPlay) -> bool {
         true
+    }
+
+    /// The Overs-≤-1 game's.
+    fn restricted_value(&self, pos: &Position) -> f64 {
+        self.overs_1.value(pos).expect("the penalty solvers have no budget")
     }
 
     fn states(&self) -> u64 {
