@@ -9,6 +9,7 @@ use utoipa::ToSchema;
 use super::accounts::AccountId;
 use super::chain::transfer_hash;
 use crate::domain::{format_minor, Amount};
+use crate::store::pg_with::WithStatement;
 use crate::store::schema::{accounts as acc, ledger_head, transfers};
 use crate::store::{new_id, now_us, AnyConnection};
 
@@ -335,74 +336,90 @@ impl Appender {
         Ok(&self.posted[first..])
     }
 
-    /// Writes what was appended: the transfers (multi-row inserts), every
-    /// changed balance (one statement), and the new head.
+    /// Writes what was appended: the transfers, every changed balance and
+    /// the new head (on PostgreSQL one statement, see [`Appender::write_parts`]).
     pub fn write(self, conn: &mut AnyConnection) -> Result<Vec<Transfer>, LedgerError> {
         if self.posted.is_empty() {
             return Ok(self.posted);
         }
         match conn {
-            // One short statement per kind of row whatever the batch's size
-            // (columns as arrays), where a multi-row VALUES list makes the
-            // server parse and plan every row.
             AnyConnection::Postgresql(c) => {
-                insert_transfers_pg(c, &self.posted)?;
-                let balances: Vec<i64> = self.touched.iter().map(|id| self.balances[id].0).collect();
-                diesel::sql_query(
-                    "UPDATE accounts AS a SET balance_minor = u.balance_minor \
-                     FROM unnest($1::text[], $2::bigint[]) AS u(id, balance_minor) WHERE a.id = u.id",
-                )
-                .bind::<Array<Text>, _>(self.touched.iter().map(AccountId::as_str).collect::<Vec<_>>())
-                .bind::<Array<BigInt>, _>(balances)
-                .execute(c)?;
+                let mut statement = WithStatement::default();
+                self.write_parts(&mut statement);
+                statement.execute(c)?;
             }
-            AnyConnection::Sqlite(c) => {
-                for chunk in self.posted.chunks(MAX_ROWS_PER_INSERT) {
-                    diesel::insert_into(transfers::table).values(chunk).execute(c)?;
-                }
-                for chunk in self.touched.chunks(MAX_IDS_PER_QUERY) {
-                    diesel::sql_query(balance_update_sql(chunk, &self.balances)).execute(c)?;
-                }
-            }
+            AnyConnection::Sqlite(c) => self.write_sqlite(c)?,
+        }
+        Ok(self.posted)
+    }
+
+    /// Writes what was appended on SQLite: multi-row inserts of the transfers,
+    /// one statement for the changed balances, and the head.
+    pub fn write_sqlite(&self, c: &mut diesel::SqliteConnection) -> QueryResult<()> {
+        if self.posted.is_empty() {
+            return Ok(());
+        }
+        for chunk in self.posted.chunks(MAX_ROWS_PER_INSERT) {
+            diesel::insert_into(transfers::table).values(chunk).execute(c)?;
+        }
+        for chunk in self.touched.chunks(MAX_IDS_PER_QUERY) {
+            diesel::sql_query(balance_update_sql(chunk, &self.balances)).execute(c)?;
         }
         diesel::update(ledger_head::table.find(1))
             .set((ledger_head::seq.eq(self.seq), ledger_head::hash.eq(&self.prev_hash)))
-            .execute(conn)?;
-        Ok(self.posted)
+            .execute(c)?;
+        Ok(())
     }
-}
 
-/// Inserts `rows` with one statement: a column per array parameter.
-fn insert_transfers_pg(conn: &mut diesel::PgConnection, rows: &[Transfer]) -> QueryResult<usize> {
-    fn texts<'a>(rows: &'a [Transfer], field: impl Fn(&'a Transfer) -> &'a str) -> Vec<&'a str> {
-        rows.iter().map(field).collect()
+    /// Adds what was appended to a PostgreSQL statement as three parts: the
+    /// transfers, every changed balance and the new head, each of fixed text
+    /// whatever the number of rows (columns as arrays; a multi-row VALUES list
+    /// makes the server parse and plan every row). A caller with rows of its
+    /// own to write in the same transaction adds them to the same statement.
+    pub fn write_parts<'a>(&'a self, statement: &mut WithStatement<'a>) {
+        if self.posted.is_empty() {
+            return;
+        }
+        let rows = &self.posted[..];
+        let texts = move |field: fn(&Transfer) -> &str| rows.iter().map(field).collect::<Vec<&str>>();
+        let optional =
+            move |field: fn(&Transfer) -> &Option<String>| rows.iter().map(|t| field(t).as_deref()).collect::<Vec<_>>();
+        statement.part(
+            "INSERT INTO transfers (seq, id, debit_account, credit_account, amount_minor, kind, user_id, table_id, \
+             round_id, bet_id, idempotency_key, memo, created_at_us, prev_hash, hash) \
+             SELECT * FROM unnest($1::bigint[], $2::text[], $3::text[], $4::text[], $5::bigint[], $6::text[], \
+             $7::text[], $8::text[], $9::text[], $10::text[], $11::text[], $12::text[], $13::bigint[], $14::text[], \
+             $15::text[])",
+            move |q| {
+                q.bind::<Array<BigInt>, _>(rows.iter().map(|t| t.seq).collect::<Vec<_>>())
+                    .bind::<Array<Text>, _>(texts(|t| &t.id))
+                    .bind::<Array<Text>, _>(texts(|t| &t.debit_account))
+                    .bind::<Array<Text>, _>(texts(|t| &t.credit_account))
+                    .bind::<Array<BigInt>, _>(rows.iter().map(|t| t.amount_minor).collect::<Vec<_>>())
+                    .bind::<Array<Text>, _>(texts(|t| &t.kind))
+                    .bind::<Array<Nullable<Text>>, _>(optional(|t| &t.user_id))
+                    .bind::<Array<Nullable<Text>>, _>(optional(|t| &t.table_id))
+                    .bind::<Array<Nullable<Text>>, _>(optional(|t| &t.round_id))
+                    .bind::<Array<Nullable<Text>>, _>(optional(|t| &t.bet_id))
+                    .bind::<Array<Nullable<Text>>, _>(optional(|t| &t.idempotency_key))
+                    .bind::<Array<Nullable<Text>>, _>(optional(|t| &t.memo))
+                    .bind::<Array<BigInt>, _>(rows.iter().map(|t| t.created_at_us).collect::<Vec<_>>())
+                    .bind::<Array<Text>, _>(texts(|t| &t.prev_hash))
+                    .bind::<Array<Text>, _>(texts(|t| &t.hash))
+            },
+        );
+        let balances: Vec<i64> = self.touched.iter().map(|id| self.balances[id].0).collect();
+        let ids: Vec<&str> = self.touched.iter().map(AccountId::as_str).collect();
+        statement.part(
+            "UPDATE accounts AS a SET balance_minor = u.balance_minor \
+             FROM unnest($1::text[], $2::bigint[]) AS u(id, balance_minor) WHERE a.id = u.id",
+            move |q| q.bind::<Array<Text>, _>(ids).bind::<Array<BigInt>, _>(balances),
+        );
+        let (seq, hash) = (self.seq, self.prev_hash.as_str());
+        statement.part("UPDATE ledger_head SET seq = $1, hash = $2 WHERE id = 1", move |q| {
+            q.bind::<BigInt, _>(seq).bind::<Text, _>(hash)
+        });
     }
-    fn optional<'a>(rows: &'a [Transfer], field: impl Fn(&'a Transfer) -> &'a Option<String>) -> Vec<Option<&'a str>> {
-        rows.iter().map(|t| field(t).as_deref()).collect()
-    }
-    diesel::sql_query(
-        "INSERT INTO transfers (seq, id, debit_account, credit_account, amount_minor, kind, user_id, table_id, \
-         round_id, bet_id, idempotency_key, memo, created_at_us, prev_hash, hash) \
-         SELECT * FROM unnest($1::bigint[], $2::text[], $3::text[], $4::text[], $5::bigint[], $6::text[], \
-         $7::text[], $8::text[], $9::text[], $10::text[], $11::text[], $12::text[], $13::bigint[], $14::text[], \
-         $15::text[])",
-    )
-    .bind::<Array<BigInt>, _>(rows.iter().map(|t| t.seq).collect::<Vec<_>>())
-    .bind::<Array<Text>, _>(texts(rows, |t| &t.id))
-    .bind::<Array<Text>, _>(texts(rows, |t| &t.debit_account))
-    .bind::<Array<Text>, _>(texts(rows, |t| &t.credit_account))
-    .bind::<Array<BigInt>, _>(rows.iter().map(|t| t.amount_minor).collect::<Vec<_>>())
-    .bind::<Array<Text>, _>(texts(rows, |t| &t.kind))
-    .bind::<Array<Nullable<Text>>, _>(optional(rows, |t| &t.user_id))
-    .bind::<Array<Nullable<Text>>, _>(optional(rows, |t| &t.table_id))
-    .bind::<Array<Nullable<Text>>, _>(optional(rows, |t| &t.round_id))
-    .bind::<Array<Nullable<Text>>, _>(optional(rows, |t| &t.bet_id))
-    .bind::<Array<Nullable<Text>>, _>(optional(rows, |t| &t.idempotency_key))
-    .bind::<Array<Nullable<Text>>, _>(optional(rows, |t| &t.memo))
-    .bind::<Array<BigInt>, _>(rows.iter().map(|t| t.created_at_us).collect::<Vec<_>>())
-    .bind::<Array<Text>, _>(texts(rows, |t| &t.prev_hash))
-    .bind::<Array<Text>, _>(texts(rows, |t| &t.hash))
-    .execute(conn)
 }
 
 /// Rows per multi-row INSERT on SQLite (15 columns each: well under both databases'

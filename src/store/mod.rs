@@ -7,6 +7,7 @@
 //! database has one process by design; WAL lets readers proceed meanwhile).
 
 pub mod clock;
+pub mod pg_with;
 pub mod schema;
 mod wal_checkpointer;
 

@@ -18,6 +18,7 @@ use crate::ledger::read::TransferView;
 use crate::ledger::{sql_text, AccountId, Appender, LedgerError, Refs, TransferKind, TransferSpec};
 use crate::rounds::record::{RoundRow, RoundStatus};
 use crate::side_bets::{self, BetRow, BetView};
+use crate::store::pg_with::WithStatement;
 use crate::store::schema::{
     idempotency_keys as ik, pay_tables as pt, round_exposures as ex, round_pay_tables as rpt, rounds as r,
     table_pay_tables as tpt,
@@ -102,14 +103,20 @@ impl Batcher {
     /// Commits `requests` and answers each. When the batch as a whole fails
     /// (a database error, not a refused wager), its requests are committed
     /// one by one, so a request that breaks a batch fails alone.
-    pub fn commit(&mut self, requests: &[&WagerRequest]) -> Vec<Outcome> {
-        match self.try_commit(requests) {
+    ///
+    /// `hand_off` is called once the batch has written everything and only
+    /// its commit is left (or once it has failed): another lane may then
+    /// start the next batch.
+    pub fn commit(&mut self, requests: &[&WagerRequest], hand_off: &mut dyn FnMut()) -> Vec<Outcome> {
+        let first = self.try_commit(requests, hand_off);
+        hand_off();
+        match first {
             Ok(outcomes) => outcomes,
             Err(e) if requests.len() > 1 => {
                 tracing::warn!(error = %e, size = requests.len(), "a wager batch failed; committing its requests one by one");
                 requests
                     .iter()
-                    .map(|one| match self.try_commit(std::slice::from_ref(one)) {
+                    .map(|one| match self.try_commit(std::slice::from_ref(one), &mut || {}) {
                         Ok(mut single) => single
                             .pop()
                             .unwrap_or_else(|| Err(WagerError::Internal("no answer".into()))),
@@ -126,7 +133,11 @@ impl Batcher {
         self.conn = None;
     }
 
-    fn try_commit(&mut self, requests: &[&WagerRequest]) -> Result<Vec<Outcome>, WagerError> {
+    fn try_commit(
+        &mut self,
+        requests: &[&WagerRequest],
+        hand_off: &mut dyn FnMut(),
+    ) -> Result<Vec<Outcome>, WagerError> {
         if self.conn.is_none() {
             let mut conn = self.db.dedicated_connection()?;
             if let AnyConnection::Sqlite(c) = &mut conn {
@@ -140,7 +151,9 @@ impl Batcher {
         }
         let conn = self.conn.as_mut().expect("connected above");
         let pay_tables = &mut self.pay_tables;
-        let result = self.db.write_on(conn, |conn| commit_batch(conn, pay_tables, requests));
+        let result = self
+            .db
+            .write_on(conn, |conn| commit_batch(conn, pay_tables, requests, hand_off));
         if result.is_err() {
             // The connection may be what failed: start the next batch afresh.
             self.conn = None;
@@ -181,6 +194,7 @@ fn commit_batch(
     conn: &mut AnyConnection,
     pay_tables: &mut PayTableCache,
     requests: &[&WagerRequest],
+    hand_off: &mut dyn FnMut(),
 ) -> Result<Vec<Outcome>, WagerError> {
     // Round rows first, shared-locked: a close (which locks its round for
     // update) waits for this batch, and a batch after the close sees it.
@@ -197,8 +211,15 @@ fn commit_batch(
             .bind::<Array<Text>, _>(round_ids.iter().copied().collect::<Vec<_>>())
             .execute(c)?;
     }
+    // What does not move with the ledger's tail is read before the head lock,
+    // so on PostgreSQL it overlaps the previous batch's commit: the rounds
+    // (shared-locked above), their pay tables and the callers' sessions.
+    let mut loaded = load_unlocked(conn, pay_tables, requests, &round_ids)?;
+    // From here to the commit this batch is the ledger's one writer; what
+    // the batch before it wrote (stored answers, exposures, balances) is read
+    // under the lock.
     let mut appender = Appender::lock_head(conn)?;
-    let mut loaded = load(conn, pay_tables, requests, &round_ids)?;
+    load_locked(conn, requests, &round_ids, &mut loaded)?;
 
     let mut accounts: Vec<AccountId> = Vec::new();
     for q in requests {
@@ -265,6 +286,8 @@ fn commit_batch(
     }
 
     write(conn, appender, writes, now)?;
+    // Only the commit is left: the next batch may start its unlocked reads.
+    hand_off();
     Ok(outcomes)
 }
 
@@ -276,7 +299,11 @@ fn replay(stored: &str, asked: &str, first: impl FnOnce() -> Committed) -> Outco
     }
 }
 
-fn load(
+/// Reads the rounds (already shared-locked), their options and pay tables,
+/// and the accounts of the callers and of the players the cage pays: nothing
+/// here changes while the batch holds its round locks, or it is a fact of
+/// "now" as good before the head lock as after.
+fn load_unlocked(
     conn: &mut AnyConnection,
     pay_tables: &mut PayTableCache,
     requests: &[&WagerRequest],
@@ -291,6 +318,80 @@ fn load(
         accounts: HashMap::new(),
     };
 
+    // Rounds, their options, and the pay table in force at each table.
+    if !round_ids.is_empty() {
+        let rows: Vec<RoundRow> = r::table
+            .filter(r::id.eq_any(round_ids.iter().copied().collect::<Vec<_>>()))
+            .filter(r::game.eq("prima_carta"))
+            .select(RoundRow::as_select())
+            .load(conn)?;
+        for row in rows {
+            let config: PrimaCartaConfig = serde_json::from_str(&row.config)
+                .map_err(|e| WagerError::Internal(format!("stored round options: {e}")))?;
+            loaded.configs.insert(row.id.clone(), config);
+            loaded.rounds.insert(row.id.clone(), row);
+        }
+        // A round's own pay table; rounds from before rounds kept one use their table's.
+        let pinned: Vec<(String, String)> = rpt::table
+            .filter(rpt::round_id.eq_any(round_ids.iter().copied().collect::<Vec<_>>()))
+            .select((rpt::round_id, rpt::pay_table_id))
+            .load(conn)?;
+        let table_ids: BTreeSet<&str> = loaded
+            .rounds
+            .values()
+            .filter(|r| !pinned.iter().any(|(id, _)| *id == r.id))
+            .map(|r| r.table_id.as_str())
+            .collect();
+        let installed: HashMap<String, String> = tpt::table
+            .filter(tpt::table_id.eq_any(table_ids.iter().copied().collect::<Vec<_>>()))
+            .select((tpt::table_id, tpt::pay_table_id))
+            .load::<(String, String)>(conn)?
+            .into_iter()
+            .collect();
+        for table_id in table_ids {
+            let pay_table_id = match (installed.get(table_id), &pay_tables.builtin_id) {
+                (Some(id), _) => id.clone(),
+                (None, Some(builtin)) => builtin.clone(),
+                (None, None) => {
+                    let id = side_bets::builtin(conn)
+                        .map_err(|e| WagerError::Internal(e.message))?
+                        .id;
+                    pay_tables.builtin_id = Some(id.clone());
+                    id
+                }
+            };
+            let cached = cached_pay_table(conn, &mut pay_tables.by_id, &pay_table_id)?;
+            loaded.pay_table_of.insert(table_id.to_string(), cached);
+        }
+        for (round_id, pay_table_id) in pinned {
+            let cached = cached_pay_table(conn, &mut pay_tables.by_id, &pay_table_id)?;
+            loaded.pay_table_of.insert(round_id, cached);
+        }
+    }
+
+    // Every caller's account (its session is checked in this transaction),
+    // and every player the cage pays (the cage pays only players).
+    let mut ids: Vec<&str> = Vec::with_capacity(requests.len() * 2);
+    for q in requests {
+        ids.push(&q.caller.user_id);
+        if let Wager::Cash(c) = &q.wager {
+            ids.push(&c.player_id);
+        }
+    }
+    ids.sort_unstable();
+    ids.dedup();
+    loaded.accounts = users::sessions(conn, &ids)?;
+    Ok(loaded)
+}
+
+/// Reads what the batch before this one may have just written: the stored
+/// answers to this batch's keys and what its players have staked on its rounds.
+fn load_locked(
+    conn: &mut AnyConnection,
+    requests: &[&WagerRequest],
+    round_ids: &BTreeSet<&str>,
+    loaded: &mut Loaded,
+) -> Result<(), WagerError> {
     // Stored answers to the keys in this batch: one exact (caller, key) match
     // each (a plain IN on both columns would scan every key of every caller).
     let mut slots: Vec<(&str, &str)> = requests
@@ -346,56 +447,7 @@ fn load(
         }
     }
 
-    // Rounds, their options, and the pay table in force at each table.
     if !round_ids.is_empty() {
-        let rows: Vec<RoundRow> = r::table
-            .filter(r::id.eq_any(round_ids.iter().copied().collect::<Vec<_>>()))
-            .filter(r::game.eq("prima_carta"))
-            .select(RoundRow::as_select())
-            .load(conn)?;
-        for row in rows {
-            let config: PrimaCartaConfig = serde_json::from_str(&row.config)
-                .map_err(|e| WagerError::Internal(format!("stored round options: {e}")))?;
-            loaded.configs.insert(row.id.clone(), config);
-            loaded.rounds.insert(row.id.clone(), row);
-        }
-        // A round's own pay table; rounds from before rounds kept one use their table's.
-        let pinned: Vec<(String, String)> = rpt::table
-            .filter(rpt::round_id.eq_any(round_ids.iter().copied().collect::<Vec<_>>()))
-            .select((rpt::round_id, rpt::pay_table_id))
-            .load(conn)?;
-        let table_ids: BTreeSet<&str> = loaded
-            .rounds
-            .values()
-            .filter(|r| !pinned.iter().any(|(id, _)| *id == r.id))
-            .map(|r| r.table_id.as_str())
-            .collect();
-        let installed: HashMap<String, String> = tpt::table
-            .filter(tpt::table_id.eq_any(table_ids.iter().copied().collect::<Vec<_>>()))
-            .select((tpt::table_id, tpt::pay_table_id))
-            .load::<(String, String)>(conn)?
-            .into_iter()
-            .collect();
-        for table_id in table_ids {
-            let pay_table_id = match (installed.get(table_id), &pay_tables.builtin_id) {
-                (Some(id), _) => id.clone(),
-                (None, Some(builtin)) => builtin.clone(),
-                (None, None) => {
-                    let id = side_bets::builtin(conn)
-                        .map_err(|e| WagerError::Internal(e.message))?
-                        .id;
-                    pay_tables.builtin_id = Some(id.clone());
-                    id
-                }
-            };
-            let cached = cached_pay_table(conn, &mut pay_tables.by_id, &pay_table_id)?;
-            loaded.pay_table_of.insert(table_id.to_string(), cached);
-        }
-        for (round_id, pay_table_id) in pinned {
-            let cached = cached_pay_table(conn, &mut pay_tables.by_id, &pay_table_id)?;
-            loaded.pay_table_of.insert(round_id, cached);
-        }
-
         // What each betting player has staked on each round so far.
         let players: BTreeSet<&str> = requests
             .iter()
@@ -413,20 +465,7 @@ fn load(
             loaded.exposures.insert((round, player), staked);
         }
     }
-
-    // Every caller's account (its session is checked in this transaction),
-    // and every player the cage pays (the cage pays only players).
-    let mut ids: Vec<&str> = Vec::with_capacity(requests.len() * 2);
-    for q in requests {
-        ids.push(&q.caller.user_id);
-        if let Wager::Cash(c) = &q.wager {
-            ids.push(&c.player_id);
-        }
-    }
-    ids.sort_unstable();
-    ids.dedup();
-    loaded.accounts = users::sessions(conn, &ids)?;
-    Ok(loaded)
+    Ok(())
 }
 
 fn cached_pay_table(
@@ -600,172 +639,184 @@ const MAX_ROWS_PER_INSERT: usize = 500;
 
 fn write(conn: &mut AnyConnection, appender: Appender, writes: Writes, now: i64) -> Result<(), WagerError> {
     match conn {
-        AnyConnection::Postgresql(c) => {
-            insert_bets_pg(c, &writes.bets)?;
-        }
-        AnyConnection::Sqlite(c) => {
-            for chunk in writes.bets.chunks(MAX_ROWS_PER_INSERT) {
-                diesel::insert_into(crate::store::schema::bets::table)
-                    .values(chunk)
-                    .execute(c)?;
-            }
-        }
-    };
-    appender.write(conn)?;
+        AnyConnection::Postgresql(c) => write_pg(c, &appender, &writes, now),
+        AnyConnection::Sqlite(c) => write_sqlite(c, &appender, &writes, now),
+    }
+}
+
+/// Every row of the batch in one statement (see [`WithStatement`]): one round
+/// trip inside the ledger's serial section. Each part has fixed text whatever
+/// the batch's size (a column per array parameter).
+fn write_pg(conn: &mut diesel::PgConnection, appender: &Appender, writes: &Writes, now: i64) -> Result<(), WagerError> {
+    let mut statement = WithStatement::default();
+    let bets = &writes.bets[..];
+    if !bets.is_empty() {
+        let text = move |f: fn(&BetRow) -> &str| bets.iter().map(f).collect::<Vec<&str>>();
+        let optional = move |f: fn(&BetRow) -> Option<&str>| bets.iter().map(f).collect::<Vec<Option<&str>>>();
+        let number = move |f: fn(&BetRow) -> i64| bets.iter().map(f).collect::<Vec<i64>>();
+        statement.part(
+            "INSERT INTO bets (id, round_id, table_id, player_id, kind, selection, amount_minor, pay_table_id, \
+             client_seed, status, returned_minor, decided_by, placed_at_us, settled_at_us) \
+             SELECT * FROM unnest($1::text[], $2::text[], $3::text[], $4::text[], $5::text[], $6::text[], \
+             $7::bigint[], $8::text[], $9::text[], $10::text[], $11::bigint[], $12::text[], $13::bigint[], \
+             $14::bigint[])",
+            move |q| {
+                q.bind::<Array<Text>, _>(text(|b| &b.id))
+                    .bind::<Array<Text>, _>(text(|b| &b.round_id))
+                    .bind::<Array<Text>, _>(text(|b| &b.table_id))
+                    .bind::<Array<Text>, _>(text(|b| &b.player_id))
+                    .bind::<Array<Text>, _>(text(|b| &b.kind))
+                    .bind::<Array<Text>, _>(text(|b| &b.selection))
+                    .bind::<Array<BigInt>, _>(number(|b| b.amount_minor))
+                    .bind::<Array<Text>, _>(text(|b| &b.pay_table_id))
+                    .bind::<Array<Nullable<Text>>, _>(optional(|b| b.client_seed.as_deref()))
+                    .bind::<Array<Text>, _>(text(|b| &b.status))
+                    .bind::<Array<BigInt>, _>(number(|b| b.returned_minor))
+                    .bind::<Array<Nullable<Text>>, _>(optional(|b| b.decided_by.as_deref()))
+                    .bind::<Array<BigInt>, _>(number(|b| b.placed_at_us))
+                    .bind::<Array<Nullable<BigInt>>, _>(bets.iter().map(|b| b.settled_at_us).collect::<Vec<_>>())
+            },
+        );
+    }
+    appender.write_parts(&mut statement);
     if !writes.exposure_added.is_empty() {
-        let mut rounds = Vec::with_capacity(writes.exposure_added.len());
-        let mut players = Vec::with_capacity(writes.exposure_added.len());
-        let mut added = Vec::with_capacity(writes.exposure_added.len());
-        for ((round, player), stake) in &writes.exposure_added {
-            rounds.push(round.as_str());
-            players.push(player.as_str());
-            added.push(*stake);
-        }
-        match conn {
-            AnyConnection::Postgresql(c) => {
-                diesel::sql_query(
-                    "INSERT INTO round_exposures (round_id, player_id, staked_minor) \
-                     SELECT * FROM unnest($1::text[], $2::text[], $3::bigint[]) \
-                     ON CONFLICT (round_id, player_id) DO UPDATE \
-                     SET staked_minor = round_exposures.staked_minor + excluded.staked_minor",
-                )
-                .bind::<Array<Text>, _>(rounds)
-                .bind::<Array<Text>, _>(players)
-                .bind::<Array<BigInt>, _>(added)
-                .execute(c)?;
-            }
-            AnyConnection::Sqlite(c) => {
-                let values = (0..rounds.len())
-                    .map(|i| format!("({}, {}, {})", sql_text(rounds[i]), sql_text(players[i]), added[i]))
-                    .collect::<Vec<_>>()
-                    .join(", ");
-                diesel::sql_query(format!(
-                    "INSERT INTO round_exposures (round_id, player_id, staked_minor) VALUES {values} \
-                     ON CONFLICT (round_id, player_id) DO UPDATE \
-                     SET staked_minor = round_exposures.staked_minor + excluded.staked_minor"
-                ))
-                .execute(c)?;
-            }
-        }
+        let (rounds, players, added) = exposure_columns(writes);
+        statement.part(
+            "INSERT INTO round_exposures (round_id, player_id, staked_minor) \
+             SELECT * FROM unnest($1::text[], $2::text[], $3::bigint[]) \
+             ON CONFLICT (round_id, player_id) DO UPDATE \
+             SET staked_minor = round_exposures.staked_minor + excluded.staked_minor",
+            move |q| {
+                q.bind::<Array<Text>, _>(rounds)
+                    .bind::<Array<Text>, _>(players)
+                    .bind::<Array<BigInt>, _>(added)
+            },
+        );
     }
     if !writes.totals_added.is_empty() {
-        let mut rounds = Vec::with_capacity(writes.totals_added.len());
-        let mut kinds = Vec::with_capacity(writes.totals_added.len());
-        let mut bets = Vec::with_capacity(writes.totals_added.len());
-        let mut staked = Vec::with_capacity(writes.totals_added.len());
-        for ((round, kind), (count, stake)) in &writes.totals_added {
-            rounds.push(round.as_str());
-            kinds.push(kind.as_str());
-            bets.push(*count);
-            staked.push(*stake);
-        }
-        match conn {
-            AnyConnection::Postgresql(c) => {
-                diesel::sql_query(
-                    "INSERT INTO round_bet_totals (round_id, kind, bets, staked_minor) \
-                     SELECT * FROM unnest($1::text[], $2::text[], $3::bigint[], $4::bigint[]) \
-                     ON CONFLICT (round_id, kind) DO UPDATE \
-                     SET bets = round_bet_totals.bets + excluded.bets, \
-                         staked_minor = round_bet_totals.staked_minor + excluded.staked_minor",
-                )
-                .bind::<Array<Text>, _>(rounds)
-                .bind::<Array<Text>, _>(kinds)
-                .bind::<Array<BigInt>, _>(bets)
-                .bind::<Array<BigInt>, _>(staked)
-                .execute(c)?;
-            }
-            AnyConnection::Sqlite(c) => {
-                let values = (0..rounds.len())
-                    .map(|i| {
-                        format!(
-                            "({}, {}, {}, {})",
-                            sql_text(rounds[i]),
-                            sql_text(kinds[i]),
-                            bets[i],
-                            staked[i]
-                        )
-                    })
-                    .collect::<Vec<_>>()
-                    .join(", ");
-                diesel::sql_query(format!(
-                    "INSERT INTO round_bet_totals (round_id, kind, bets, staked_minor) VALUES {values} \
-                     ON CONFLICT (round_id, kind) DO UPDATE \
-                     SET bets = round_bet_totals.bets + excluded.bets, \
-                         staked_minor = round_bet_totals.staked_minor + excluded.staked_minor"
-                ))
-                .execute(c)?;
-            }
-        }
+        let (rounds, kinds, bets, staked) = totals_columns(writes);
+        statement.part(
+            "INSERT INTO round_bet_totals (round_id, kind, bets, staked_minor) \
+             SELECT * FROM unnest($1::text[], $2::text[], $3::bigint[], $4::bigint[]) \
+             ON CONFLICT (round_id, kind) DO UPDATE \
+             SET bets = round_bet_totals.bets + excluded.bets, \
+                 staked_minor = round_bet_totals.staked_minor + excluded.staked_minor",
+            move |q| {
+                q.bind::<Array<Text>, _>(rounds)
+                    .bind::<Array<Text>, _>(kinds)
+                    .bind::<Array<BigInt>, _>(bets)
+                    .bind::<Array<BigInt>, _>(staked)
+            },
+        );
     }
-    match conn {
-        AnyConnection::Postgresql(c) if !writes.keys.is_empty() => {
-            let column = |f: fn(&StoredAnswer) -> &str| writes.keys.iter().map(f).collect::<Vec<&str>>();
-            diesel::sql_query(
-                "INSERT INTO idempotency_keys (created_at_us, user_id, idem_key, request_hash, status_code, \
-                 response_body) SELECT $1, u, k, h, s, b \
-                 FROM unnest($2::text[], $3::text[], $4::text[], $5::int[], $6::text[]) AS x(u, k, h, s, b)",
-            )
-            .bind::<BigInt, _>(now)
-            .bind::<Array<Text>, _>(column(|a| &a.0))
-            .bind::<Array<Text>, _>(column(|a| &a.1))
-            .bind::<Array<Text>, _>(column(|a| &a.2))
-            .bind::<Array<Integer>, _>(writes.keys.iter().map(|a| i32::from(a.3)).collect::<Vec<_>>())
-            .bind::<Array<Text>, _>(column(|a| &a.4))
-            .execute(c)?;
-        }
-        AnyConnection::Postgresql(_) => {}
-        AnyConnection::Sqlite(c) => {
-            let keys: Vec<_> = writes
-                .keys
-                .iter()
-                .map(|(user, key, fingerprint, status, body)| {
-                    (
-                        ik::user_id.eq(user),
-                        ik::idem_key.eq(key),
-                        ik::request_hash.eq(fingerprint),
-                        ik::status_code.eq(i32::from(*status)),
-                        ik::response_body.eq(body),
-                        ik::created_at_us.eq(now),
-                    )
-                })
-                .collect();
-            for chunk in keys.chunks(MAX_ROWS_PER_INSERT) {
-                diesel::insert_into(ik::table).values(chunk).execute(c)?;
-            }
-        }
+    if !writes.keys.is_empty() {
+        let keys = &writes.keys[..];
+        let column = move |f: fn(&StoredAnswer) -> &str| keys.iter().map(f).collect::<Vec<&str>>();
+        statement.part(
+            "INSERT INTO idempotency_keys (created_at_us, user_id, idem_key, request_hash, status_code, \
+             response_body) SELECT $1, u, k, h, s, b \
+             FROM unnest($2::text[], $3::text[], $4::text[], $5::int[], $6::text[]) AS x(u, k, h, s, b)",
+            move |q| {
+                q.bind::<BigInt, _>(now)
+                    .bind::<Array<Text>, _>(column(|a| &a.0))
+                    .bind::<Array<Text>, _>(column(|a| &a.1))
+                    .bind::<Array<Text>, _>(column(|a| &a.2))
+                    .bind::<Array<Integer>, _>(keys.iter().map(|a| i32::from(a.3)).collect::<Vec<_>>())
+                    .bind::<Array<Text>, _>(column(|a| &a.4))
+            },
+        );
     }
+    statement.execute(conn)?;
     Ok(())
 }
 
-/// Inserts the batch's bets with one statement of fixed text: a column per
-/// array parameter.
-fn insert_bets_pg(conn: &mut diesel::PgConnection, rows: &[BetRow]) -> QueryResult<usize> {
-    if rows.is_empty() {
-        return Ok(0);
+/// (rounds, players, added stakes) of the batch's exposure changes.
+fn exposure_columns(writes: &Writes) -> (Vec<&str>, Vec<&str>, Vec<i64>) {
+    let mut columns = (Vec::new(), Vec::new(), Vec::new());
+    for ((round, player), stake) in &writes.exposure_added {
+        columns.0.push(round.as_str());
+        columns.1.push(player.as_str());
+        columns.2.push(*stake);
     }
-    let text = |f: fn(&BetRow) -> &str| rows.iter().map(f).collect::<Vec<&str>>();
-    let optional = |f: fn(&BetRow) -> Option<&str>| rows.iter().map(f).collect::<Vec<Option<&str>>>();
-    let number = |f: fn(&BetRow) -> i64| rows.iter().map(f).collect::<Vec<i64>>();
-    diesel::sql_query(
-        "INSERT INTO bets (id, round_id, table_id, player_id, kind, selection, amount_minor, pay_table_id, \
-         client_seed, status, returned_minor, decided_by, placed_at_us, settled_at_us) \
-         SELECT * FROM unnest($1::text[], $2::text[], $3::text[], $4::text[], $5::text[], $6::text[], \
-         $7::bigint[], $8::text[], $9::text[], $10::text[], $11::bigint[], $12::text[], $13::bigint[], \
-         $14::bigint[])",
-    )
-    .bind::<Array<Text>, _>(text(|b| &b.id))
-    .bind::<Array<Text>, _>(text(|b| &b.round_id))
-    .bind::<Array<Text>, _>(text(|b| &b.table_id))
-    .bind::<Array<Text>, _>(text(|b| &b.player_id))
-    .bind::<Array<Text>, _>(text(|b| &b.kind))
-    .bind::<Array<Text>, _>(text(|b| &b.selection))
-    .bind::<Array<BigInt>, _>(number(|b| b.amount_minor))
-    .bind::<Array<Text>, _>(text(|b| &b.pay_table_id))
-    .bind::<Array<Nullable<Text>>, _>(optional(|b| b.client_seed.as_deref()))
-    .bind::<Array<Text>, _>(text(|b| &b.status))
-    .bind::<Array<BigInt>, _>(number(|b| b.returned_minor))
-    .bind::<Array<Nullable<Text>>, _>(optional(|b| b.decided_by.as_deref()))
-    .bind::<Array<BigInt>, _>(number(|b| b.placed_at_us))
-    .bind::<Array<Nullable<BigInt>>, _>(rows.iter().map(|b| b.settled_at_us).collect::<Vec<_>>())
-    .execute(conn)
+    columns
+}
+
+/// (rounds, kinds, bets, stakes) of the batch's changes to the round totals.
+fn totals_columns(writes: &Writes) -> (Vec<&str>, Vec<&str>, Vec<i64>, Vec<i64>) {
+    let mut columns = (Vec::new(), Vec::new(), Vec::new(), Vec::new());
+    for ((round, kind), (count, stake)) in &writes.totals_added {
+        columns.0.push(round.as_str());
+        columns.1.push(kind.as_str());
+        columns.2.push(*count);
+        columns.3.push(*stake);
+    }
+    columns
+}
+
+/// The batch's rows as multi-row VALUES statements (SQLite has no arrays).
+fn write_sqlite(
+    conn: &mut diesel::SqliteConnection,
+    appender: &Appender,
+    writes: &Writes,
+    now: i64,
+) -> Result<(), WagerError> {
+    for chunk in writes.bets.chunks(MAX_ROWS_PER_INSERT) {
+        diesel::insert_into(crate::store::schema::bets::table)
+            .values(chunk)
+            .execute(conn)?;
+    }
+    appender.write_sqlite(conn)?;
+    if !writes.exposure_added.is_empty() {
+        let (rounds, players, added) = exposure_columns(writes);
+        let values = (0..rounds.len())
+            .map(|i| format!("({}, {}, {})", sql_text(rounds[i]), sql_text(players[i]), added[i]))
+            .collect::<Vec<_>>()
+            .join(", ");
+        diesel::sql_query(format!(
+            "INSERT INTO round_exposures (round_id, player_id, staked_minor) VALUES {values} \
+             ON CONFLICT (round_id, player_id) DO UPDATE \
+             SET staked_minor = round_exposures.staked_minor + excluded.staked_minor"
+        ))
+        .execute(conn)?;
+    }
+    if !writes.totals_added.is_empty() {
+        let (rounds, kinds, bets, staked) = totals_columns(writes);
+        let values = (0..rounds.len())
+            .map(|i| {
+                format!(
+                    "({}, {}, {}, {})",
+                    sql_text(rounds[i]),
+                    sql_text(kinds[i]),
+                    bets[i],
+                    staked[i]
+                )
+            })
+            .collect::<Vec<_>>()
+            .join(", ");
+        diesel::sql_query(format!(
+            "INSERT INTO round_bet_totals (round_id, kind, bets, staked_minor) VALUES {values} \
+             ON CONFLICT (round_id, kind) DO UPDATE \
+             SET bets = round_bet_totals.bets + excluded.bets, \
+                 staked_minor = round_bet_totals.staked_minor + excluded.staked_minor"
+        ))
+        .execute(conn)?;
+    }
+    let keys: Vec<_> = writes
+        .keys
+        .iter()
+        .map(|(user, key, fingerprint, status, body)| {
+            (
+                ik::user_id.eq(user),
+                ik::idem_key.eq(key),
+                ik::request_hash.eq(fingerprint),
+                ik::status_code.eq(i32::from(*status)),
+                ik::response_body.eq(body),
+                ik::created_at_us.eq(now),
+            )
+        })
+        .collect();
+    for chunk in keys.chunks(MAX_ROWS_PER_INSERT) {
+        diesel::insert_into(ik::table).values(chunk).execute(conn)?;
+    }
+    Ok(())
 }

@@ -4,18 +4,30 @@
 //! No timer holds a request back: a lone request is committed at once, and
 //! requests that arrive while a batch commits form the next one, so batches
 //! grow exactly as fast as requests outrun one commit.
+//!
+//! On PostgreSQL two lanes, each with its own connection, take turns: once a
+//! lane's batch has written everything and only its commit (and that commit's
+//! fsync) is left, the other lane takes the next batch and does its reads that
+//! need no ledger lock, then waits for the head lock, which the commit
+//! releases. So a batch's reads overlap the previous batch's fsync, and the
+//! ledger's serial section is only the head lock to the commit. SQLite has
+//! one writer at a time, so it runs one lane.
 
 use std::panic::{catch_unwind, AssertUnwindSafe};
+use std::sync::{Arc, Mutex};
 use tokio::sync::{mpsc, oneshot};
 
 use super::batch::Batcher;
 use super::{Committed, WagerError, WagerRequest};
-use crate::store::Database;
+use crate::store::{Backend, Database};
 
 /// Requests committed in one transaction at most.
 pub const MAX_BATCH: usize = 512;
 /// Requests that may wait for the committer before submitters wait too.
 const QUEUE_CAPACITY: usize = 8192;
+/// Lanes on PostgreSQL: one committing while the other reads. A third would
+/// only wait for the head lock.
+const LANES_POSTGRES: usize = 2;
 
 struct Job {
     request: WagerRequest,
@@ -42,13 +54,21 @@ impl Committer {
                 false
             }
         };
-        std::thread::Builder::new()
-            .name("djego-committer".into())
-            .spawn(move || {
-                let _alive = alive;
-                run(Batcher::new(db, checkpointer), jobs)
-            })
-            .expect("spawning the wager committer thread");
+        let lanes = match db.backend() {
+            Backend::Postgres => LANES_POSTGRES,
+            Backend::Sqlite => 1,
+        };
+        let jobs = Arc::new(Mutex::new(jobs));
+        for lane in 0..lanes {
+            let (db, jobs, alive) = (db.clone(), jobs.clone(), alive.clone());
+            std::thread::Builder::new()
+                .name(format!("djego-committer-{lane}"))
+                .spawn(move || {
+                    let _alive = alive;
+                    run(Batcher::new(db, checkpointer), &jobs)
+                })
+                .expect("spawning a wager committer thread");
+        }
         Committer { queue }
     }
 
@@ -65,26 +85,36 @@ fn stopped() -> WagerError {
     WagerError::Unavailable("the wager committer has stopped".into())
 }
 
-fn run(mut batcher: Batcher, mut jobs: mpsc::Receiver<Job>) {
-    while let Some(first) = jobs.blocking_recv() {
+/// One lane: holds the queue from taking a batch until the batch hands off
+/// (only its commit left), so batches are taken one after another and each
+/// holds whatever queued while the one before it was written.
+fn run(mut batcher: Batcher, jobs: &Mutex<mpsc::Receiver<Job>>) {
+    loop {
+        let mut turn = jobs.lock().unwrap_or_else(|p| p.into_inner());
+        let Some(first) = turn.blocking_recv() else {
+            return;
+        };
         let mut batch = vec![first];
         while batch.len() < MAX_BATCH {
-            match jobs.try_recv() {
+            match turn.try_recv() {
                 Ok(job) => batch.push(job),
                 Err(_) => break,
             }
         }
+        let mut turn = Some(turn);
+        let mut hand_off = || drop(turn.take());
         let requests: Vec<&WagerRequest> = batch.iter().map(|j| &j.request).collect();
         // A bug must not take the wager path down with it: answer the batch
         // with an error and go on.
-        let outcomes = catch_unwind(AssertUnwindSafe(|| batcher.commit(&requests))).unwrap_or_else(|_| {
-            tracing::error!(size = requests.len(), "the wager committer panicked on a batch");
-            batcher.discard_connection();
-            requests
-                .iter()
-                .map(|_| Err(WagerError::Internal("the wager could not be committed".into())))
-                .collect()
-        });
+        let outcomes =
+            catch_unwind(AssertUnwindSafe(|| batcher.commit(&requests, &mut hand_off))).unwrap_or_else(|_| {
+                tracing::error!(size = requests.len(), "the wager committer panicked on a batch");
+                batcher.discard_connection();
+                requests
+                    .iter()
+                    .map(|_| Err(WagerError::Internal("the wager could not be committed".into())))
+                    .collect()
+            });
         debug_assert_eq!(outcomes.len(), batch.len());
         for (job, outcome) in batch.into_iter().zip(outcomes) {
             // The requester may have gone (client disconnected): nothing to do.
