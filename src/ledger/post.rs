@@ -226,6 +226,12 @@ impl Appender {
         })
     }
 
+    /// Takes an account's balance that the caller read under the head lock
+    /// (with its other reads, in one statement of its own).
+    pub fn loaded(&mut self, id: AccountId, balance_minor: i64, may_go_negative: bool) {
+        self.balances.entry(id).or_insert((balance_minor, may_go_negative));
+    }
+
     /// Reads the current balances of `ids` (one query); ids that name no
     /// account stay unknown, and a transfer touching one fails alone.
     pub fn load_accounts<'a>(

@@ -219,22 +219,7 @@ fn commit_batch(
     // the batch before it wrote (stored answers, exposures, balances) is read
     // under the lock.
     let mut appender = Appender::lock_head(conn)?;
-    load_locked(conn, requests, &round_ids, &mut loaded)?;
-
-    let mut accounts: Vec<AccountId> = Vec::new();
-    for q in requests {
-        match &q.wager {
-            Wager::Bet(b) => {
-                accounts.push(AccountId::wallet(&b.player_id));
-                accounts.push(AccountId::escrow(&b.round_id));
-            }
-            Wager::Cash(c) => {
-                accounts.push(AccountId::wallet(&c.player_id));
-                accounts.push(AccountId::cage());
-            }
-        }
-    }
-    appender.load_accounts(conn, accounts.iter())?;
+    load_locked(conn, requests, &round_ids, &mut loaded, &mut appender)?;
 
     // Bets are placed at the instant their transfers are stamped with.
     let now = appender.now_us();
@@ -385,15 +370,17 @@ fn load_unlocked(
 }
 
 /// Reads what the batch before this one may have just written: the stored
-/// answers to this batch's keys and what its players have staked on its rounds.
+/// answers to this batch's keys, what its players have staked on its rounds,
+/// and the balances of every account its requests touch (into `appender`).
+/// On PostgreSQL one statement, since it runs inside the ledger's serial
+/// section.
 fn load_locked(
     conn: &mut AnyConnection,
     requests: &[&WagerRequest],
     round_ids: &BTreeSet<&str>,
     loaded: &mut Loaded,
+    appender: &mut Appender,
 ) -> Result<(), WagerError> {
-    // Stored answers to the keys in this batch: one exact (caller, key) match
-    // each (a plain IN on both columns would scan every key of every caller).
     let mut slots: Vec<(&str, &str)> = requests
         .iter()
         .filter_map(|q| {
@@ -404,27 +391,66 @@ fn load_locked(
         .collect();
     slots.sort_unstable();
     slots.dedup();
+    let players: BTreeSet<&str> = requests
+        .iter()
+        .filter_map(|q| match &q.wager {
+            Wager::Bet(b) => Some(b.player_id.as_str()),
+            Wager::Cash(_) => None,
+        })
+        .collect();
+    let mut accounts: Vec<AccountId> = Vec::with_capacity(requests.len() * 2);
+    for q in requests {
+        match &q.wager {
+            Wager::Bet(b) => {
+                accounts.push(AccountId::wallet(&b.player_id));
+                accounts.push(AccountId::escrow(&b.round_id));
+            }
+            Wager::Cash(c) => {
+                accounts.push(AccountId::wallet(&c.player_id));
+                accounts.push(AccountId::cage());
+            }
+        }
+    }
+    accounts.sort_unstable_by(|a, b| a.as_str().cmp(b.as_str()));
+    accounts.dedup();
+
     match conn {
-        // A nested loop of exact (caller, key) lookups, one statement of
-        // fixed text whatever the batch's size.
-        AnyConnection::Postgresql(c) if !slots.is_empty() => {
-            let rows: Vec<StoredKeyRow> = diesel::sql_query(
-                "SELECT k.user_id, k.idem_key, k.request_hash, k.status_code, k.response_body \
+        AnyConnection::Postgresql(c) => {
+            // Stored answers by exact (caller, key) lookups (a plain IN on
+            // both columns would scan every key of every caller), then
+            // exposures, then balances: three kinds of row in one result.
+            let rows: Vec<LockedRow> = diesel::sql_query(
+                "SELECT 'key' AS what, k.user_id AS a, k.idem_key AS b, k.request_hash AS c, \
+                 k.status_code::bigint AS n, false AS flag, k.response_body AS body \
                  FROM unnest($1::text[], $2::text[]) AS q(user_id, idem_key) \
                  CROSS JOIN LATERAL (SELECT * FROM idempotency_keys i \
-                 WHERE i.user_id = q.user_id AND i.idem_key = q.idem_key) AS k",
+                 WHERE i.user_id = q.user_id AND i.idem_key = q.idem_key) AS k \
+                 UNION ALL SELECT 'exposure', e.round_id, e.player_id, NULL, e.staked_minor, false, NULL \
+                 FROM round_exposures e WHERE e.round_id = ANY($3) AND e.player_id = ANY($4) \
+                 UNION ALL SELECT 'balance', a.id, NULL, NULL, a.balance_minor, a.may_go_negative, NULL \
+                 FROM accounts a WHERE a.id = ANY($5)",
             )
             .bind::<Array<Text>, _>(slots.iter().map(|s| s.0).collect::<Vec<_>>())
             .bind::<Array<Text>, _>(slots.iter().map(|s| s.1).collect::<Vec<_>>())
+            .bind::<Array<Text>, _>(round_ids.iter().copied().collect::<Vec<_>>())
+            .bind::<Array<Text>, _>(players.iter().copied().collect::<Vec<_>>())
+            .bind::<Array<Text>, _>(accounts.iter().map(AccountId::as_str).collect::<Vec<_>>())
             .load(c)?;
-            for k in rows {
-                loaded.stored_keys.insert(
-                    (k.user_id, k.idem_key),
-                    (k.request_hash, k.status_code, k.response_body),
-                );
+            for row in rows {
+                match row.what.as_str() {
+                    "key" => {
+                        loaded.stored_keys.insert(
+                            (row.a, row.b.unwrap_or_default()),
+                            (row.c.unwrap_or_default(), row.n as i32, row.body.unwrap_or_default()),
+                        );
+                    }
+                    "exposure" => {
+                        loaded.exposures.insert((row.a, row.b.unwrap_or_default()), row.n);
+                    }
+                    _ => appender.loaded(AccountId::from_stored(row.a), row.n, row.flag),
+                }
             }
         }
-        AnyConnection::Postgresql(_) => {}
         AnyConnection::Sqlite(c) => {
             for chunk in slots.chunks(MAX_KEYS_PER_QUERY) {
                 let mut query = ik::table
@@ -444,28 +470,41 @@ fn load_locked(
                     loaded.stored_keys.insert((user, key), (hash, status, body));
                 }
             }
+            if !round_ids.is_empty() {
+                let rows: Vec<(String, String, i64)> = ex::table
+                    .filter(ex::round_id.eq_any(round_ids.iter().copied().collect::<Vec<_>>()))
+                    .filter(ex::player_id.eq_any(players.iter().copied().collect::<Vec<_>>()))
+                    .select((ex::round_id, ex::player_id, ex::staked_minor))
+                    .load(c)?;
+                for (round, player, staked) in rows {
+                    loaded.exposures.insert((round, player), staked);
+                }
+            }
         }
     }
-
-    if !round_ids.is_empty() {
-        // What each betting player has staked on each round so far.
-        let players: BTreeSet<&str> = requests
-            .iter()
-            .filter_map(|q| match &q.wager {
-                Wager::Bet(b) => Some(b.player_id.as_str()),
-                Wager::Cash(_) => None,
-            })
-            .collect();
-        let rows: Vec<(String, String, i64)> = ex::table
-            .filter(ex::round_id.eq_any(round_ids.iter().copied().collect::<Vec<_>>()))
-            .filter(ex::player_id.eq_any(players.iter().copied().collect::<Vec<_>>()))
-            .select((ex::round_id, ex::player_id, ex::staked_minor))
-            .load(conn)?;
-        for (round, player, staked) in rows {
-            loaded.exposures.insert((round, player), staked);
-        }
+    if conn.backend() == crate::store::Backend::Sqlite {
+        appender.load_accounts(conn, accounts.iter())?;
     }
     Ok(())
+}
+
+/// A row of [`load_locked`]'s one statement: `what` says which kind.
+#[derive(QueryableByName)]
+struct LockedRow {
+    #[diesel(sql_type = Text)]
+    what: String,
+    #[diesel(sql_type = Text)]
+    a: String,
+    #[diesel(sql_type = Nullable<Text>)]
+    b: Option<String>,
+    #[diesel(sql_type = Nullable<Text>)]
+    c: Option<String>,
+    #[diesel(sql_type = BigInt)]
+    n: i64,
+    #[diesel(sql_type = diesel::sql_types::Bool)]
+    flag: bool,
+    #[diesel(sql_type = Nullable<Text>)]
+    body: Option<String>,
 }
 
 fn cached_pay_table(
@@ -614,21 +653,6 @@ fn move_cash(cash: &CashWager, key: Option<&str>, loaded: &Loaded, appender: &mu
         body: serde_json::to_string(&receipt).map_err(|e| WagerError::Internal(e.to_string()))?,
         round: None,
     })
-}
-
-/// A stored first answer, as the key lookup reads it.
-#[derive(QueryableByName)]
-struct StoredKeyRow {
-    #[diesel(sql_type = Text)]
-    user_id: String,
-    #[diesel(sql_type = Text)]
-    idem_key: String,
-    #[diesel(sql_type = Text)]
-    request_hash: String,
-    #[diesel(sql_type = Integer)]
-    status_code: i32,
-    #[diesel(sql_type = Text)]
-    response_body: String,
 }
 
 /// (caller, key) pairs looked up per query on SQLite.
