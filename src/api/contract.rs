@@ -310,7 +310,8 @@ impl PartialSchema for TableEvent {
         ]);
         schema_from(json!({
             "description": "One event of the stream; its `data` is JSON. First `state`: the current Prima Carta \
-                            round's public view, `null` when there is none, or `{\"table\": …}` at a Lobo table. \
+                            round's public view, `null` when there is none, or at a Lobo table `{\"table\": …, \"rounds_in_play\": […]}` \
+                            (each round in play as its player sees it, newest first, at most 500). \
                             Then `table` when the table changes, each game event of a round (`data` is the \
                             event, with its `type`) followed by `round` (the round's public view); at a \
                             Lobo table, `lobo_round` (the round as its player sees it, never a face-down \
@@ -324,8 +325,14 @@ impl PartialSchema for TableEvent {
                     { "$ref": "#/components/schemas/RoundView" },
                     {
                         "type": "object",
-                        "required": ["table"],
-                        "properties": { "table": { "$ref": "#/components/schemas/Table" } },
+                        "required": ["table", "rounds_in_play"],
+                        "properties": {
+                            "table": { "$ref": "#/components/schemas/Table" },
+                            "rounds_in_play": {
+                                "type": "array",
+                                "items": { "$ref": "#/components/schemas/LoboView" },
+                            },
+                        },
                     },
                 ] }))),
                 event(json!(["round"]), json_data(json!({ "$ref": "#/components/schemas/RoundView" }))),

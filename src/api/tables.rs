@@ -530,8 +530,13 @@ async fn session_ended(state: &web::Data<AppState>, keys: &web::Data<TokenKeys>,
     }
 }
 
+/// Rounds in play listed in a Lobo table's first `state` at most (newest first);
+/// later ones arrive as `lobo_round` events.
+const MAX_LOBO_ROUNDS_IN_STATE: i64 = 500;
+
 /// The table's live events as Server-Sent Events (any role). The first event,
-/// `state`, is the current round's public view (or `null`); then every change.
+/// `state`, is the current round's public view (or `null`; at a Lobo table the
+/// table and its rounds in play); then every change.
 #[utoipa::path(tag = "tables", security(("bearer" = [])), responses(
     (status = 200, content_type = "text/event-stream", body = super::contract::TableEvent,
         description = "A stream of Server-Sent Events; the schema describes each event."),
@@ -567,7 +572,14 @@ pub async fn table_events(
                     ),
                     None => Ok(serde_json::Value::Null),
                 },
-                TableConfig::Lobo(_) => Ok(serde_json::json!({ "table": table })),
+                // Every round in play, as each player sees their own: nothing face down.
+                TableConfig::Lobo(_) => {
+                    let rounds_in_play = rounds::record::in_play_at(&mut conn, &table_id, MAX_LOBO_ROUNDS_IN_STATE)?
+                        .iter()
+                        .map(|row| super::lobo::round_view(&s.vault, row))
+                        .collect::<Result<Vec<_>, _>>()?;
+                    Ok(serde_json::json!({ "table": table, "rounds_in_play": rounds_in_play }))
+                }
             }
         })
         .await?;

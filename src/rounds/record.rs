@@ -138,6 +138,17 @@ pub fn of_player(conn: &mut AnyConnection, player_id: &str) -> QueryResult<(Vec<
     Ok((open, recent))
 }
 
+/// A table's rounds not yet over, newest first, at most `limit`.
+pub fn in_play_at(conn: &mut AnyConnection, table_id: &str, limit: i64) -> QueryResult<Vec<RoundRow>> {
+    r::table
+        .filter(r::table_id.eq(table_id))
+        .filter(r::status.ne_all([RoundStatus::Settled.as_str(), RoundStatus::Voided.as_str()]))
+        .order((r::created_at_us.desc(), r::id.desc()))
+        .select(RoundRow::as_select())
+        .limit(limit)
+        .load(conn)
+}
+
 /// The round still going that a new one would clash with: at a Prima Carta
 /// table any round not yet settled or voided; at a Lobo table, `player`'s.
 pub fn unfinished(

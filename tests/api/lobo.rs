@@ -9,8 +9,13 @@ use djego::tables::{self, TableConfig, TableStatus};
 
 use crate::helpers::{TestApp, TestUser};
 
+/// The demo table's charge a round at unit 1.00, in cents: easy mode's default fee.
+fn demo_fee_minor() -> i64 {
+    i64::from(djego::games::lobo::default_house_rule(djego::games::lobo::Mode::Easy).fee_per_round_hundredths)
+}
+
 /// An open Lobo table created directly in the app's database (easy mode, units 1.00–10.00,
-/// loss cap 40, default house rule: fee 9.04 units per round, play timeout 600 s).
+/// loss cap 40, default house rule: easy mode's default fee per round, play timeout 600 s).
 fn lobo_table(app: &TestApp, hints: bool) -> String {
     lobo_table_timing_out_after(app, hints, 600)
 }
@@ -429,7 +434,7 @@ both_backends!(
             assert_eq!(folded["result"]["points"].as_i64().unwrap(), wolf_points);
             let loss = 100 * wolf_points.min(40);
             assert_eq!(folded["result"]["lost"], money(loss));
-            assert_eq!(minor(&app.balance(&player.id).await), 10000 - 904 - loss);
+            assert_eq!(minor(&app.balance(&player.id).await), 10000 - demo_fee_minor() - loss);
             // Folding again: the same key answers as before; without it the round is over.
             let again = app
                 .post(
@@ -464,16 +469,21 @@ both_backends!(
 both_backends!(
     async fn a_round_needs_funds_and_a_unit_in_range(app: TestApp) {
         let table = lobo_table(&app, true);
-        // 40.00 escrow + 9.04 fee > 45.00.
-        let player = funded_player(&app, "45.00").await;
+        // 40.00 escrow + the fee > 40.00 + the fee − 0.01.
+        let short_of = money(4000 + demo_fee_minor() - 1);
+        let player = funded_player(&app, &short_of).await;
         let seq = app.last_seq().await;
         let short = start(&app, &player, &table, json!({ "unit": "1.00" })).await;
         short.assert_error(422, "insufficient_funds");
         assert_eq!(
             short.json()["error"]["details"],
-            json!({ "needed": "49.04", "balance": "45.00" })
+            json!({ "needed": money(4000 + demo_fee_minor()), "balance": short_of })
         );
-        assert!(short.text.contains("the wallet holds 45.00"), "{}", short.text);
+        assert!(
+            short.text.contains(&format!("the wallet holds {short_of}")),
+            "{}",
+            short.text
+        );
         start(&app, &player, &table, json!({ "unit": "0.50" }))
             .await
             .assert_error(422, "unit_out_of_range");
@@ -720,6 +730,20 @@ both_backends!(
         })
         .await;
         if round["status"] == "in_play" {
+            // A watcher arriving now is shown the round in play at once, as its player sees it.
+            let (_, first) = watch_table(watcher, &table, &pitboss.token).await;
+            let state: Value = first
+                .lines()
+                .skip_while(|l| *l != "event: state")
+                .find_map(|l| l.strip_prefix("data: "))
+                .map(|d| serde_json::from_str(d).expect("state is JSON"))
+                .expect("a state event");
+            assert_eq!(state["table"]["id"], table.as_str(), "{state}");
+            let in_play = state["rounds_in_play"].as_array().expect("rounds in play");
+            assert_eq!(in_play.len(), 1, "{state}");
+            assert_eq!(in_play[0]["id"], id.as_str());
+            assert_eq!(in_play[0]["table"], round["table"], "the player's own view: {state}");
+            assert!(in_play[0]["server_seed"].is_null() && !first.contains("\"deck\""));
             fold_at_once(&app, &player, &id).await.expect(200);
         }
         read_until(&mut stream, &mut seen, |s| s.contains("\"status\":\"settled\"")).await;
@@ -845,7 +869,7 @@ both_backends!(
         assert_eq!(result["lost"], money(wolf_points.min(40) * 100));
         assert_eq!(
             app.balance(&walked_away.id).await,
-            money(50_000 - 904 - wolf_points.min(40) * 100)
+            money(50_000 - demo_fee_minor() - wolf_points.min(40) * 100)
         );
         read_until(&mut stream, &mut seen, |s| {
             s.contains("event: lobo_round") && s.contains(&id) && s.contains("\"timed_out\":true")
@@ -1029,7 +1053,7 @@ both_backends!(
 
         let void_events = events_about(&app, "round_voided", &id).await;
         assert_eq!(void_events.len(), 1, "{void_events:?}");
-        assert_eq!(void_events[0]["details"]["refunded"], "49.04");
+        assert_eq!(void_events[0]["details"]["refunded"], money(4000 + demo_fee_minor()));
         assert_eq!(events_about(&app, "seed_revealed", &id).await.len(), 1);
         let recall = app
             .get(&format!("/api/v1/lobo-rounds/{id}/recall"), Some(&player.token))

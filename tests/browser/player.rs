@@ -42,7 +42,9 @@ async fn ana_plays_lobo_to_the_end_and_verifies_the_shuffle_in_the_browser() {
     b.click(r#"article.table-card[data-table-name="Lobo 1"] button.open-table"#)
         .await;
     b.find("#lobo-start").await;
-    b.wait_text("#lobo-fee", "9.04").await;
+    let fee = djego::games::lobo::default_house_rule(djego::games::lobo::Mode::Easy).fee_per_round_hundredths;
+    b.wait_text("#lobo-fee", &format!("{}.{:02}", fee / 100, fee % 100))
+        .await;
     b.wait_text("#lobo-escrow", "40.00").await;
     b.click("#lobo-start").await;
     b.find("#lobo-round").await;
