@@ -467,6 +467,48 @@ both_backends!(
 );
 
 both_backends!(
+    async fn racing_starts_leave_one_round_in_play_and_every_refusal_names_it(app: TestApp) {
+        let table = lobo_table(&app, false);
+        let player = funded_player(&app, "1000.00").await;
+        let path = format!("/api/v1/tables/{table}/lobo-rounds");
+        let requests = (0..6)
+            .map(|i| {
+                (
+                    path.clone(),
+                    player.token.clone(),
+                    json!({ "unit": "1.00" }),
+                    Some(format!("race-{i}")),
+                )
+            })
+            .collect();
+        let results = app.post_all_at_once(requests).await;
+        let started: Vec<Value> = results
+            .iter()
+            .filter(|(status, _)| *status == 201)
+            .map(|(_, body)| serde_json::from_str(body).unwrap())
+            .collect();
+        assert!(!started.is_empty(), "{results:?}");
+        let in_play: Vec<&str> = started
+            .iter()
+            .filter(|r| r["status"] == "in_play")
+            .map(|r| r["id"].as_str().unwrap())
+            .collect();
+        assert!(in_play.len() <= 1, "one round in play at a time: {results:?}");
+        for (status, body) in results.iter().filter(|(status, _)| *status != 201) {
+            assert_eq!(*status, 409, "{body}");
+            let refusal: Value = serde_json::from_str(body).unwrap();
+            assert_eq!(refusal["error"]["code"], "round_in_progress", "{body}");
+            // The winner of the race is named, whether this start saw it or lost to it on the index.
+            assert_eq!(
+                refusal["error"]["details"]["round_id"].as_str(),
+                in_play.first().copied(),
+                "{body}"
+            );
+        }
+    }
+);
+
+both_backends!(
     async fn a_round_needs_funds_and_a_unit_in_range(app: TestApp) {
         let table = lobo_table(&app, true);
         // 40.00 escrow + the fee > 40.00 + the fee − 0.01.
