@@ -51,7 +51,8 @@ pub struct PayTableView {
     pub fingerprint: String,
     #[schema(value_type = crate::bets::PayTableSpec)]
     pub spec: serde_json::Value,
-    #[schema(value_type = Object)]
+    /// The certificate it was installed with: every bet's outcomes, RTP and house edge.
+    #[schema(value_type = crate::math::Certificate)]
     pub certificate: serde_json::Value,
     pub created_at_us: i64,
 }

@@ -11,7 +11,7 @@ use serde::{Deserialize, Serialize};
 use std::fmt::Write;
 
 /// Accepted RTP range, as fractions (0.80 = 80%).
-#[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
+#[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize, utoipa::ToSchema)]
 pub struct RtpBounds {
     pub min_rtp: f64,
     pub max_rtp: f64,
@@ -36,7 +36,7 @@ impl RtpBounds {
     }
 }
 
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, utoipa::ToSchema)]
 #[serde(rename_all = "snake_case", tag = "kind")]
 pub enum Probability {
     Exact { fraction: String, value: f64 },
@@ -65,7 +65,7 @@ impl Probability {
 }
 
 /// One way a bet can end.
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, utoipa::ToSchema)]
 pub struct Outcome {
     /// e.g. "win", "win (ace)", "pair tie", "N = 10", "lose".
     pub name: String,
@@ -74,7 +74,7 @@ pub struct Outcome {
     pub probability: Probability,
 }
 
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, utoipa::ToSchema)]
 #[serde(rename_all = "snake_case", tag = "kind")]
 pub enum Rtp {
     /// Exact: `fraction` is the rational, `decimal` its value to 10 places.
@@ -100,7 +100,7 @@ impl Rtp {
     }
 }
 
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, utoipa::ToSchema)]
 pub struct BetCertificate {
     /// Display name: the kind, plus the number for Cartas ("cartas 12").
     pub bet: String,
@@ -116,7 +116,7 @@ pub struct BetCertificate {
 }
 
 /// Where the distribution of N came from.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, utoipa::ToSchema)]
 pub struct NSource {
     pub algorithm: String,
     pub code_version: String,
@@ -124,7 +124,7 @@ pub struct NSource {
     pub deals: u64,
 }
 
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, utoipa::ToSchema)]
 pub struct Failure {
     pub bet: String,
     pub rtp: f64,
@@ -150,7 +150,7 @@ fn failures_of(bets: &[BetCertificate], bounds: RtpBounds) -> Vec<Failure> {
         .collect()
 }
 
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, utoipa::ToSchema)]
 pub struct Certificate {
     pub pay_table: String,
     pub version: u32,
