@@ -456,7 +456,7 @@ pub struct SolveLoboArgs {
     pub mode: djego::games::lobo::Mode,
     #[arg(long, value_enum, default_value = "lower")]
     pub bound: SolveBound,
-    /// House rule for the edge, e.g. fee=904 or fee=50,ante=10 (hundredths of a unit);
+    /// House rule for the edge, e.g. fee=500 or fee=50,ante=10 (hundredths of a unit);
     /// default: the mode's default rule.
     #[arg(long, value_parser = cli::solve::parse_rule)]
     pub rule: Option<djego::games::lobo::HouseRule>,

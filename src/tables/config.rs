@@ -203,7 +203,7 @@ impl LoboMode {
 #[derive(ToSchema)]
 #[allow(dead_code)]
 pub struct LoboHouseRule {
-    /// Flat fee per round (e.g. 904 = 9.04 units).
+    /// Flat fee per round (e.g. 500 = 5.00 units).
     #[schema(maximum = 100000)]
     pub fee_per_round_hundredths: u32,
     /// Ante per point of the Wolf's opening hand.

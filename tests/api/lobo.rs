@@ -133,7 +133,7 @@ both_backends!(
         assert_eq!(round["client_seed"], "lucky wolf");
         assert!(round["server_seed"].is_null());
         assert_eq!(round["escrow"], "80.00");
-        assert_eq!(round["charge"], "18.08");
+        assert_eq!(round["charge"], money(2 * demo_fee_minor()));
         assert_eq!(round["table"]["player_hand"].as_array().unwrap().len(), 4);
         assert_eq!(round["table"]["wolf_hand"].as_array().unwrap().len(), 4);
         assert!(
@@ -146,7 +146,10 @@ both_backends!(
             // The escrow is visible in the ledger; the fee went to house revenue.
             let tb = app.trial_balance().await;
             assert_eq!(account_balance(&tb, &format!("escrow:{id}")).as_deref(), Some("80.00"));
-            assert_eq!(app.balance(&player.id).await, "401.92");
+            assert_eq!(
+                app.balance(&player.id).await,
+                money(50_000 - 8000 - 2 * demo_fee_minor())
+            );
             assert_eq!(app.last_seq().await, seq_before + 2);
 
             // Illegal: a Split needs two Wolf cards; taking the player's own card is not a capture.
@@ -284,8 +287,14 @@ both_backends!(
         assert_eq!(result["won"], money(win));
         assert_eq!(result["lost"], money(loss));
         assert_eq!(result["released"], money(release));
-        assert_eq!(minor(result["player_net"].as_str().unwrap()), win - loss - 1808);
-        assert_eq!(minor(&app.balance(&player.id).await), 50000 + win - loss - 1808);
+        assert_eq!(
+            minor(result["player_net"].as_str().unwrap()),
+            win - loss - 2 * demo_fee_minor()
+        );
+        assert_eq!(
+            minor(&app.balance(&player.id).await),
+            50000 + win - loss - 2 * demo_fee_minor()
+        );
         let tb = app.trial_balance().await;
         assert_eq!(tb["total"], "0.00");
         assert_eq!(account_balance(&tb, &format!("escrow:{id}")).as_deref(), Some("0.00"));
@@ -336,7 +345,7 @@ both_backends!(
             .collect();
         let mut expected = vec![
             ("lobo_escrow".to_string(), "80.00".to_string()),
-            ("lobo_fee".to_string(), "18.08".to_string()),
+            ("lobo_fee".to_string(), money(2 * demo_fee_minor())),
         ];
         if win > 0 {
             expected.push(("lobo_win".into(), money(win)));
@@ -557,13 +566,13 @@ both_backends!(
         .await
         .assert_error(403, "forbidden");
         assert_eq!(app.last_seq().await, seq, "refused requests move no money");
-        assert_eq!(app.balance(&player.id).await, "45.00");
+        assert_eq!(app.balance(&player.id).await, short_of);
         // Nothing was left behind: with enough money the same player can start.
-        app.fund(&cashier, &player.id, "5.00").await;
+        app.fund(&cashier, &player.id, "0.01").await;
         let round = start(&app, &player, &table, json!({ "unit": "1.00" }))
             .await
             .expect(201);
-        assert_eq!(app.balance(&player.id).await, "0.96");
+        assert_eq!(app.balance(&player.id).await, "0.00", "exactly what the start needed");
         let id = round["id"].as_str().unwrap();
         if round["status"] == "in_play" {
             fold_at_once(&app, &player, &id).await.expect(200);
@@ -1036,7 +1045,8 @@ both_backends!(
         let pitboss = app.create_user(Role::Pitboss).await;
         let round = start_in_play(&app, &player, &table).await;
         let id = round["id"].as_str().unwrap().to_string();
-        assert_eq!(app.balance(&player.id).await, "450.96");
+        let after_start = money(50_000 - 4000 - demo_fee_minor());
+        assert_eq!(app.balance(&player.id).await, after_start);
         let path = format!("/api/v1/lobo-rounds/{id}/void");
         let body = json!({ "reason": "player's phone died; refunded at the cage's request" });
 
@@ -1061,7 +1071,7 @@ both_backends!(
             .await;
         elsewhere.assert_error(404, "not_found");
         assert!(elsewhere.text.contains("/api/v1/lobo-rounds/"), "{}", elsewhere.text);
-        assert_eq!(app.balance(&player.id).await, "450.96", "nothing moved");
+        assert_eq!(app.balance(&player.id).await, after_start, "nothing moved");
 
         let voided = app
             .post(&path, Some(&pitboss.token), &body, Some("void-1"))

@@ -390,7 +390,7 @@ export function configFields(prefix, game, c = {}) {
     checkField(`${prefix}-hints`, "Players may ask for the solver's best play", c.hints ?? true),
     checkField(`${prefix}-default-rule`, "The mode's default house rule (proven to favour the house)", !rule),
     el("div", { class: "grid" },
-      field(`${prefix}-fee`, "Fee a round, hundredths of a unit (904 = 9.04 units)", { type: "number", min: 0, max: 100000, step: 1, value: rule ? rule.fee_per_round_hundredths : 904 }),
+      field(`${prefix}-fee`, "Fee a round, hundredths of a unit (500 = 5.00 units)", { type: "number", min: 0, max: 100000, step: 1, value: rule ? rule.fee_per_round_hundredths : 500 }),
       field(`${prefix}-ante`, "Ante per point of the Wolf's hand, hundredths of a unit", { type: "number", min: 0, max: 10000, step: 1, value: rule ? rule.ante_per_wolf_point_hundredths : 0 })),
     checkField(`${prefix}-override`, "Override: allow a house rule not proven to favour the house (a significant event)", c.house_rule_override));
 }

@@ -105,50 +105,31 @@ macro_rules! bound {
     };
 }
 
-/// Upper bounds produced by `djego solve lobo --bound upper` on the 2-core dev machine
-/// (clairvoyant player, one-sided 99.9% upper limit; docs/lobo.md lists every run).
+/// Upper bounds produced by `djego solve lobo --bound upper --penalty tiered` on the 2-core dev
+/// machine (the clairvoyant player charged the tiered information penalty; one-sided 99.9% upper
+/// limit, the further of the normal and the bootstrap one; docs/lobo.md lists every run). Each
+/// holds at cap 20 and so at every larger cap and with none.
 pub const UPPER_BOUNDS: &[UpperBound] = &[
     bound!(
         Easy,
-        None,
-        8.5191,
-        8000,
-        "djego solve lobo --mode easy --bound upper --penalty none --samples 8000"
-    ),
-    bound!(
-        Easy,
         Some(20),
-        8.5144,
-        6000,
-        "djego solve lobo --mode easy --bound upper --penalty none --cap 20 --samples 6000"
-    ),
-    bound!(
-        Ordinary,
-        None,
-        7.0318,
-        6000,
-        "djego solve lobo --mode ordinary --bound upper --penalty none --samples 6000"
+        4.2781,
+        600,
+        "djego solve lobo --mode easy --bound upper --penalty tiered --cap 20 --samples 600"
     ),
     bound!(
         Ordinary,
         Some(20),
-        6.9587,
-        5000,
-        "djego solve lobo --mode ordinary --bound upper --penalty none --cap 20 --samples 5000"
-    ),
-    bound!(
-        Hard,
-        None,
-        5.4817,
-        5000,
-        "djego solve lobo --mode hard --bound upper --penalty none --samples 5000"
+        2.5351,
+        600,
+        "djego solve lobo --mode ordinary --bound upper --penalty tiered --cap 20 --samples 600"
     ),
     bound!(
         Hard,
         Some(20),
-        5.4406,
-        4000,
-        "djego solve lobo --mode hard --bound upper --penalty none --cap 20 --samples 4000"
+        1.0017,
+        600,
+        "djego solve lobo --mode hard --bound upper --penalty tiered --cap 20 --samples 600"
     ),
 ];
 
@@ -180,21 +161,33 @@ pub fn proven_edge(mode: Mode, rule: &HouseRule, loss_cap_points: Option<u32>) -
         .filter(|p| p.house_edge_percent_at_least > 0.0)
 }
 
-/// The smallest loss cap at which the default rules are proven (bounds exist at 20 and at no cap).
+/// The smallest loss cap at which the default rules are proven (the bounds are computed at 20).
 pub const MIN_PROVEN_LOSS_CAP_POINTS: u32 = 20;
 
-/// The default rule for a mode: the flat fee per round that gives the house about a 2% edge
-/// (of the expected amount at risk) against the upper bound at a loss cap of 20, and so at
-/// least that much at any larger cap; `fee = (U + 0.02·R)/0.98` rounded up to a hundredth,
-/// with U the cap-20 bound and R = E[min(Wolf's opening points, 20)] (docs/lobo.md).
+/// The house edge the default rules aim at, as a share of the expected amount at risk at the
+/// smallest proven cap, against the upper bound on perfect play.
+pub const DEFAULT_HOUSE_EDGE: f64 = 0.02;
+
+/// The default rule for a mode: the smallest flat fee per round, in hundredths of a unit, that
+/// gives the house [`DEFAULT_HOUSE_EDGE`] of the expected amount at risk against the embedded
+/// upper bound at a loss cap of 20: `fee = (U + e·R)/(1 − e)` rounded up to a hundredth, with
+/// U the cap-20 bound and R = E[min(Wolf's opening points, 20)] (docs/lobo.md, §5). So the fee
+/// follows the bound: a tighter bound is a smaller fee.
 pub fn default_house_rule(mode: Mode) -> HouseRule {
-    let fee = match mode {
-        Mode::Hard => 594,
-        Mode::Ordinary => 747,
-        Mode::Easy => 904,
-    };
+    let bound = UPPER_BOUNDS
+        .iter()
+        .find(|b| b.mode == mode && b.loss_cap_points == Some(MIN_PROVEN_LOSS_CAP_POINTS))
+        .expect("every mode has a bound at the smallest proven cap");
+    let at_risk = expected_opening_loss(mode, Some(MIN_PROVEN_LOSS_CAP_POINTS));
+    let fee_units = (bound.value_points + DEFAULT_HOUSE_EDGE * at_risk) / (1.0 - DEFAULT_HOUSE_EDGE);
+    // Hundredths, rounded up; the nudge keeps a fee that is a whole hundredth from rounding up once more.
+    let fee = (fee_units * 100.0 - 1e-9).ceil();
+    assert!(
+        fee > 0.0 && fee < f64::from(u32::MAX),
+        "a default fee of {fee_units} units"
+    );
     HouseRule {
-        fee_per_round_hundredths: fee,
+        fee_per_round_hundredths: fee as u32,
         ante_per_wolf_point_hundredths: 0,
     }
 }

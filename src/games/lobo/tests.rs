@@ -585,12 +585,20 @@ fn fee_changes_value_exactly_and_proven_edge_needs_a_bound() {
         }
         // Below the smallest proven cap there is no bound: the table needs a pit-boss override.
         assert!(proven_edge(mode, &rule, Some(MIN_PROVEN_LOSS_CAP_POINTS - 1)).is_none());
+        // The fee follows the bound: the formula of docs/lobo.md, rounded up to a hundredth.
+        let bound = proven_edge(mode, &rule, Some(MIN_PROVEN_LOSS_CAP_POINTS))
+            .unwrap()
+            .bound;
+        let r20 = expected_amount_at_risk_units(mode, &HouseRule::NONE, Some(MIN_PROVEN_LOSS_CAP_POINTS));
+        let fee = (bound.value_points + 0.02 * r20) / 0.98;
+        let charged = rule.fee_per_round_hundredths as f64 / 100.0;
+        assert!(charged >= fee && charged < fee + 0.01, "{mode}: {charged} for {fee}");
         // A fee just under the bound proves nothing.
         let weak = HouseRule {
-            fee_per_round_hundredths: 400,
+            fee_per_round_hundredths: (bound.value_points * 100.0).floor() as u32,
             ..rule
         };
-        assert!(mode == Mode::Hard || proven_edge(mode, &weak, None).is_none());
+        assert!(proven_edge(mode, &weak, None).is_none(), "{mode}");
     }
     assert_eq!(HouseRule::parse("fee=250,ante=10").unwrap(), rule);
     assert!(HouseRule::parse("tip=3").is_err());
