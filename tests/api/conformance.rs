@@ -105,7 +105,11 @@ both_backends!(
         let mut config = lobo_config();
         config["house_rule"] = Value::Null;
         let table = create_table(&app, &pitboss, config).await.expect(201);
-        assert_eq!(table["config"]["house_rule"]["fee_per_round_hundredths"], json!(904));
+        let easy = djego::games::lobo::default_house_rule(djego::games::lobo::Mode::Easy);
+        assert_eq!(
+            table["config"]["house_rule"]["fee_per_round_hundredths"],
+            json!(easy.fee_per_round_hundredths)
+        );
     }
 );
 
