@@ -41,10 +41,6 @@ impl<'f> WithStatement<'f> {
         self.binds.push(Box::new(bind));
     }
 
-    pub fn is_empty(&self) -> bool {
-        self.parts.is_empty()
-    }
-
     /// Runs every part as one statement (nothing when there are none).
     pub fn execute(self, conn: &mut PgConnection) -> QueryResult<()> {
         if self.parts.is_empty() {

@@ -480,10 +480,8 @@ fn load_locked(
                     loaded.exposures.insert((round, player), staked);
                 }
             }
+            appender.load_accounts(conn, accounts.iter())?;
         }
-    }
-    if conn.backend() == crate::store::Backend::Sqlite {
-        appender.load_accounts(conn, accounts.iter())?;
     }
     Ok(())
 }
