@@ -144,6 +144,9 @@ pub struct Settings {
     pub hint_limits: crate::rounds::lobo_hints::HintLimits,
     /// How often this instance looks for Lobo rounds past their play timeout (0 = never).
     pub lobo_timeout_sweep_ms: u64,
+    /// How often this instance brings the floor's minute meters up to the ledger (0 = never;
+    /// the table report still reads the rows they do not cover).
+    pub floor_meters_interval_ms: u64,
 }
 
 impl Settings {
@@ -196,6 +199,7 @@ impl Settings {
             argon2_memory_kib: argon2::Params::DEFAULT_M_COST,
             hint_limits: Default::default(),
             lobo_timeout_sweep_ms: 5_000,
+            floor_meters_interval_ms: 10_000,
         })
     }
 }

@@ -70,6 +70,11 @@ enum Command {
         #[command(subcommand)]
         command: ReportCommand,
     },
+    /// The floor's minute meters, which the table report reads (docs/floor.md, "How fast the reports are").
+    Meters {
+        #[command(subcommand)]
+        command: MetersCommand,
+    },
     /// Benchmark the service against a measured anchor (docs/performance.md).
     Bench {
         #[command(subcommand)]
@@ -77,6 +82,16 @@ enum Command {
     },
     /// Print the OpenAPI document generated from the code.
     Openapi,
+}
+
+#[derive(Subcommand)]
+enum MetersCommand {
+    /// Bring the meters up to the ledger's head now (the service does it every 10 s, and before
+    /// each table report) and print the transfer they have read through.
+    CatchUp(DatabaseArgs),
+    /// Forget the meters and read the whole ledger again: when a day close found them
+    /// disagreeing with the ledger. On PostgreSQL, as the schema owner.
+    Rebuild(DatabaseArgs),
 }
 
 #[derive(Subcommand)]
@@ -572,6 +587,12 @@ fn run(cli: Cli) -> Result<ExitCode, String> {
         Command::Report {
             command: ReportCommand::Plots(args),
         } => cli::report::plots(args),
+        Command::Meters {
+            command: MetersCommand::CatchUp(args),
+        } => cli::report::meters(args, false),
+        Command::Meters {
+            command: MetersCommand::Rebuild(args),
+        } => cli::report::meters(args, true),
         Command::Openapi => cli::serve::openapi(),
     }
 }

@@ -27,6 +27,8 @@ pub struct Application {
     pub checkpoint_schedule: Option<CheckpointSchedule>,
     /// The fold of silent Lobo rounds; it stops when this is dropped.
     pub lobo_timeouts: Option<TimeoutSweep>,
+    /// The floor's minute meters kept up with the ledger; it stops when this is dropped.
+    pub floor_meters: Option<crate::floor::meters::MeterSchedule>,
 }
 
 impl Application {
@@ -78,6 +80,10 @@ impl Application {
             Duration::from_millis(state.settings.lobo_timeout_sweep_ms),
             move |view| api::lobo::tell_watchers(&told, view),
         );
+        let floor_meters = crate::floor::meters::MeterSchedule::start(
+            state.db.clone(),
+            Duration::from_millis(state.settings.floor_meters_interval_ms),
+        );
         let server = run(listener, state.clone(), keys).map_err(|e| e.to_string())?;
         Ok(Application {
             port,
@@ -85,6 +91,7 @@ impl Application {
             state,
             checkpoint_schedule,
             lobo_timeouts,
+            floor_meters,
         })
     }
 }

@@ -29,9 +29,10 @@ impl From<FloorError> for ApiError {
             FloorError::NoSuchTable => ApiError::not_found("table"),
             e @ FloorError::NotAssigned => ApiError::unprocessable("not_assigned", e.to_string()),
             e @ FloorError::NotSignedIn => ApiError::new(StatusCode::CONFLICT, "not_signed_in", e.to_string()),
-            e @ (FloorError::StoredSetting(..) | FloorError::StoredCertificate(..) | FloorError::Plot(_)) => {
-                ApiError::internal(e.to_string())
-            }
+            e @ (FloorError::StoredSetting(..)
+            | FloorError::StoredCertificate(..)
+            | FloorError::StoredRound(..)
+            | FloorError::Plot(_)) => ApiError::internal(e.to_string()),
             FloorError::Database(e) => e.into(),
             FloorError::Store(e) => e.into(),
         }
@@ -199,11 +200,25 @@ pub async fn table_performance(
     caller: Caller,
     query: web::Query<TablesParams>,
 ) -> ApiResult<HttpResponse> {
-    period_report(state, caller, query.into_inner(), floor::day_report, |report| {
-        let label = floor::period_label(&report.gaming_day, &report.last_gaming_day);
-        floor::performance::to_csv(&label, &report.lines)
-    })
+    period_report(
+        state,
+        caller,
+        query.into_inner(),
+        Meters::CatchUp,
+        floor::day_report,
+        |report| {
+            let label = floor::period_label(&report.gaming_day, &report.last_gaming_day);
+            floor::performance::to_csv(&label, &report.lines)
+        },
+    )
     .await
+}
+
+/// Whether a report reads the floor's minute meters, and so first brings them up to the ledger.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Meters {
+    CatchUp,
+    Unused,
 }
 
 /// A report over a period for the pit boss and the auditor, as JSON or CSV.
@@ -211,6 +226,7 @@ async fn period_report<T: Serialize + Send + 'static>(
     state: web::Data<AppState>,
     caller: Caller,
     q: TablesParams,
+    meters: Meters,
     read: fn(&mut crate::store::AnyConnection, Period) -> Result<T, FloorError>,
     to_csv: fn(&T) -> String,
 ) -> ApiResult<HttpResponse> {
@@ -219,6 +235,9 @@ async fn period_report<T: Serialize + Send + 'static>(
     let period = period(&q.gaming_day, &q.from, &q.to)?;
     let report = state
         .blocking(move |s| {
+            if meters == Meters::CatchUp {
+                catch_up_meters(&s.db);
+            }
             s.db.read(|conn| {
                 let period = floor::period_or_today(conn, period)?;
                 read(conn, period).map_err(ApiError::from)
@@ -229,6 +248,14 @@ async fn period_report<T: Serialize + Send + 'static>(
         Ok(HttpResponse::Ok().content_type("text/csv").body(to_csv(&report)))
     } else {
         Ok(HttpResponse::Ok().json(report))
+    }
+}
+
+/// Brings the floor's minute meters up to the ledger before a report reads them. Only for speed:
+/// the report reads whatever they do not cover row by row, so a failure is logged, not returned.
+fn catch_up_meters(db: &crate::store::Database) {
+    if let Err(e) = floor::meters::catch_up(db) {
+        tracing::warn!(error = %e, "the floor's minute meters were not brought up to the ledger");
     }
 }
 
@@ -503,6 +530,7 @@ pub async fn dealer_performance(
         state,
         caller,
         query.into_inner(),
+        Meters::Unused,
         floor::dealer_report,
         floor::dealer_csv,
     )
@@ -665,6 +693,7 @@ pub async fn floor_plot(
     let period = period(&q.gaming_day, &q.from, &q.to)?;
     let svg = state
         .blocking(move |s| {
+            catch_up_meters(&s.db);
             s.db.read(|conn| {
                 let period = floor::period_or_today(conn, period)?;
                 let days = floor::daily_lines(conn, period)?;

@@ -1,5 +1,7 @@
 //! `djego report …`: the floor's reports read straight from the database
-//! (docs/floor.md). Reads only: works against a read-only replica.
+//! (docs/floor.md). Reads only: works against a read-only replica (the table
+//! report reads the minute meters as far as they go, and the rows after them).
+//! `djego meters …` writes: it brings those meters up to the ledger.
 
 use std::process::ExitCode;
 
@@ -103,6 +105,19 @@ fn period(args: &ReportPeriodArgs) -> Result<Option<Period>, String> {
         (None, Some(first), Some(last)) => Period::new(first, last).map(Some).map_err(|e| e.to_string()),
         _ => Ok(None),
     }
+}
+
+/// `djego meters catch-up | rebuild`: prints the `seq` the meters have read through.
+pub fn meters(database: DatabaseArgs, rebuild: bool) -> Result<ExitCode, String> {
+    let db = djego::store::Database::connect(&database.database_url, 2).map_err(|e| e.to_string())?;
+    let through_seq = if rebuild {
+        floor::meters::rebuild(&db)
+    } else {
+        floor::meters::catch_up(&db)
+    }
+    .map_err(|e| e.to_string())?;
+    println!("the floor's minute meters have read the ledger through transfer {through_seq}");
+    Ok(ExitCode::SUCCESS)
 }
 
 fn read<T>(database: &DatabaseArgs, f: impl FnOnce(&mut AnyConnection) -> Result<T, FloorError>) -> Result<T, String> {

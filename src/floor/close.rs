@@ -16,7 +16,7 @@ use std::collections::BTreeMap;
 use utoipa::ToSchema;
 
 use super::performance::{money, HOUSE_ACCOUNTS, REFUND_KINDS};
-use super::{calendar, DayRows, DealerLine, FloorError, PerformanceLine, Period};
+use super::{calendar, DayRows, DealerLine, FloorError, PerformanceLine, Period, TransferRow};
 use crate::domain::format_minor;
 use crate::ledger::GENESIS_HASH;
 use crate::significant_events::{self, EventKind};
@@ -135,6 +135,10 @@ pub struct Reconciliation {
     pub trial_balance: String,
     /// `table_wins = house_change` and the trial balance is zero.
     pub reconciled: bool,
+    /// At the close: whether the table report read from the floor's minute meters was this
+    /// one, read from every row (null in a report not made at a close, or closed before them).
+    #[serde(default)]
+    pub meters_agree: Option<bool>,
     /// The day's last ledger transfer (0 and the genesis hash when the ledger
     /// was empty): the day's money is the chain up to here.
     pub last_seq: i64,
@@ -207,7 +211,7 @@ pub struct GamingDayView {
 /// The day's report as it reads now.
 fn report(conn: &mut AnyConnection, day: NaiveDate) -> Result<CloseReport, FloorError> {
     let period = Period::day(day);
-    let rows = DayRows::load(conn, period)?;
+    let (rows, transfers) = DayRows::load(conn, period)?;
     let tables = super::day_report_of(conn, &rows, period)?.lines;
     let dealers = super::dealer_report_of(conn, &rows, period)?.lines;
     let floor_win = tables
@@ -224,14 +228,14 @@ fn report(conn: &mut AnyConnection, day: NaiveDate) -> Result<CloseReport, Floor
         calendar: calendar(conn)?.spec(),
         tables,
         dealers,
-        meters: table_meters(&rows),
+        meters: table_meters(&rows, &transfers),
         bets: bet_meters(&rows),
         corrections: corrections(conn, Corrections::MadeWithin(rows.from_us, rows.to_us))?,
         reconciliation,
     })
 }
 
-fn table_meters(rows: &DayRows) -> Vec<TableMeters> {
+fn table_meters(rows: &DayRows, transfers: &[TransferRow]) -> Vec<TableMeters> {
     #[derive(Default)]
     struct Tally {
         stakes_in: i64,
@@ -242,7 +246,7 @@ fn table_meters(rows: &DayRows) -> Vec<TableMeters> {
     }
     let mut by_table: BTreeMap<&str, Tally> = BTreeMap::new();
     let is_wallet = |account: &str| account.starts_with("wallet:");
-    for (table_id, kind, debit, credit, amount, _) in &rows.transfers {
+    for (table_id, kind, debit, credit, amount, _) in transfers {
         let Some(table_id) = table_id.as_deref() else { continue };
         let tally = by_table.entry(table_id).or_default();
         match (is_wallet(debit), is_wallet(credit)) {
@@ -275,12 +279,12 @@ fn table_meters(rows: &DayRows) -> Vec<TableMeters> {
 
 fn bet_meters(rows: &DayRows) -> Vec<BetMeters> {
     let mut by_bet: BTreeMap<&str, (i64, i64, i64, rust_decimal::Decimal)> = BTreeMap::new();
-    for ((_, _, _, stake, returned, _), (bet, edge, _)) in &rows.bets {
-        let m = by_bet.entry(bet).or_default();
-        m.0 += 1;
-        m.1 += stake;
-        m.2 += returned;
-        m.3 += rust_decimal::Decimal::from(*stake) * edge;
+    for b in &rows.bets {
+        let m = by_bet.entry(&b.bet).or_default();
+        m.0 += b.sums.bets;
+        m.1 += b.sums.staked_minor;
+        m.2 += b.sums.returned_minor;
+        m.3 += rust_decimal::Decimal::from(b.sums.staked_minor) * b.house_edge;
     }
     by_bet
         .into_iter()
@@ -325,6 +329,7 @@ fn reconcile(conn: &mut AnyConnection, rows: &DayRows, table_wins: String) -> Re
     let house_change = format_minor(house_change);
     Ok(Reconciliation {
         reconciled: table_wins == house_change && trial.balanced,
+        meters_agree: None,
         table_wins,
         house_change,
         trial_balance: trial.total,
@@ -593,6 +598,7 @@ pub fn to_csv(view: &GamingDayView) -> Result<String, FloorError> {
             "house_change",
             "trial_balance",
             "reconciled",
+            "meters_agree",
             "last_seq",
             "last_hash",
         ],
@@ -602,6 +608,7 @@ pub fn to_csv(view: &GamingDayView) -> Result<String, FloorError> {
             r.house_change.clone(),
             r.trial_balance.clone(),
             r.reconciled.to_string(),
+            r.meters_agree.map(|a| a.to_string()).unwrap_or_default(),
             r.last_seq.to_string(),
             r.last_hash.clone(),
         ]],
@@ -698,7 +705,12 @@ pub fn close(conn: &mut AnyConnection, day: NaiveDate, actor_id: &str) -> Result
             named: named.join("; "),
         });
     }
-    let report = report(conn, day)?;
+    let mut report = report(conn, day)?;
+    let meters_agree = super::meters::agree(conn, Period::day(day), &report.tables)?;
+    if !meters_agree {
+        tracing::warn!(%day, "the floor's minute meters disagree with the ledger: rebuild them (`djego meters rebuild`)");
+    }
+    report.reconciliation.meters_agree = Some(meters_agree);
     let r = &report.reconciliation;
     if !r.reconciled {
         return Err(CloseError::NotReconciled {

@@ -8,6 +8,8 @@
 pub mod calendar;
 pub mod close;
 pub mod dealers;
+pub mod lobo;
+pub mod meters;
 pub mod performance;
 pub mod pits;
 pub mod plots;
@@ -23,6 +25,7 @@ use utoipa::ToSchema;
 
 use crate::settings::{self, SettingError};
 use crate::significant_events::{self, EventKind};
+use crate::store::schema::{bets as b, transfers as t};
 use crate::store::AnyConnection;
 pub use calendar::{CalendarError, CalendarSpec, FloorCalendar, Placement, ShiftSpec};
 pub use performance::PerformanceLine;
@@ -58,6 +61,8 @@ pub enum FloorError {
     NotSignedIn,
     #[error("the stored setting {0} does not read: {1}")]
     StoredSetting(&'static str, String),
+    #[error("round {0}: its stored configuration does not read: {1}")]
+    StoredRound(String, String),
     #[error("pay table {0}: its stored certificate does not read: {1}")]
     StoredCertificate(String, String),
     #[error(transparent)]
@@ -197,6 +202,36 @@ impl Certificates {
         kind: &str,
         selection: &str,
     ) -> Result<&crate::math::BetCertificate, FloorError> {
+        let number = match serde_json::from_str::<crate::bets::Selection>(selection) {
+            Ok(crate::bets::Selection::Number(n)) => Some(n),
+            _ => None,
+        };
+        self.certificate(conn, pay_table_id)?
+            .bets
+            .iter()
+            .find(|c| c.kind.name() == kind && c.number == number)
+            .ok_or_else(|| FloorError::StoredCertificate(pay_table_id.to_owned(), format!("no {kind} bet certified")))
+    }
+
+    /// The certificate's entry for the certified bet named `bet` ("prima", "cartas 12", …).
+    fn certified(
+        &mut self,
+        conn: &mut AnyConnection,
+        pay_table_id: &str,
+        bet: &str,
+    ) -> Result<&crate::math::BetCertificate, FloorError> {
+        self.certificate(conn, pay_table_id)?
+            .bets
+            .iter()
+            .find(|c| c.bet == bet)
+            .ok_or_else(|| FloorError::StoredCertificate(pay_table_id.to_owned(), format!("no bet {bet:?} certified")))
+    }
+
+    fn certificate(
+        &mut self,
+        conn: &mut AnyConnection,
+        pay_table_id: &str,
+    ) -> Result<&crate::math::Certificate, FloorError> {
         use crate::store::schema::pay_tables as pt;
         if !self.0.contains_key(pay_table_id) {
             let text: String = pt::table.find(pay_table_id).select(pt::certificate).first(conn)?;
@@ -204,15 +239,7 @@ impl Certificates {
                 .map_err(|e| FloorError::StoredCertificate(pay_table_id.to_owned(), e.to_string()))?;
             self.0.insert(pay_table_id.to_owned(), certificate);
         }
-        let number = match serde_json::from_str::<crate::bets::Selection>(selection) {
-            Ok(crate::bets::Selection::Number(n)) => Some(n),
-            _ => None,
-        };
-        self.0[pay_table_id]
-            .bets
-            .iter()
-            .find(|c| c.kind.name() == kind && c.number == number)
-            .ok_or_else(|| FloorError::StoredCertificate(pay_table_id.to_owned(), format!("no {kind} bet certified")))
+        Ok(&self.0[pay_table_id])
     }
 }
 
@@ -267,8 +294,19 @@ pub struct DayReport {
 }
 
 /// The table performance of a period under the calendar in force.
+/// Read from the minute meters and the rows they do not yet cover, in one
+/// snapshot (docs/floor.md, "How fast the reports are").
 pub fn day_report(conn: &mut AnyConnection, period: Period) -> Result<DayReport, FloorError> {
-    let rows = DayRows::load(conn, period)?;
+    meters::in_snapshot(conn, |conn| {
+        let rows = meters::load(conn, period)?;
+        day_report_of(conn, &rows, period)
+    })
+}
+
+/// The same report read from every transfer and bet of the period: what the
+/// day close freezes, and checks the meters against.
+pub fn day_report_from_ledger(conn: &mut AnyConnection, period: Period) -> Result<DayReport, FloorError> {
+    let (rows, _) = DayRows::load(conn, period)?;
     day_report_of(conn, &rows, period)
 }
 
@@ -348,28 +386,158 @@ pub fn daily_lines(conn: &mut AnyConnection, period: Period) -> Result<plots::Da
         .collect()
 }
 
-/// What a day's performance is computed from: the ledger's transfers of the
-/// tables, the rounds that ended and the side bets settled that day, with
-/// each bet's certified figures.
+/// What a day's performance is computed from: the money of the ledger's
+/// transfers of the tables, the rounds that ended and the side bets settled
+/// that day with each bet's certified figures; each money and bet row is one
+/// transfer and one round's bets, or, read from the minute meters, one minute's.
 struct DayRows {
     timezone: String,
     from_us: i64,
     to_us: i64,
     /// The day's shifts: name, start, end.
     shifts: Vec<(String, i64, i64)>,
-    /// table, kind, debit, credit, amount, instant.
-    transfers: Vec<(Option<String>, String, String, String, i64, i64)>,
+    money: Vec<MoneyRow>,
+    bets: Vec<BetsRow>,
     /// table, status, instant it ended.
     rounds: Vec<(String, String, i64)>,
-    /// table, round, pay table, stake, returned, settled at; and the certified bet, its house edge and σ per unit.
-    bets: Vec<((String, String, String, i64, i64, Option<i64>), (String, Decimal, f64))>,
+    /// The Lobo rounds settled, with their play's result and theoretical win.
+    lobo_rounds: Vec<lobo::LoboRound>,
     /// id, name, game.
     tables: Vec<(String, String, String)>,
 }
 
+/// What a transfer, or a minute of a table's transfers, adds to its money figures.
+struct MoneyRow {
+    table_id: String,
+    at_us: i64,
+    drop_minor: i64,
+    win_minor: i64,
+    fees_minor: i64,
+}
+
+impl MoneyRow {
+    fn of(t: &TransferRow) -> Option<MoneyRow> {
+        let (table_id, kind, debit, credit, amount, at_us) = t;
+        let m = performance::TransferFact {
+            table_id: table_id.as_deref()?,
+            kind,
+            debit_account: debit,
+            credit_account: credit,
+            amount_minor: *amount,
+            at_us: *at_us,
+        }
+        .money();
+        Some(MoneyRow {
+            table_id: m.table_id.to_owned(),
+            at_us: m.at_us,
+            drop_minor: m.drop_minor,
+            win_minor: m.win_minor,
+            fees_minor: m.fees_minor,
+        })
+    }
+}
+
+/// A round's side bets of one certified bet, or a minute's, summed.
+struct BetsRow {
+    table_id: String,
+    at_us: i64,
+    pay_table_id: String,
+    /// The certified bet ("prima", "cartas 12", …).
+    bet: String,
+    house_edge: Decimal,
+    sd_per_unit: f64,
+    sums: crate::math::observed_rtp::RtpSums,
+}
+
+/// A transfer of a table: table, kind, debit, credit, amount, instant.
+type TransferRow = (Option<String>, String, String, String, i64, i64);
+/// A settled side bet: table, round, pay table, kind, selection, stake, returned, settled at.
+type SettledBetRow = (String, String, String, String, String, i64, i64, Option<i64>);
+
+fn transfer_columns() -> (
+    t::table_id,
+    t::kind,
+    t::debit_account,
+    t::credit_account,
+    t::amount_minor,
+    t::created_at_us,
+) {
+    (
+        t::table_id,
+        t::kind,
+        t::debit_account,
+        t::credit_account,
+        t::amount_minor,
+        t::created_at_us,
+    )
+}
+
+fn settled_bet_columns() -> (
+    b::table_id,
+    b::round_id,
+    b::pay_table_id,
+    b::kind,
+    b::selection,
+    b::amount_minor,
+    b::returned_minor,
+    b::settled_at_us,
+) {
+    (
+        b::table_id,
+        b::round_id,
+        b::pay_table_id,
+        b::kind,
+        b::selection,
+        b::amount_minor,
+        b::returned_minor,
+        b::settled_at_us,
+    )
+}
+
+/// The bet statuses of a settled side bet.
+const SETTLED: [&str; 3] = ["won", "lost", "pushed"];
+
+/// Settled side bets summed per round and certified bet (a round's bets share its deal and
+/// settle at one instant).
+fn bets_rows(
+    conn: &mut AnyConnection,
+    certificates: &mut Certificates,
+    bets: Vec<SettledBetRow>,
+) -> Result<Vec<BetsRow>, FloorError> {
+    type Key = (String, String, String, String, i64);
+    let mut rounds: std::collections::BTreeMap<Key, (Decimal, f64, Vec<(i64, i64)>)> = Default::default();
+    for (table_id, round_id, pay_table_id, kind, selection, stake, returned, settled_at_us) in bets {
+        let c = certificates.bet(conn, &pay_table_id, &kind, &selection)?;
+        let (bet, edge, sd) = (c.bet.clone(), house_edge(&c.rtp), c.std_dev_per_unit);
+        // A settled bet always has its instant; 0 only for a row written otherwise.
+        let at_us = settled_at_us.unwrap_or(0);
+        rounds
+            .entry((table_id, round_id, pay_table_id, bet, at_us))
+            .or_insert((edge, sd, Vec::new()))
+            .2
+            .push((stake, returned));
+    }
+    Ok(rounds
+        .into_iter()
+        .map(
+            |((table_id, _, pay_table_id, bet, at_us), (house_edge, sd_per_unit, bets))| BetsRow {
+                table_id,
+                at_us,
+                pay_table_id,
+                bet,
+                house_edge,
+                sd_per_unit,
+                sums: crate::math::observed_rtp::RtpSums::of_round(bets),
+            },
+        )
+        .collect())
+}
+
 impl DayRows {
-    fn load(conn: &mut AnyConnection, period: Period) -> Result<DayRows, FloorError> {
-        use crate::store::schema::{bets as b, casino_tables as ct, rounds as r, transfers as t};
+    /// Everything but the money and the bets: the calendar's frame, the rounds that ended, the
+    /// Lobo rounds settled and the tables.
+    fn frame(conn: &mut AnyConnection, period: Period) -> Result<DayRows, FloorError> {
+        use crate::store::schema::{casino_tables as ct, rounds as r};
         let calendar = calendar(conn)?;
         let from_us = calendar.day_bounds(period.first).0.timestamp_micros();
         let to_us = calendar.day_bounds(period.last).1.timestamp_micros();
@@ -383,58 +551,41 @@ impl DayRows {
                 })
             })
             .collect();
-        let transfers = t::table
-            .filter(t::created_at_us.ge(from_us).and(t::created_at_us.lt(to_us)))
-            .filter(t::table_id.is_not_null())
-            .select((
-                t::table_id,
-                t::kind,
-                t::debit_account,
-                t::credit_account,
-                t::amount_minor,
-                t::created_at_us,
-            ))
-            .load(conn)?;
         let rounds = r::table
             .filter(r::updated_at_us.ge(from_us).and(r::updated_at_us.lt(to_us)))
             .filter(r::status.eq_any(["settled", "voided"]))
             .select((r::table_id, r::status, r::updated_at_us))
             .load(conn)?;
-        type BetRow = (String, String, String, String, String, i64, i64, Option<i64>);
-        let bet_rows: Vec<BetRow> = b::table
-            .filter(b::settled_at_us.ge(from_us).and(b::settled_at_us.lt(to_us)))
-            .filter(b::status.eq_any(["won", "lost", "pushed"]))
-            .select((
-                b::table_id,
-                b::round_id,
-                b::pay_table_id,
-                b::kind,
-                b::selection,
-                b::amount_minor,
-                b::returned_minor,
-                b::settled_at_us,
-            ))
-            .load(conn)?;
-        let mut certificates = Certificates::default();
-        let mut bets = Vec::with_capacity(bet_rows.len());
-        for (table_id, round_id, pay_table_id, kind, selection, stake, returned, settled_at_us) in bet_rows {
-            let c = certificates.bet(conn, &pay_table_id, &kind, &selection)?;
-            let certified = (c.bet.clone(), house_edge(&c.rtp), c.std_dev_per_unit);
-            bets.push((
-                (table_id, round_id, pay_table_id, stake, returned, settled_at_us),
-                certified,
-            ));
-        }
         Ok(DayRows {
             timezone: calendar.spec().timezone,
             from_us,
             to_us,
             shifts,
-            transfers,
+            money: Vec::new(),
+            bets: Vec::new(),
             rounds,
-            bets,
+            lobo_rounds: lobo::settled_between(conn, from_us, to_us)?,
             tables: ct::table.select((ct::id, ct::name, ct::game)).load(conn)?,
         })
+    }
+
+    /// From every transfer and bet of the period (what the day close counts, and the dealer
+    /// report, which places each at its instant); with the transfers.
+    fn load(conn: &mut AnyConnection, period: Period) -> Result<(DayRows, Vec<TransferRow>), FloorError> {
+        let mut rows = DayRows::frame(conn, period)?;
+        let transfers: Vec<TransferRow> = t::table
+            .filter(t::created_at_us.ge(rows.from_us).and(t::created_at_us.lt(rows.to_us)))
+            .filter(t::table_id.is_not_null())
+            .select(transfer_columns())
+            .load(conn)?;
+        let bets: Vec<SettledBetRow> = b::table
+            .filter(b::settled_at_us.ge(rows.from_us).and(b::settled_at_us.lt(rows.to_us)))
+            .filter(b::status.eq_any(SETTLED))
+            .select(settled_bet_columns())
+            .load(conn)?;
+        rows.money = transfers.iter().filter_map(MoneyRow::of).collect();
+        rows.bets = bets_rows(conn, &mut Certificates::default(), bets)?;
+        Ok((rows, transfers))
     }
 
     /// The day's lines, each fact counted for `subject(table, instant)`: the
@@ -445,17 +596,16 @@ impl DayRows {
         open: &[performance::OpenSpell<'a>],
         subject: impl Fn(&'a str, i64) -> Option<&'a str>,
     ) -> Vec<PerformanceLine> {
-        let transfers: Vec<performance::TransferFact> = self
-            .transfers
+        let money: Vec<performance::MoneyFact> = self
+            .money
             .iter()
-            .filter_map(|(table_id, kind, debit, credit, amount, at)| {
-                Some(performance::TransferFact {
-                    table_id: subject(table_id.as_deref()?, *at)?,
-                    kind,
-                    debit_account: debit,
-                    credit_account: credit,
-                    amount_minor: *amount,
-                    at_us: *at,
+            .filter_map(|m| {
+                Some(performance::MoneyFact {
+                    table_id: subject(&m.table_id, m.at_us)?,
+                    at_us: m.at_us,
+                    drop_minor: m.drop_minor,
+                    win_minor: m.win_minor,
+                    fees_minor: m.fees_minor,
                 })
             })
             .collect();
@@ -470,27 +620,35 @@ impl DayRows {
                 })
             })
             .collect();
-        let bets: Vec<performance::BetFact> = self
+        let bets: Vec<performance::BetsFact> = self
             .bets
             .iter()
-            .filter_map(
-                |((table_id, round_id, pay_table_id, stake, returned, settled_at_us), (bet, edge, sd))| {
-                    let at_us = settled_at_us.unwrap_or(self.from_us);
-                    Some(performance::BetFact {
-                        table_id: subject(table_id, at_us)?,
-                        round_id,
-                        certified_as: (pay_table_id, bet),
-                        stake_minor: *stake,
-                        returned_minor: *returned,
-                        settled_at_us: at_us,
-                        house_edge: *edge,
-                        sd_per_unit: *sd,
-                    })
-                },
-            )
+            .filter_map(|b| {
+                Some(performance::BetsFact {
+                    table_id: subject(&b.table_id, b.at_us)?,
+                    at_us: b.at_us,
+                    certified_as: (&b.pay_table_id, &b.bet),
+                    house_edge: b.house_edge,
+                    sd_per_unit: b.sd_per_unit,
+                    sums: b.sums,
+                })
+            })
+            .collect();
+        let lobo_plays: Vec<performance::LoboPlayFact> = self
+            .lobo_rounds
+            .iter()
+            .filter_map(|r| {
+                Some(performance::LoboPlayFact {
+                    table_id: subject(&r.table_id, r.ended_at_us)?,
+                    at_us: r.ended_at_us,
+                    play_win_minor: r.play_win_minor,
+                    theo_play_minor: r.theo_play_minor,
+                    sd_bound_minor: r.sd_bound_minor,
+                })
+            })
             .collect();
         let shifts: Vec<(&str, i64, i64)> = self.shifts.iter().map(|(n, s, e)| (n.as_str(), *s, *e)).collect();
-        performance::day_lines(&shifts, subjects, open, &transfers, &rounds, &bets)
+        performance::day_lines(&shifts, subjects, open, &money, &rounds, &bets, &lobo_plays)
     }
 }
 
@@ -714,7 +872,25 @@ fn day_sessions(
         .flatten()
         .collect();
     let round_ends_us: HashMap<&str, i64> = round_ends.iter().map(|(id, at)| (id.as_str(), *at)).collect();
-    Ok(ratings::sessions(rule, day, &facts, &round_ends_us, &settled_bets))
+    // The Lobo rounds started that day (their escrow) and settled, whenever.
+    let started_lobo: Vec<&str> = transfers
+        .iter()
+        .filter(|row| row.3 == lobo::ESCROW_KIND)
+        .filter_map(|row| row.1.as_deref())
+        .collect();
+    let lobo_rounds = lobo::settled_among(conn, &started_lobo)?;
+    let lobo_theo_minor: HashMap<&str, Decimal> = lobo_rounds
+        .iter()
+        .map(|r| (r.round_id.as_str(), r.theo_play_minor))
+        .collect();
+    Ok(ratings::sessions(
+        rule,
+        day,
+        &facts,
+        &round_ends_us,
+        &settled_bets,
+        &lobo_theo_minor,
+    ))
 }
 
 /// The dealer in the box at a table: who, and since when.
@@ -916,7 +1092,7 @@ pub struct DealerLine {
 /// Each dealer's performance over a period: the play at each table
 /// counted for whoever was in its box at the instant.
 pub fn dealer_report(conn: &mut AnyConnection, period: Period) -> Result<DealerReport, FloorError> {
-    let rows = DayRows::load(conn, period)?;
+    let (rows, _) = DayRows::load(conn, period)?;
     dealer_report_of(conn, &rows, period)
 }
 

@@ -10,7 +10,7 @@ use std::collections::BTreeMap;
 use utoipa::ToSchema;
 
 use crate::domain::{format_minor, MINOR_DIGITS};
-use crate::math::observed_rtp::{observed_rtp, SettledBet, Z_99};
+use crate::math::observed_rtp::{RtpSums, Z_99};
 
 /// A ledger transfer of a table, as the report reads it.
 pub struct TransferFact<'a> {
@@ -20,6 +20,41 @@ pub struct TransferFact<'a> {
     pub credit_account: &'a str,
     pub amount_minor: i64,
     pub at_us: i64,
+}
+
+impl<'a> TransferFact<'a> {
+    /// What the transfer adds to its table's money figures.
+    pub fn money(&self) -> MoneyFact<'a> {
+        let from_wallet = self.debit_account.starts_with("wallet:");
+        let to_wallet = self.credit_account.starts_with("wallet:");
+        let drop_minor = if from_wallet && !to_wallet {
+            self.amount_minor
+        } else if to_wallet && REFUND_KINDS.contains(&self.kind) {
+            -self.amount_minor
+        } else {
+            0
+        };
+        let win_minor = i64::from(HOUSE_ACCOUNTS.contains(&self.credit_account)) * self.amount_minor
+            - i64::from(HOUSE_ACCOUNTS.contains(&self.debit_account)) * self.amount_minor;
+        MoneyFact {
+            table_id: self.table_id,
+            at_us: self.at_us,
+            drop_minor,
+            win_minor,
+            fees_minor: fee_minor(self.kind, self.debit_account, self.amount_minor),
+        }
+    }
+}
+
+/// What a transfer, or a minute of a table's transfers, adds to the table's
+/// drop, house win and fees.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct MoneyFact<'a> {
+    pub table_id: &'a str,
+    pub at_us: i64,
+    pub drop_minor: i64,
+    pub win_minor: i64,
+    pub fees_minor: i64,
 }
 
 /// A round that ended (settled or voided), by when it ended.
@@ -50,6 +85,56 @@ pub struct BetFact<'a> {
     pub house_edge: Decimal,
     /// The certified standard deviation of the return per unit staked.
     pub sd_per_unit: f64,
+}
+
+/// A settled Lobo round's play, by when it ended: what the house won on it and the least it
+/// expects to win (docs/floor.md, "Lobo's theoretical win").
+pub struct LoboPlayFact<'a> {
+    pub table_id: &'a str,
+    pub at_us: i64,
+    pub play_win_minor: i64,
+    /// `−unit × U`, U the upper bound on the perfect player's value at the round's loss cap.
+    pub theo_play_minor: Decimal,
+    /// The largest standard deviation the play's result can have.
+    pub sd_bound_minor: f64,
+}
+
+/// Lobo rounds from which on a line's spread is their sample standard deviation rather than
+/// the bound every round's result keeps to.
+pub const LOBO_ROUNDS_FOR_SAMPLE_SD: usize = 30;
+
+/// Side bets of one certified bet settled at one instant (a round's), or in
+/// one minute (its rounds'), summed.
+pub struct BetsFact<'a> {
+    pub table_id: &'a str,
+    pub at_us: i64,
+    pub certified_as: (&'a str, &'a str),
+    pub house_edge: Decimal,
+    pub sd_per_unit: f64,
+    pub sums: RtpSums,
+}
+
+/// The bets summed per table, round and certified bet: a round's bets share
+/// its deal, and are settled at one instant.
+pub fn bets_by_round<'a>(bets: &[BetFact<'a>]) -> Vec<BetsFact<'a>> {
+    let mut rounds: BTreeMap<(&str, &str, (&str, &str), i64), Vec<&BetFact<'a>>> = BTreeMap::new();
+    for b in bets {
+        rounds
+            .entry((b.table_id, b.round_id, b.certified_as, b.settled_at_us))
+            .or_default()
+            .push(b);
+    }
+    rounds
+        .into_values()
+        .map(|round| BetsFact {
+            table_id: round[0].table_id,
+            at_us: round[0].settled_at_us,
+            certified_as: round[0].certified_as,
+            house_edge: round[0].house_edge,
+            sd_per_unit: round[0].sd_per_unit,
+            sums: RtpSums::of_round(round.iter().map(|b| (b.stake_minor, b.returned_minor))),
+        })
+        .collect()
 }
 
 /// One table (or the whole floor) over one shift (or the whole day).
@@ -115,7 +200,8 @@ struct Tally<'a> {
     drop_minor: i64,
     win_minor: i64,
     fees_minor: i64,
-    bets: Vec<&'a BetFact<'a>>,
+    bets: Vec<&'a BetsFact<'a>>,
+    lobo_plays: Vec<&'a LoboPlayFact<'a>>,
 }
 
 /// The transfers that are fees: the house's whole edge on them.
@@ -145,9 +231,10 @@ pub fn day_lines<'a>(
     shifts: &[(&str, i64, i64)],
     tables: &[TableInfo<'_>],
     open: &[OpenSpell<'a>],
-    transfers: &[TransferFact<'a>],
+    money: &[MoneyFact<'a>],
     rounds: &[RoundFact<'a>],
-    bets: &'a [BetFact<'a>],
+    bets: &'a [BetsFact<'a>],
+    lobo_plays: &'a [LoboPlayFact<'a>],
 ) -> Vec<PerformanceLine> {
     // The shifts' names in order, and each span's.
     let mut names: Vec<&str> = Vec::new();
@@ -194,23 +281,11 @@ pub fn day_lines<'a>(
             f(tallies.entry(key).or_default());
         }
     };
-    for t in transfers {
-        let from_wallet = t.debit_account.starts_with("wallet:");
-        let to_wallet = t.credit_account.starts_with("wallet:");
-        let drop = if from_wallet && !to_wallet {
-            t.amount_minor
-        } else if to_wallet && REFUND_KINDS.contains(&t.kind) {
-            -t.amount_minor
-        } else {
-            0
-        };
-        let win = i64::from(HOUSE_ACCOUNTS.contains(&t.credit_account)) * t.amount_minor
-            - i64::from(HOUSE_ACCOUNTS.contains(&t.debit_account)) * t.amount_minor;
-        let fee = fee_minor(t.kind, t.debit_account, t.amount_minor);
-        each(t.table_id, t.at_us, &mut |tally| {
-            tally.drop_minor += drop;
-            tally.win_minor += win;
-            tally.fees_minor += fee;
+    for m in money {
+        each(m.table_id, m.at_us, &mut |tally| {
+            tally.drop_minor += m.drop_minor;
+            tally.win_minor += m.win_minor;
+            tally.fees_minor += m.fees_minor;
         });
     }
     for r in rounds {
@@ -220,7 +295,10 @@ pub fn day_lines<'a>(
         });
     }
     for b in bets {
-        each(b.table_id, b.settled_at_us, &mut |tally| tally.bets.push(b));
+        each(b.table_id, b.at_us, &mut |tally| tally.bets.push(b));
+    }
+    for p in lobo_plays {
+        each(p.table_id, p.at_us, &mut |tally| tally.lobo_plays.push(p));
     }
     let mut lines: Vec<PerformanceLine> = tallies
         .iter()
@@ -252,36 +330,37 @@ fn line(
     shift: Option<&str>,
 ) -> PerformanceLine {
     // The side bets' theoretical win and its spread, per certified bet.
-    let mut by_bet: BTreeMap<(&str, &str), Vec<&BetFact>> = BTreeMap::new();
+    let mut by_bet: BTreeMap<(&str, &str), (RtpSums, Decimal, f64)> = BTreeMap::new();
     for b in &tally.bets {
-        by_bet.entry(b.certified_as).or_default().push(b);
+        let (sums, ..) = by_bet
+            .entry(b.certified_as)
+            .or_insert((RtpSums::default(), b.house_edge, b.sd_per_unit));
+        sums.add(&b.sums);
     }
     let mut theo_minor = Decimal::ZERO;
     let mut variance_minor2 = 0f64;
     let mut bets_win_minor = 0i64;
-    for bets in by_bet.values() {
-        let settled: Vec<SettledBet> = bets
-            .iter()
-            .map(|b| SettledBet {
-                round_id: b.round_id,
-                staked_minor: b.stake_minor,
-                returned_minor: b.returned_minor,
-            })
-            .collect();
-        for b in bets {
-            theo_minor += Decimal::from(b.stake_minor) * b.house_edge;
-            bets_win_minor += b.stake_minor - b.returned_minor;
-        }
+    for (sums, house_edge, sd_per_unit) in by_bet.values() {
+        theo_minor += Decimal::from(sums.staked_minor) * house_edge;
+        bets_win_minor += sums.staked_minor - sums.returned_minor;
         // The RTP's standard error (the larger of the independent and the
         // per-round estimates) times the stake is the win's.
-        if let Some(o) = observed_rtp(&settled, bets[0].sd_per_unit) {
+        if let Some(o) = sums.observed_rtp(*sd_per_unit) {
             variance_minor2 += (o.standard_error() * o.staked_minor as f64).powi(2);
         }
     }
+    let lobo = lobo_play(&tally.lobo_plays);
+    variance_minor2 += lobo.variance_minor2;
     let sd_minor = Decimal::from_f64(variance_minor2.sqrt()).unwrap_or_default();
     let band_minor = sd_minor * Decimal::from_f64(Z_99).unwrap_or_default();
-    let difference_minor = Decimal::from(bets_win_minor) - theo_minor;
-    let covered_minor = bets_win_minor + tally.fees_minor;
+    let difference_minor = Decimal::from(bets_win_minor) - theo_minor + Decimal::from(lobo.win_minor) - lobo.theo_minor;
+    let covered_minor = bets_win_minor + tally.fees_minor + lobo.win_minor;
+    // Lobo's theoretical win is the least the house expects, so only a shortfall is improbable.
+    let outside_band = if tally.lobo_plays.is_empty() {
+        difference_minor.abs() > band_minor
+    } else {
+        difference_minor < -band_minor
+    };
     PerformanceLine {
         table_id: table_id.map(str::to_owned),
         table_name: info.map(|t| t.name.to_owned()),
@@ -311,11 +390,36 @@ fn line(
             )
         }),
         covered_win: format_minor(covered_minor),
-        theo_win: money(theo_minor + Decimal::from(tally.fees_minor)),
+        theo_win: money(theo_minor + Decimal::from(tally.fees_minor) + lobo.theo_minor),
         theo_sd: money(sd_minor),
         actual_minus_theo: money(difference_minor),
         band_99: money(band_minor),
-        outside_band: difference_minor.abs() > band_minor,
+        outside_band,
+    }
+}
+
+/// A line's Lobo plays summed: what the house won, the least it expects, and the variance of
+/// their sum (the sample variance per round from [`LOBO_ROUNDS_FOR_SAMPLE_SD`] rounds on, each
+/// round's bound below that).
+struct LoboPlayTotals {
+    win_minor: i64,
+    theo_minor: Decimal,
+    variance_minor2: f64,
+}
+
+fn lobo_play(plays: &[&LoboPlayFact<'_>]) -> LoboPlayTotals {
+    let win_minor = plays.iter().map(|p| p.play_win_minor).sum();
+    let theo_minor = plays.iter().map(|p| p.theo_play_minor).sum();
+    let variance_minor2 = if plays.len() >= LOBO_ROUNDS_FOR_SAMPLE_SD {
+        let results: Vec<f64> = plays.iter().map(|p| p.play_win_minor as f64).collect();
+        results.len() as f64 * statrs::statistics::Statistics::variance(&results)
+    } else {
+        plays.iter().map(|p| p.sd_bound_minor.powi(2)).sum()
+    };
+    LoboPlayTotals {
+        win_minor,
+        theo_minor,
+        variance_minor2,
     }
 }
 

@@ -15,6 +15,7 @@ use serde::{Deserialize, Serialize};
 use std::collections::{BTreeMap, BTreeSet, HashMap};
 use utoipa::ToSchema;
 
+use super::lobo::ESCROW_KIND as LOBO_ESCROW_KIND;
 use super::performance::{csv_field, money, REFUND_KINDS};
 use crate::domain::{format_minor, MINOR_DIGITS};
 
@@ -172,13 +173,16 @@ struct Tally<'a> {
 /// The sessions of a gaming day, by player then table then start.
 /// `round_ends_us` maps a round to when it ended, for the rounds that ended
 /// that day; `settled_bets` the side bets settled won, lost or pushed. A
-/// bet's theoretical loss belongs to the session of its stake.
+/// bet's theoretical loss belongs to the session of its stake. `lobo_theo_minor` maps the
+/// settled Lobo rounds to the theoretical loss of their play (`−unit × U`), which belongs to the
+/// session of the round's escrow.
 pub fn sessions(
     rule: &RatingRule,
     gaming_day: NaiveDate,
     transfers: &[WalletTransfer<'_>],
     round_ends_us: &HashMap<&str, i64>,
     settled_bets: &HashMap<&str, RatedBet>,
+    lobo_theo_minor: &HashMap<&str, Decimal>,
 ) -> Vec<RatingSession> {
     // Each player's activity at each table: (instant, the transfer if any).
     let mut activity: BTreeMap<(&str, &str), Vec<(i64, Option<&WalletTransfer<'_>>)>> = BTreeMap::new();
@@ -214,6 +218,13 @@ pub fn sessions(
                 .and_then(|id| settled_bets.get(id))
             {
                 tally.theo_minor += Decimal::from(bet.stake_minor) * bet.house_edge;
+            }
+            if let Some(theo) = t
+                .round_id
+                .filter(|_| t.kind == LOBO_ESCROW_KIND && t.out_of_wallet)
+                .and_then(|id| lobo_theo_minor.get(id))
+            {
+                tally.theo_minor += theo;
             }
             tally.fees_minor += t.fee_minor;
             if t.out_of_wallet {

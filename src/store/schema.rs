@@ -259,6 +259,43 @@ diesel::table! {
     }
 }
 
+diesel::table! {
+    floor_meter_mark (id) {
+        id -> Integer,
+        through_seq -> BigInt,
+    }
+}
+
+diesel::table! {
+    floor_money_minutes (table_id, minute_us, through_seq) {
+        table_id -> Text,
+        minute_us -> BigInt,
+        through_seq -> BigInt,
+        transfers -> BigInt,
+        drop_minor -> BigInt,
+        win_minor -> BigInt,
+        fees_minor -> BigInt,
+    }
+}
+
+diesel::table! {
+    floor_bet_minutes (table_id, minute_us, through_seq, pay_table_id, bet) {
+        table_id -> Text,
+        minute_us -> BigInt,
+        through_seq -> BigInt,
+        pay_table_id -> Text,
+        bet -> Text,
+        bets -> BigInt,
+        rounds -> BigInt,
+        staked_minor -> BigInt,
+        returned_minor -> BigInt,
+        staked_sq -> Double,
+        round_staked_sq -> Double,
+        round_cross -> Double,
+        round_returned_sq -> Double,
+    }
+}
+
 diesel::joinable!(event_chain -> significant_events (event_id));
 
 diesel::allow_tables_to_appear_in_same_query!(
@@ -283,4 +320,7 @@ diesel::allow_tables_to_appear_in_same_query!(
     checkpoints,
     gaming_day_closes,
     proposals,
+    floor_meter_mark,
+    floor_money_minutes,
+    floor_bet_minutes,
 );

@@ -279,6 +279,116 @@ both_backends! {
     }
 }
 
+both_backends! {
+    async fn lobo_counts_its_proven_edge_in_the_table_report_and_ratings(app: TestApp) {
+        let pitboss = app.create_user(Role::Pitboss).await;
+        calendar_with_cut_off_in(&app, &pitboss, 12 * 3600).await;
+        let table = crate::lobo::lobo_table(&app, false);
+        let player = crate::lobo::funded_player(&app, "300.00").await;
+        let house_before = house_accounts(&app).await;
+        for _ in 0..3 {
+            let round = crate::lobo::start(&app, &player, &table, json!({ "unit": "2.00" })).await.expect(201);
+            if round["status"] == "in_play" {
+                crate::lobo::fold_at_once(&app, &player, s(&round["id"])).await.expect(200);
+            }
+        }
+        let house_win = house_net(house_accounts(&app).await) - house_net(house_before);
+        let report = app.get("/api/v1/floor/tables", Some(&pitboss.token)).await.expect(200);
+        let line = day_line(&report, Some(&table));
+        assert_eq!(minor(s(&line["house_win"])), house_win, "{line}");
+        // The fees and the play are both covered by the theoretical win.
+        assert_eq!(line["covered_win"], line["house_win"], "{line}");
+        // By hand: each round's fee at unit 2.00, less 2.00 × the bound at the table's cap of 40.
+        let bound = djego::games::lobo::upper_bound(djego::games::lobo::Mode::Easy, Some(40)).unwrap();
+        let bound_points = Decimal::from_str(&bound.value_points.to_string()).unwrap();
+        let theo = Decimal::from(3) * (Decimal::from(2 * crate::lobo::demo_fee_minor()) - Decimal::from(200) * bound_points);
+        assert_eq!(s(&line["theo_win"]), cents(theo), "{line}");
+        assert_eq!(s(&line["actual_minus_theo"]), cents(Decimal::from(house_win) - theo), "{line}");
+        // Under 30 rounds the spread is each round's bound: half of 2.00 × (40 + 4 × 8) points.
+        let sd = (3.0f64).sqrt() * 200.0 * 72.0 / 2.0;
+        assert_eq!(s(&line["theo_sd"]), cents(Decimal::try_from(sd).unwrap()), "{line}");
+        // The player's rating carries the same theoretical loss.
+        let ratings = app.get("/api/v1/floor/players", Some(&player.token)).await.expect(200);
+        let sessions = sessions_of(&ratings, &player.id);
+        assert_eq!(sessions.len(), 1, "{ratings}");
+        assert_eq!(s(&sessions[0]["theo_loss"]), cents(theo), "{ratings}");
+        assert_eq!(Decimal::from(sessions[0]["points"].as_i64().unwrap()), (theo / Decimal::from(100)).floor());
+    }
+}
+
+/// The lines without the figures that move with the clock (a table open today is open until now).
+fn without_clock(lines: &[djego::floor::PerformanceLine]) -> Vec<djego::floor::PerformanceLine> {
+    lines
+        .iter()
+        .cloned()
+        .map(|l| djego::floor::PerformanceLine {
+            open_hours: String::new(),
+            rounds_per_hour: None,
+            ..l
+        })
+        .collect()
+}
+
+fn meter_mark(app: &TestApp) -> (i64, i64, i64) {
+    use diesel::prelude::*;
+    use djego::store::schema::{floor_meter_mark as fm, floor_money_minutes as fmm, ledger_head as lh};
+    app.state
+        .db
+        .read(|conn| -> Result<_, djego::store::StoreError> {
+            let mark: i64 = fm::table.find(1).select(fm::through_seq).first(conn)?;
+            let head: i64 = lh::table.find(1).select(lh::seq).first(conn)?;
+            let minutes: i64 = fmm::table.count().get_result(conn)?;
+            Ok((mark, head, minutes))
+        })
+        .unwrap()
+}
+
+both_backends! {
+    async fn the_table_report_from_the_meters_is_the_report_from_every_row(app: TestApp) {
+        let c = casino(&app, TableOptions { seat_fee: Some("0.25"), ..Default::default() }).await;
+        // The day starts 12 hours and 7 seconds from now, and a second shift a second from now:
+        // both inside a minute (unless they fall on one), whose rows are read one by one.
+        let now = chrono::Utc::now();
+        let at = |seconds: i64| (now + chrono::Duration::seconds(seconds)).format("%H:%M:%S").to_string();
+        let body = json!({ "timezone": "UTC", "day_starts_at": at(12 * 3600 + 7),
+            "shifts": [{ "name": "early", "starts_at": at(12 * 3600 + 7) }, { "name": "late", "starts_at": at(1) }] });
+        app.put(PATH, Some(&c.pitboss.token), &body, None).await.expect(200);
+        let both = |app: &TestApp| {
+            app.state
+                .db
+                .read(|conn| -> Result<_, djego::floor::FloorError> {
+                    let period = djego::floor::period_or_today(conn, None)?;
+                    Ok((djego::floor::day_report(conn, period)?, djego::floor::day_report_from_ledger(conn, period)?))
+                })
+                .unwrap()
+        };
+        // Rounds the meters have read, then a round after their mark.
+        for salt in 0..2 {
+            round_with_bets(&app, &c, salt).await;
+        }
+        let through = djego::floor::meters::catch_up(&app.state.db).unwrap();
+        let (mark, head, minutes) = meter_mark(&app);
+        assert_eq!((mark, through), (head, head));
+        assert!(minutes > 0, "the meters hold the rounds' minutes");
+        round_with_bets(&app, &c, 2).await;
+        let (metered, from_ledger) = both(&app);
+        assert_eq!(without_clock(&metered.lines), without_clock(&from_ledger.lines));
+        let line = from_ledger.lines.iter().find(|l| l.table_id.as_deref() == Some(c.table.as_str()) && l.shift.is_none()).unwrap();
+        assert_eq!(line.rounds, 3, "{line:?}");
+        assert_ne!(line.theo_sd, "0.00", "{line:?}");
+        // The table report over HTTP catches the meters up first, and reads the same.
+        let report = app.get("/api/v1/floor/tables", Some(&c.pitboss.token)).await.expect(200);
+        let served: Vec<djego::floor::PerformanceLine> = serde_json::from_value(report["lines"].clone()).unwrap();
+        assert_eq!(without_clock(&served), without_clock(&from_ledger.lines));
+        let (mark, head, _) = meter_mark(&app);
+        assert_eq!(mark, head);
+        // Caught up, or caught up twice, or not at all: the same.
+        djego::floor::meters::catch_up(&app.state.db).unwrap();
+        let (metered, from_ledger) = both(&app);
+        assert_eq!(without_clock(&metered.lines), without_clock(&from_ledger.lines));
+    }
+}
+
 /// The table report's CSV with its `rounds_per_hour` column emptied.
 fn without_rounds_per_hour(csv: &str) -> String {
     let column = csv
@@ -775,6 +885,7 @@ both_backends! {
         let report = &closed["report"];
         let r = &report["reconciliation"];
         assert_eq!(r["reconciled"], true, "{r}");
+        assert_eq!(r["meters_agree"], true, "the minute meters read as the ledger: {r}");
         assert_eq!(r["trial_balance"], "0.00");
         let house_win = house_net(house_at_cut_off) - house_net(house_before);
         assert_eq!(minor(s(&r["table_wins"])), house_win, "{r}");
@@ -830,6 +941,7 @@ both_backends! {
         assert_eq!(field("day", 0, "report_sha256"), s(&closed["close"]["report_sha256"]));
         assert_eq!(field("reconciliation", 0, "table_wins"), s(&r["table_wins"]));
         assert_eq!(field("reconciliation", 0, "reconciled"), "true");
+        assert_eq!(field("reconciliation", 0, "meters_agree"), "true");
         assert_eq!(field("later_corrections", 0, "transfer_id"), s(&corrected["transfer"]["id"]));
         let tables = &sections[1];
         assert_eq!(tables.2.len(), report["tables"].as_array().unwrap().len());

@@ -213,6 +213,8 @@ pub fn test_settings(database_url: &str) -> Settings {
         hint_limits: Default::default(),
         // Tests fold silent Lobo rounds when they mean to; the timeout tests run the sweep.
         lobo_timeout_sweep_ms: 0,
+        // The table report catches the meters up itself; the meters' tests step them when they mean to.
+        floor_meters_interval_ms: 0,
     }
 }
 

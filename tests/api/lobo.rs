@@ -10,13 +10,13 @@ use djego::tables::{self, TableConfig, TableStatus};
 use crate::helpers::{TestApp, TestUser};
 
 /// The demo table's charge a round at unit 1.00, in cents: easy mode's default fee.
-fn demo_fee_minor() -> i64 {
+pub(crate) fn demo_fee_minor() -> i64 {
     i64::from(djego::games::lobo::default_house_rule(djego::games::lobo::Mode::Easy).fee_per_round_hundredths)
 }
 
 /// An open Lobo table created directly in the app's database (easy mode, units 1.00–10.00,
 /// loss cap 40, default house rule: easy mode's default fee per round, play timeout 600 s).
-fn lobo_table(app: &TestApp, hints: bool) -> String {
+pub(crate) fn lobo_table(app: &TestApp, hints: bool) -> String {
     lobo_table_timing_out_after(app, hints, 600)
 }
 
@@ -37,7 +37,7 @@ fn lobo_table_timing_out_after(app: &TestApp, hints: bool, play_timeout_seconds:
         .expect("table created")
 }
 
-async fn funded_player(app: &TestApp, amount: &str) -> TestUser {
+pub(crate) async fn funded_player(app: &TestApp, amount: &str) -> TestUser {
     let cashier = app.create_user(Role::Cashier).await;
     let player = app.create_user(Role::Player).await;
     app.fund(&cashier, &player.id, amount).await;
@@ -94,7 +94,7 @@ fn shown_ids(view: &Value) -> BTreeSet<i64> {
 }
 
 /// Folds `round_id` at its first position, without an Idempotency-Key.
-async fn fold_at_once(app: &TestApp, player: &TestUser, round_id: &str) -> crate::helpers::TestResponse {
+pub(crate) async fn fold_at_once(app: &TestApp, player: &TestUser, round_id: &str) -> crate::helpers::TestResponse {
     app.post(
         &format!("/api/v1/lobo-rounds/{round_id}/fold"),
         Some(&player.token),
@@ -104,7 +104,7 @@ async fn fold_at_once(app: &TestApp, player: &TestUser, round_id: &str) -> crate
     .await
 }
 
-async fn start(app: &TestApp, player: &TestUser, table: &str, body: Value) -> crate::helpers::TestResponse {
+pub(crate) async fn start(app: &TestApp, player: &TestUser, table: &str, body: Value) -> crate::helpers::TestResponse {
     app.post(
         &format!("/api/v1/tables/{table}/lobo-rounds"),
         Some(&player.token),

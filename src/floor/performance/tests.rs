@@ -1,5 +1,20 @@
 use super::*;
 
+/// The lines of the facts as the raw report reads them: each transfer's money, the bets summed per round.
+fn report_lines(
+    shifts: &[(&str, i64, i64)],
+    tables: &[TableInfo<'_>],
+    open: &[OpenSpell<'_>],
+    transfers: &[TransferFact<'_>],
+    rounds: &[RoundFact<'_>],
+    bets: &[BetFact<'_>],
+    lobo_plays: &[LoboPlayFact<'_>],
+) -> Vec<PerformanceLine> {
+    let money: Vec<MoneyFact> = transfers.iter().map(TransferFact::money).collect();
+    let bets = bets_by_round(bets);
+    day_lines(shifts, tables, open, &money, rounds, &bets, lobo_plays)
+}
+
 fn transfer<'a>(kind: &'a str, from: &'a str, to: &'a str, amount_minor: i64, at_us: i64) -> TransferFact<'a> {
     TransferFact {
         table_id: "t1",
@@ -66,7 +81,7 @@ fn a_day_by_hand() {
         from_us: 50,
         to_us: 200,
     }];
-    let lines = day_lines(&shifts, &tables, &open, &transfers, &rounds, &bets);
+    let lines = report_lines(&shifts, &tables, &open, &transfers, &rounds, &bets, &[]);
     let shown: Vec<(Option<&str>, Option<&str>)> = lines
         .iter()
         .map(|l| (l.table_id.as_deref(), l.shift.as_deref()))
@@ -164,7 +179,7 @@ fn a_table_far_from_its_theoretical_win_is_flagged() {
             ..bet(100, 0)
         })
         .collect();
-    let lines = day_lines(&shifts, &[], &[], &[], &[], &bets);
+    let lines = report_lines(&shifts, &[], &[], &[], &[], &bets, &[]);
     let day = lines
         .iter()
         .find(|l| l.table_id.is_some() && l.shift.is_none())
@@ -201,7 +216,7 @@ fn rounds_per_hour_count_the_hours_open() {
             at_us: if i < 60 { 8 * HOUR } else { 15 * HOUR },
         })
         .collect();
-    let lines = day_lines(&shifts, &[], &open, &[], &rounds, &[]);
+    let lines = report_lines(&shifts, &[], &open, &[], &rounds, &[], &[]);
     let figures: Vec<(Option<&str>, Option<&str>, &str, Option<&str>)> = lines
         .iter()
         .map(|l| {
@@ -225,7 +240,7 @@ fn rounds_per_hour_count_the_hours_open() {
         ]
     );
     // A table open with nothing dealt has a line of zero rounds.
-    let idle = day_lines(&shifts, &[], &open[..1], &[], &[], &[]);
+    let idle = report_lines(&shifts, &[], &open[..1], &[], &[], &[], &[]);
     assert_eq!((idle[0].rounds, idle[0].rounds_per_hour.as_deref()), (0, Some("0.0")));
 }
 
@@ -241,7 +256,7 @@ fn a_period_counts_each_shift_by_name_across_days() {
             at_us,
         })
         .collect();
-    let lines = day_lines(&shifts, &[], &[], &[], &rounds, &[]);
+    let lines = report_lines(&shifts, &[], &[], &[], &rounds, &[], &[]);
     let shown: Vec<(Option<&str>, Option<&str>, i64)> = lines
         .iter()
         .map(|l| (l.table_id.as_deref(), l.shift.as_deref(), l.rounds))
@@ -258,4 +273,64 @@ fn a_period_counts_each_shift_by_name_across_days() {
             (None, None, 5)
         ]
     );
+}
+
+fn lobo_play(play_win_minor: i64) -> LoboPlayFact<'static> {
+    // Unit 1.00 in easy mode at cap 40: U = 4.2781 points, results within [−32, 40] points.
+    LoboPlayFact {
+        table_id: "t1",
+        at_us: 150,
+        play_win_minor,
+        theo_play_minor: Decimal::new(-42781, 2),
+        sd_bound_minor: 100.0 * 72.0 / 2.0,
+    }
+}
+
+/// Two Lobo rounds at unit 1.00 with a fee of 4.72: one folded for 12 points, one the player
+/// won for 20. The house's least expected win is 2 × (4.72 − 4.2781) = 0.8838.
+#[test]
+fn lobo_counts_its_proven_edge_as_theoretical_win() {
+    let shifts = [("all", 0, 1000)];
+    let transfers = [
+        transfer("lobo_fee", "wallet:p", "house:revenue", 472, 10),
+        transfer("lobo_fee", "wallet:p", "house:revenue", 472, 20),
+        transfer("lobo_loss", "escrow:r1", "house:bankroll", 1200, 150),
+        transfer("lobo_win", "house:bankroll", "wallet:p", 2000, 150),
+    ];
+    let plays = [lobo_play(1200), lobo_play(-2000)];
+    let lines = report_lines(&shifts, &[], &[], &transfers, &[], &[], &plays);
+    let day = lines
+        .iter()
+        .find(|l| l.table_id.is_some() && l.shift.is_none())
+        .unwrap();
+    // house win = covered: 9.44 + 12.00 − 20.00.
+    assert_eq!((day.house_win.as_str(), day.covered_win.as_str()), ("1.44", "1.44"));
+    assert_eq!(day.theo_win, "0.88");
+    // 1.44 − 0.8838, rounded half to even.
+    assert_eq!(day.actual_minus_theo, "0.56");
+    // Under 30 rounds the spread is each round's bound, 36.00: √2 × 36.00.
+    assert_eq!(day.theo_sd, "50.91");
+    assert!(!day.outside_band);
+}
+
+/// The house's least expected win is a floor: winning far more than it (players who play
+/// badly) is no alarm; winning far less is.
+#[test]
+fn a_lobo_table_is_flagged_only_below_its_proven_edge() {
+    let shifts = [("all", 0, 1000)];
+    let far_above: Vec<LoboPlayFact> = (0..100).map(|_| lobo_play(3000)).collect();
+    let far_below: Vec<LoboPlayFact> = (0..100)
+        .map(|i| lobo_play(if i % 2 == 0 { -3000 } else { -2000 }))
+        .collect();
+    for (plays, flagged) in [(&far_above, false), (&far_below, true)] {
+        let lines = report_lines(&shifts, &[], &[], &[], &[], &[], plays);
+        let day = lines
+            .iter()
+            .find(|l| l.table_id.is_some() && l.shift.is_none())
+            .unwrap();
+        assert_eq!(day.outside_band, flagged, "{day:?}");
+    }
+    // From 30 rounds on the spread is the sample's: 100 alike rounds have none.
+    let lines = report_lines(&shifts, &[], &[], &[], &[], &[], &far_above);
+    assert_eq!(lines[0].theo_sd, "0.00");
 }

@@ -64,7 +64,7 @@ fn sessions_by_hand() {
             house_edge: Decimal::new(5, 2),
         },
     )]);
-    let sessions = sessions(&rule(30, "2"), DAY, &transfers, &ends, &bets);
+    let sessions = sessions(&rule(30, "2"), DAY, &transfers, &ends, &bets, &HashMap::new());
     assert_eq!(sessions.len(), 2, "{sessions:#?}");
     let first = &sessions[0];
     assert_eq!(
@@ -84,7 +84,7 @@ fn sessions_by_hand() {
     );
     assert_eq!((second.seconds_played, second.points), (60, 0));
     // With a two-hour gap it is one session.
-    let one = super::sessions(&rule(120, "1"), DAY, &transfers, &ends, &bets);
+    let one = super::sessions(&rule(120, "1"), DAY, &transfers, &ends, &bets, &HashMap::new());
     assert_eq!(one.len(), 1);
     assert_eq!(
         (one[0].rounds, one[0].staked.as_str(), one[0].seconds_played),
@@ -140,7 +140,7 @@ proptest! {
                 movement(players[p], tables[t], &rounds[minute as usize], None, kind, out, amount, minute * MINUTE_US)
             })
             .collect();
-        let sessions = sessions(&rule(gap, "1"), DAY, &transfers, &HashMap::new(), &HashMap::new());
+        let sessions = sessions(&rule(gap, "1"), DAY, &transfers, &HashMap::new(), &HashMap::new(), &HashMap::new());
         let minor = |s: &str| -> i64 { Decimal::from_str_exact(s).unwrap().checked_mul(Decimal::ONE_HUNDRED).unwrap().try_into().unwrap() };
         for p in players {
             for t in tables {

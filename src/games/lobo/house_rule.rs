@@ -148,17 +148,31 @@ pub struct ProvenEdge {
 /// computed at the largest cap not above the table's (chosen by cap alone, never by value, so
 /// picking among sampled bounds does not weaken their confidence).
 pub fn proven_edge(mode: Mode, rule: &HouseRule, loss_cap_points: Option<u32>) -> Option<ProvenEdge> {
+    upper_bound(mode, loss_cap_points)
+        .map(|bound| ProvenEdge {
+            bound,
+            house_edge_percent_at_least: house_edge_percent(mode, rule, loss_cap_points, bound.value_points),
+        })
+        .filter(|p| p.house_edge_percent_at_least > 0.0)
+}
+
+/// The embedded upper bound on the perfect player's value that holds at `loss_cap_points`
+/// (`None` = no cap): the one computed at the largest cap not above it, or `None` below every
+/// computed cap.
+pub fn upper_bound(mode: Mode, loss_cap_points: Option<u32>) -> Option<UpperBound> {
     // `None` (no cap) sorts above every cap.
     let as_cap = |c: Option<u32>| c.map_or(u64::MAX, u64::from);
     UPPER_BOUNDS
         .iter()
         .filter(|b| b.mode == mode && as_cap(b.loss_cap_points) <= as_cap(loss_cap_points))
         .max_by_key(|b| as_cap(b.loss_cap_points))
-        .map(|&bound| ProvenEdge {
-            bound,
-            house_edge_percent_at_least: house_edge_percent(mode, rule, loss_cap_points, bound.value_points),
-        })
-        .filter(|p| p.house_edge_percent_at_least > 0.0)
+        .copied()
+}
+
+/// The most a player's play can win in one round, in points: a hand of at most four cards
+/// ([`super::HAND_SIZE`]) of the mode's highest rank.
+pub fn max_win_points(mode: Mode) -> u32 {
+    super::HAND_SIZE as u32 * u32::from(mode.max_rank())
 }
 
 /// The smallest loss cap at which the default rules are proven (the bounds are computed at 20).

@@ -1,0 +1,3 @@
+DROP TABLE floor_bet_minutes;
+DROP TABLE floor_money_minutes;
+DROP TABLE floor_meter_mark;
