@@ -856,7 +856,7 @@ fn day_sessions(
                 out_of_wallet,
                 amount_minor: *amount,
                 // A fee, or its refund, moves one wallet only: it is that wallet's.
-                fee_minor: performance::fee_minor(kind, debit, *amount),
+                fee_minor: performance::fee_minor(kind, debit, credit, *amount),
                 at_us: *at,
             };
             // A transfer between two wallets is a movement of each.

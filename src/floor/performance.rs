@@ -41,7 +41,7 @@ impl<'a> TransferFact<'a> {
             at_us: self.at_us,
             drop_minor,
             win_minor,
-            fees_minor: fee_minor(self.kind, self.debit_account, self.amount_minor),
+            fees_minor: fee_minor(self.kind, self.debit_account, self.credit_account, self.amount_minor),
         }
     }
 }
@@ -209,11 +209,14 @@ pub(super) const FEE_KINDS: [&str; 2] = ["seat_fee", "lobo_fee"];
 /// The transfers that give a player's money back (a voided round, the corte returned).
 pub(super) const REFUND_KINDS: [&str; 2] = ["refund", "bet_refund"];
 pub(super) const HOUSE_ACCOUNTS: [&str; 2] = ["house:bankroll", "house:revenue"];
+/// The part of a Prima Carta pot the house takes or the table carries, by table option.
+const COBRE_KIND: &str = "cobre";
 
-/// What a transfer adds to the fees: a fee itself, or, negative, a fee given back by a void
-/// (the one refund out of house revenue), so a voided round's fee is no theoretical win.
-pub(super) fn fee_minor(kind: &str, debit_account: &str, amount_minor: i64) -> i64 {
-    if FEE_KINDS.contains(&kind) {
+/// What a transfer adds to the fees, whose edge is the whole amount: a fee itself, or the cobre
+/// as it falls to the house; or, negative, a fee given back by a void (the one refund out of
+/// house revenue), so a voided round's fee is no theoretical win.
+pub(super) fn fee_minor(kind: &str, debit_account: &str, credit_account: &str, amount_minor: i64) -> i64 {
+    if FEE_KINDS.contains(&kind) || (kind == COBRE_KIND && HOUSE_ACCOUNTS.contains(&credit_account)) {
         amount_minor
     } else if REFUND_KINDS.contains(&kind) && debit_account == "house:revenue" {
         -amount_minor

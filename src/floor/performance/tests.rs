@@ -334,3 +334,28 @@ fn a_lobo_table_is_flagged_only_below_its_proven_edge() {
     let lines = report_lines(&shifts, &[], &[], &[], &[], &[], &far_above);
     assert_eq!(lines[0].theo_sd, "0.00");
 }
+
+/// The cobre the house takes is theoretical win as it falls, like a fee; a cobre the table
+/// carries to the next winner is nobody's win yet.
+#[test]
+fn the_cobre_taken_by_the_house_is_theoretical_win_as_it_falls() {
+    let shifts = [("all", 0, 1000)];
+    let transfers = [
+        transfer("spiga", "wallet:p", "pot:r1", 500, 10),
+        transfer("cobre", "pot:r1", "house:revenue", 50, 150),
+        transfer("pot_payout", "pot:r1", "wallet:q", 450, 150),
+        transfer("spiga", "wallet:p", "pot:r2", 500, 200),
+        transfer("cobre", "pot:r2", "cobre:t1", 50, 250),
+        transfer("pot_payout", "pot:r2", "wallet:q", 450, 250),
+    ];
+    let lines = report_lines(&shifts, &[], &[], &transfers, &[], &[], &[]);
+    let day = lines
+        .iter()
+        .find(|l| l.table_id.is_some() && l.shift.is_none())
+        .unwrap();
+    assert_eq!(
+        (day.house_win.as_str(), day.covered_win.as_str(), day.theo_win.as_str()),
+        ("0.50", "0.50", "0.50")
+    );
+    assert_eq!((day.actual_minus_theo.as_str(), day.outside_band), ("0.00", false));
+}
