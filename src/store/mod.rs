@@ -277,7 +277,7 @@ impl Database {
         let _writer = self.writer_turn();
         let mut pooled = self.conn()?;
         let conn: &mut AnyConnection = &mut pooled;
-        conn.transaction(f)
+        write_transaction(conn, f)
     }
 
     /// SQLite's one writer at a time (see the module docs); nothing on PostgreSQL.
@@ -305,7 +305,7 @@ impl Database {
         E: From<diesel::result::Error>,
     {
         let _writer = self.writer_turn();
-        conn.transaction(f)
+        write_transaction(conn, f)
     }
 
     /// Runs `f` on a pooled connection outside any explicit transaction.
@@ -344,6 +344,40 @@ pub(crate) use on_backend;
 
 /// Locks a row for the rest of the transaction on PostgreSQL. SQLite needs no
 /// row lock: its writers are already serialized by [`Database::write`].
+/// `f` in a transaction that will write: on SQLite begun `IMMEDIATE`, so it takes the write
+/// lock first (waiting out `busy_timeout`). A deferred one that reads and then writes fails at
+/// once with SQLITE_BUSY when another process (a second instance, a `djego` command) committed
+/// in between; the writer mutex only orders one process's writers. Inside a transaction already
+/// open, a savepoint, as `Connection::transaction` does.
+fn write_transaction<T, E, F>(conn: &mut AnyConnection, f: F) -> Result<T, E>
+where
+    F: FnOnce(&mut AnyConnection) -> Result<T, E>,
+    E: From<diesel::result::Error>,
+{
+    use diesel::connection::{AnsiTransactionManager, TransactionManager};
+    let AnyConnection::Sqlite(sqlite) = conn else {
+        return conn.transaction(f);
+    };
+    if !matches!(
+        AnsiTransactionManager::transaction_manager_status_mut(sqlite).transaction_depth(),
+        Ok(None)
+    ) {
+        return conn.transaction(f);
+    }
+    AnsiTransactionManager::begin_transaction_sql(sqlite, "BEGIN IMMEDIATE")?;
+    type Manager = <AnyConnection as Connection>::TransactionManager;
+    match f(conn) {
+        Ok(value) => {
+            Manager::commit_transaction(conn)?;
+            Ok(value)
+        }
+        Err(error) => match Manager::rollback_transaction(conn) {
+            Ok(()) | Err(diesel::result::Error::BrokenTransactionManager) => Err(error),
+            Err(rollback_error) => Err(rollback_error.into()),
+        },
+    }
+}
+
 pub fn lock_for_update(conn: &mut AnyConnection, sql_select_for_update: &str) -> QueryResult<()> {
     if let AnyConnection::Postgresql(c) = conn {
         diesel::sql_query(sql_select_for_update).execute(c)?;
@@ -424,5 +458,62 @@ mod tests {
         let db = Database::connect(&url, 2).expect("connect");
         assert_eq!(synchronous(&mut db.conn().expect("pooled")), 2);
         assert_eq!(synchronous(&mut db.dedicated_connection().expect("dedicated")), 2);
+    }
+
+    /// Two processes on one SQLite file (two instances, or a `djego` command beside the
+    /// service) each have their own writer mutex: a write that reads first must still not fail
+    /// because the other committed after its read.
+    #[test]
+    fn sqlite_writers_of_two_processes_wait_for_each_other() {
+        use diesel::sql_types::BigInt;
+        #[derive(QueryableByName)]
+        struct Seq {
+            #[diesel(sql_type = BigInt)]
+            seq: i64,
+        }
+        let dir = tempfile::tempdir().expect("temporary directory");
+        let url = format!("sqlite://{}", dir.path().join("two.db").display());
+        let (one, other) = (
+            Database::connect(&url, 2).expect("connect"),
+            Database::connect(&url, 2).expect("connect"),
+        );
+        one.write(|c| -> Result<(), StoreError> {
+            diesel::sql_query("CREATE TABLE head (id INTEGER PRIMARY KEY, seq BIGINT NOT NULL)").execute(c)?;
+            diesel::sql_query("INSERT INTO head VALUES (1, 0)").execute(c)?;
+            Ok(())
+        })
+        .expect("set up");
+        let bump = |c: &mut AnyConnection| -> Result<(), StoreError> {
+            let AnyConnection::Sqlite(s) = c else { panic!("SQLite") };
+            let seq = diesel::sql_query("SELECT seq FROM head WHERE id = 1")
+                .get_result::<Seq>(s)?
+                .seq;
+            diesel::sql_query(format!("UPDATE head SET seq = {} WHERE id = 1", seq + 1)).execute(s)?;
+            Ok(())
+        };
+        let (read, read_done) = std::sync::mpsc::channel::<()>();
+        std::thread::scope(|scope| {
+            let first = scope.spawn(|| {
+                one.write(|c| -> Result<(), StoreError> {
+                    let AnyConnection::Sqlite(s) = c else { panic!("SQLite") };
+                    diesel::sql_query("SELECT seq FROM head WHERE id = 1").get_result::<Seq>(s)?;
+                    read.send(()).expect("signal");
+                    // Let the other process try to commit between this read and the write.
+                    std::thread::sleep(std::time::Duration::from_millis(300));
+                    bump(c)
+                })
+            });
+            read_done.recv().expect("the first read");
+            let second = other.write(bump);
+            assert!(first.join().expect("joined").is_ok(), "the first writer failed");
+            assert!(second.is_ok(), "the second writer failed: {second:?}");
+        });
+        let seq = one.read(|c| -> Result<i64, StoreError> {
+            let AnyConnection::Sqlite(s) = c else { panic!("SQLite") };
+            Ok(diesel::sql_query("SELECT seq FROM head WHERE id = 1")
+                .get_result::<Seq>(s)?
+                .seq)
+        });
+        assert_eq!(seq.expect("read"), 2, "both increments landed, one after the other");
     }
 }

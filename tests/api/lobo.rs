@@ -886,8 +886,6 @@ both_backends!(
         let other_id = other["id"].as_str().unwrap().to_string();
         let wolf_points: i64 = round["table"]["wolf_hand"].as_array().unwrap().iter().map(rank).sum();
 
-        // Silent for 601 s at a table whose rounds wait 600 s for a play.
-        backdate(&app, &id, 601);
         // The sweep runs on its own on a second instance of the casino, every 100 ms; on
         // PostgreSQL the first instance's watchers hear of the fold across instances.
         let sweeping = same_casino(&app, |s| s.lobo_timeout_sweep_ms = 100).await;
@@ -895,7 +893,10 @@ both_backends!(
             crate::helpers::Backend::Postgres => &app,
             crate::helpers::Backend::Sqlite => &sweeping,
         };
+        // Watching before the round is overdue, so that the fold comes after the stream's state.
         let (mut stream, mut seen) = watch_table(watcher, &table, &pitboss.token).await;
+        // Silent for 601 s at a table whose rounds wait 600 s for a play.
+        backdate(&app, &id, 601);
 
         let deadline = tokio::time::Instant::now() + std::time::Duration::from_secs(10);
         let folded = loop {
