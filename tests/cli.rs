@@ -380,7 +380,10 @@ fn the_floor_day_benchmark_at_a_small_size_reports_its_generated_day() {
         "two runs and the summary: {out}"
     );
     assert!(out.contains("ratio report/anchor min/median/max: "), "{out}");
-    assert!(out.contains("djego meters catch-up of the whole day: "), "the day read into the meters first: {out}");
+    assert!(
+        out.contains("djego meters catch-up of the whole day: "),
+        "the day read into the meters first: {out}"
+    );
 }
 
 /// `djego serve` stops at SIGTERM without waiting out the graceful-shutdown
