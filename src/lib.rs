@@ -19,6 +19,7 @@ pub mod games;
 pub mod ledger;
 pub mod live;
 pub mod math;
+pub mod periodic;
 pub mod rounds;
 pub mod screens;
 pub mod settings;

@@ -51,27 +51,18 @@ pub fn catch_up(db: &Database) -> Result<i64, FloorError> {
 /// A thread that catches the meters up every interval, so that a report finds little left to
 /// read row by row. Stops when dropped.
 pub struct MeterSchedule {
-    _stop: std::sync::mpsc::Sender<()>,
+    _thread: crate::periodic::Periodic,
 }
 
 impl MeterSchedule {
     /// Starts the thread, or nothing when `interval` is zero.
     pub fn start(db: Database, interval: std::time::Duration) -> Option<MeterSchedule> {
-        if interval.is_zero() {
-            return None;
-        }
-        let (stop, stopped) = std::sync::mpsc::channel::<()>();
-        std::thread::Builder::new()
-            .name("djego-floor-meters".into())
-            .spawn(move || {
-                while let Err(std::sync::mpsc::RecvTimeoutError::Timeout) = stopped.recv_timeout(interval) {
-                    if let Err(e) = catch_up(&db) {
-                        tracing::warn!(error = %e, "the floor's minute meters were not brought up to the ledger");
-                    }
-                }
-            })
-            .expect("spawning the floor meters thread");
-        Some(MeterSchedule { _stop: stop })
+        crate::periodic::Periodic::start("djego-floor-meters", interval, move || {
+            if let Err(e) = catch_up(&db) {
+                tracing::warn!(error = %e, "the floor's minute meters were not brought up to the ledger");
+            }
+        })
+        .map(|thread| MeterSchedule { _thread: thread })
     }
 }
 

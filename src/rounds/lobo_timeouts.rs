@@ -5,11 +5,11 @@
 //! lock and re-checks the deadline there, so instances sweeping together, or a play arriving
 //! as the sweep runs, fold a round once or not at all.
 
-use std::sync::mpsc;
 use std::time::Duration;
 
 use super::lobo::{self, LoboError, LoboView};
 use super::SeedVault;
+use crate::periodic::Periodic;
 use crate::store::{now_us, Database};
 
 /// Rounds one pass folds at most; the rest wait for the next pass.
@@ -17,7 +17,7 @@ pub const MAX_ROUNDS_PER_SWEEP: i64 = 200;
 
 /// Keeps the sweep running; dropping it stops the thread (after the pass in progress).
 pub struct TimeoutSweep {
-    _stop: mpsc::Sender<()>,
+    _thread: Periodic,
 }
 
 impl TimeoutSweep {
@@ -29,21 +29,12 @@ impl TimeoutSweep {
         interval: Duration,
         on_ended: impl Fn(&LoboView) + Send + 'static,
     ) -> Option<TimeoutSweep> {
-        if interval.is_zero() {
-            return None;
-        }
-        let (stop, stopped) = mpsc::channel::<()>();
-        std::thread::Builder::new()
-            .name("djego-lobo-timeouts".into())
-            .spawn(move || {
-                while let Err(mpsc::RecvTimeoutError::Timeout) = stopped.recv_timeout(interval) {
-                    for view in sweep(&db, &vault, now_us()) {
-                        on_ended(&view);
-                    }
-                }
-            })
-            .expect("spawning the Lobo timeout thread");
-        Some(TimeoutSweep { _stop: stop })
+        Periodic::start("djego-lobo-timeouts", interval, move || {
+            for view in sweep(&db, &vault, now_us()) {
+                on_ended(&view);
+            }
+        })
+        .map(|thread| TimeoutSweep { _thread: thread })
     }
 }
 
