@@ -285,10 +285,15 @@ impl From<&BetRow> for BetView {
 
 /// What a bet's transfers refer to.
 pub(crate) fn refs(row: &RoundRow, player_id: &str, bet_id: &str) -> Refs {
+    refs_of(&row.table_id, &row.id, player_id, bet_id)
+}
+
+/// [`refs`] from the ids alone.
+pub(crate) fn refs_of(table_id: &str, round_id: &str, player_id: &str, bet_id: &str) -> Refs {
     Refs {
         user_id: Some(player_id.to_string()),
-        table_id: Some(row.table_id.clone()),
-        round_id: Some(row.id.clone()),
+        table_id: Some(table_id.to_string()),
+        round_id: Some(round_id.to_string()),
         bet_id: Some(bet_id.to_string()),
     }
 }

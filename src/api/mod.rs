@@ -109,7 +109,15 @@ pub fn openapi_json() -> String {
 }
 
 pub fn routes(cfg: &mut web::ServiceConfig) {
-    cfg.service(health::health)
+    // The router tries resources in the order registered, and every path
+    // with a parameter before the one that matches costs a regex search: the
+    // wager path's routes come first. No two patterns below match one path
+    // (a route's method is checked after its pattern), so order changes no
+    // answer.
+    cfg.service(prima_carta::place_bet)
+        .service(cage::deposit)
+        .service(cage::withdraw)
+        .service(health::health)
         .service(health::ready)
         .service(health::metrics)
         .service(auth::login)
@@ -123,8 +131,6 @@ pub fn routes(cfg: &mut web::ServiceConfig) {
         .service(users::end_sessions)
         .service(users::unlock)
         .service(users::reset_password)
-        .service(cage::deposit)
-        .service(cage::withdraw)
         .service(cage::correction)
         .service(cage::get_wallet)
         .service(cage::my_wallet)
@@ -161,7 +167,6 @@ pub fn routes(cfg: &mut web::ServiceConfig) {
         .service(prima_carta::void)
         .service(prima_carta::recall)
         .service(prima_carta::verification)
-        .service(prima_carta::place_bet)
         .service(prima_carta::round_bets)
         .service(prima_carta::my_bets)
         .service(prima_carta::observed_rtp)

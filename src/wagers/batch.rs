@@ -8,7 +8,9 @@
 
 use diesel::prelude::*;
 use diesel::sql_types::{Array, BigInt, Integer, Nullable, Text};
+use lru::LruCache;
 use std::collections::{BTreeSet, HashMap};
+use std::num::NonZeroUsize;
 use std::sync::Arc;
 
 use super::{BetWager, CageReceipt, CashDirection, CashWager, Committed, RoundRef, Wager, WagerError, WagerRequest};
@@ -16,7 +18,7 @@ use crate::bets::PayTable;
 use crate::domain::{format_minor, Role};
 use crate::ledger::read::TransferView;
 use crate::ledger::{sql_text, AccountId, Appender, LedgerError, Refs, TransferKind, TransferSpec};
-use crate::rounds::record::{RoundRow, RoundStatus};
+use crate::rounds::record::RoundStatus;
 use crate::side_bets::{self, BetRow, BetView};
 use crate::store::pg_with::WithStatement;
 use crate::store::schema::{
@@ -69,13 +71,43 @@ struct CachedPayTable {
     table: PayTable,
 }
 
-/// What never changes once stored: pay tables by id, and the id of the
-/// built-in pay table (certifying it again for every table would cost more
-/// than the rest of the batch).
-#[derive(Default)]
-struct PayTableCache {
-    by_id: HashMap<String, Arc<CachedPayTable>>,
-    builtin_id: Option<String>,
+/// What never changes once stored, kept by this instance: pay tables by id,
+/// the id of the built-in pay table (certifying it again for every table
+/// would cost more than the rest of the batch), and the facts of recent
+/// rounds. A round's table, options and pinned pay table are written when it
+/// is created and never updated, so nothing needs invalidating across
+/// instances; its status changes and is read in every batch.
+struct Kept {
+    pay_tables: HashMap<String, Arc<CachedPayTable>>,
+    builtin_pay_table: Option<String>,
+    rounds: LruCache<String, Arc<RoundFacts>>,
+}
+
+/// Rounds whose facts an instance keeps (the least recently bet on go first).
+const KEPT_ROUNDS: NonZeroUsize = NonZeroUsize::new(4096).expect("not zero");
+
+impl Default for Kept {
+    fn default() -> Kept {
+        Kept {
+            pay_tables: HashMap::new(),
+            builtin_pay_table: None,
+            rounds: LruCache::new(KEPT_ROUNDS),
+        }
+    }
+}
+
+/// What a bet needs of its round besides its status.
+struct RoundFacts {
+    id: String,
+    table_id: String,
+    config: PrimaCartaConfig,
+    pay_table: Arc<CachedPayTable>,
+}
+
+/// A round as one batch sees it: its status in this transaction, and its facts.
+struct LiveRound {
+    status: String,
+    facts: Arc<RoundFacts>,
 }
 
 /// Commits batches on its own connection and keeps what never changes.
@@ -85,7 +117,7 @@ pub(super) struct Batcher {
     /// leaves checkpoints to it.
     checkpointer: bool,
     conn: Option<AnyConnection>,
-    pay_tables: PayTableCache,
+    kept: Kept,
 }
 
 type Outcome = Result<Committed, WagerError>;
@@ -96,7 +128,7 @@ impl Batcher {
             db,
             checkpointer,
             conn: None,
-            pay_tables: PayTableCache::default(),
+            kept: Kept::default(),
         }
     }
 
@@ -150,10 +182,10 @@ impl Batcher {
             self.conn = Some(conn);
         }
         let conn = self.conn.as_mut().expect("connected above");
-        let pay_tables = &mut self.pay_tables;
+        let kept = &mut self.kept;
         let result = self
             .db
-            .write_on(conn, |conn| commit_batch(conn, pay_tables, requests, hand_off));
+            .write_on(conn, |conn| commit_batch(conn, kept, requests, hand_off));
         if result.is_err() {
             // The connection may be what failed: start the next batch afresh.
             self.conn = None;
@@ -164,10 +196,8 @@ impl Batcher {
 
 /// What a batch read before applying its requests.
 struct Loaded {
-    rounds: HashMap<String, RoundRow>,
-    configs: HashMap<String, PrimaCartaConfig>,
-    /// Pay table in force per table id.
-    pay_table_of: HashMap<String, Arc<CachedPayTable>>,
+    /// The batch's Prima Carta rounds by id.
+    rounds: HashMap<String, LiveRound>,
     /// (caller, key) → (fingerprint, status, body).
     stored_keys: HashMap<(String, String), (String, i32, String)>,
     /// (round, player) → staked so far.
@@ -192,13 +222,11 @@ struct Writes {
 
 fn commit_batch(
     conn: &mut AnyConnection,
-    pay_tables: &mut PayTableCache,
+    kept: &mut Kept,
     requests: &[&WagerRequest],
     hand_off: &mut dyn FnMut(),
 ) -> Result<Vec<Outcome>, WagerError> {
-    // Round rows first, shared-locked: a close (which locks its round for
-    // update) waits for this batch, and a batch after the close sees it.
-    // Taken before the ledger head, in the order every round action uses.
+    // The rounds' ids; their rows are shared-locked first (load_unlocked).
     let round_ids: BTreeSet<&str> = requests
         .iter()
         .filter_map(|q| match &q.wager {
@@ -206,15 +234,10 @@ fn commit_batch(
             _ => None,
         })
         .collect();
-    if let (AnyConnection::Postgresql(c), false) = (&mut *conn, round_ids.is_empty()) {
-        diesel::sql_query("SELECT id FROM rounds WHERE id = ANY($1) ORDER BY id FOR SHARE")
-            .bind::<Array<Text>, _>(round_ids.iter().copied().collect::<Vec<_>>())
-            .execute(c)?;
-    }
     // What does not move with the ledger's tail is read before the head lock,
     // so on PostgreSQL it overlaps the previous batch's commit: the rounds
-    // (shared-locked above), their pay tables and the callers' sessions.
-    let mut loaded = load_unlocked(conn, pay_tables, requests, &round_ids)?;
+    // (shared-locked), their facts and the callers' sessions.
+    let mut loaded = load_unlocked(conn, kept, requests, &round_ids)?;
     // From here to the commit this batch is the ledger's one writer; what
     // the batch before it wrote (stored answers, exposures, balances) is read
     // under the lock.
@@ -284,73 +307,63 @@ fn replay(stored: &str, asked: &str, first: impl FnOnce() -> Committed) -> Outco
     }
 }
 
-/// Reads the rounds (already shared-locked), their options and pay tables,
-/// and the accounts of the callers and of the players the cage pays: nothing
-/// here changes while the batch holds its round locks, or it is a fact of
-/// "now" as good before the head lock as after.
+/// Reads the rounds' statuses, shared-locking their rows on PostgreSQL: a
+/// close (which locks its round for update) waits for this batch, and a batch
+/// after the close sees it; taken before the ledger head, in the order every
+/// round action uses. Then the facts of rounds this instance does not keep
+/// yet, and the accounts of the callers and of the players the cage pays:
+/// nothing here changes while the batch holds its round locks, or it is a
+/// fact of "now" as good before the head lock as after.
 fn load_unlocked(
     conn: &mut AnyConnection,
-    pay_tables: &mut PayTableCache,
+    kept: &mut Kept,
     requests: &[&WagerRequest],
     round_ids: &BTreeSet<&str>,
 ) -> Result<Loaded, WagerError> {
     let mut loaded = Loaded {
         rounds: HashMap::new(),
-        configs: HashMap::new(),
-        pay_table_of: HashMap::new(),
         stored_keys: HashMap::new(),
         exposures: HashMap::new(),
         accounts: HashMap::new(),
     };
 
-    // Rounds, their options, and the pay table in force at each table.
     if !round_ids.is_empty() {
-        let rows: Vec<RoundRow> = r::table
-            .filter(r::id.eq_any(round_ids.iter().copied().collect::<Vec<_>>()))
-            .filter(r::game.eq("prima_carta"))
-            .select(RoundRow::as_select())
-            .load(conn)?;
-        for row in rows {
-            let config: PrimaCartaConfig = serde_json::from_str(&row.config)
-                .map_err(|e| WagerError::Internal(format!("stored round options: {e}")))?;
-            loaded.configs.insert(row.id.clone(), config);
-            loaded.rounds.insert(row.id.clone(), row);
-        }
-        // A round's own pay table; rounds from before rounds kept one use their table's.
-        let pinned: Vec<(String, String)> = rpt::table
-            .filter(rpt::round_id.eq_any(round_ids.iter().copied().collect::<Vec<_>>()))
-            .select((rpt::round_id, rpt::pay_table_id))
-            .load(conn)?;
-        let table_ids: BTreeSet<&str> = loaded
-            .rounds
-            .values()
-            .filter(|r| !pinned.iter().any(|(id, _)| *id == r.id))
-            .map(|r| r.table_id.as_str())
-            .collect();
-        let installed: HashMap<String, String> = tpt::table
-            .filter(tpt::table_id.eq_any(table_ids.iter().copied().collect::<Vec<_>>()))
-            .select((tpt::table_id, tpt::pay_table_id))
-            .load::<(String, String)>(conn)?
+        let ids: Vec<&str> = round_ids.iter().copied().collect();
+        let statuses: Vec<(String, String)> = match conn {
+            AnyConnection::Postgresql(c) => diesel::sql_query(
+                "SELECT id, status FROM rounds WHERE id = ANY($1) AND game = 'prima_carta' ORDER BY id FOR SHARE",
+            )
+            .bind::<Array<Text>, _>(&ids)
+            .load::<RoundStatusRow>(c)?
             .into_iter()
+            .map(|row| (row.id, row.status))
+            .collect(),
+            AnyConnection::Sqlite(c) => r::table
+                .filter(r::id.eq_any(&ids))
+                .filter(r::game.eq("prima_carta"))
+                .select((r::id, r::status))
+                .load(c)?,
+        };
+        let unknown: Vec<&str> = statuses
+            .iter()
+            .filter(|(id, _)| !kept.rounds.contains(id))
+            .map(|(id, _)| id.as_str())
             .collect();
-        for table_id in table_ids {
-            let pay_table_id = match (installed.get(table_id), &pay_tables.builtin_id) {
-                (Some(id), _) => id.clone(),
-                (None, Some(builtin)) => builtin.clone(),
-                (None, None) => {
-                    let id = side_bets::builtin(conn)
-                        .map_err(|e| WagerError::Internal(e.message))?
-                        .id;
-                    pay_tables.builtin_id = Some(id.clone());
-                    id
-                }
+        let mut found = if unknown.is_empty() {
+            HashMap::new()
+        } else {
+            load_round_facts(conn, kept, &unknown)?
+        };
+        for (id, status) in statuses {
+            let facts = match found.remove(&id) {
+                Some(facts) => facts,
+                None => kept
+                    .rounds
+                    .get(&id)
+                    .cloned()
+                    .ok_or_else(|| WagerError::Internal(format!("no facts loaded for round {id}")))?,
             };
-            let cached = cached_pay_table(conn, &mut pay_tables.by_id, &pay_table_id)?;
-            loaded.pay_table_of.insert(table_id.to_string(), cached);
-        }
-        for (round_id, pay_table_id) in pinned {
-            let cached = cached_pay_table(conn, &mut pay_tables.by_id, &pay_table_id)?;
-            loaded.pay_table_of.insert(round_id, cached);
+            loaded.rounds.insert(id, LiveRound { status, facts });
         }
     }
 
@@ -367,6 +380,78 @@ fn load_unlocked(
     ids.dedup();
     loaded.accounts = users::sessions(conn, &ids)?;
     Ok(loaded)
+}
+
+/// The facts of rounds this instance does not keep yet: their options and
+/// the pay table each was created under (rounds from before rounds kept one
+/// use their table's, which a pit boss may change, so those are not kept).
+fn load_round_facts(
+    conn: &mut AnyConnection,
+    kept: &mut Kept,
+    ids: &[&str],
+) -> Result<HashMap<String, Arc<RoundFacts>>, WagerError> {
+    let rows: Vec<(String, String, String)> = r::table
+        .filter(r::id.eq_any(ids))
+        .select((r::id, r::table_id, r::config))
+        .load(conn)?;
+    let pinned: HashMap<String, String> = rpt::table
+        .filter(rpt::round_id.eq_any(ids))
+        .select((rpt::round_id, rpt::pay_table_id))
+        .load::<(String, String)>(conn)?
+        .into_iter()
+        .collect();
+    let unpinned_tables: BTreeSet<&str> = rows
+        .iter()
+        .filter(|(id, _, _)| !pinned.contains_key(id))
+        .map(|(_, table_id, _)| table_id.as_str())
+        .collect();
+    let installed: HashMap<String, String> = if unpinned_tables.is_empty() {
+        HashMap::new()
+    } else {
+        tpt::table
+            .filter(tpt::table_id.eq_any(unpinned_tables.iter().copied().collect::<Vec<_>>()))
+            .select((tpt::table_id, tpt::pay_table_id))
+            .load::<(String, String)>(conn)?
+            .into_iter()
+            .collect()
+    };
+    let mut found = HashMap::with_capacity(rows.len());
+    for (id, table_id, config) in rows {
+        let config: PrimaCartaConfig =
+            serde_json::from_str(&config).map_err(|e| WagerError::Internal(format!("stored round options: {e}")))?;
+        let pay_table_id = match (pinned.get(&id), installed.get(&table_id), &kept.builtin_pay_table) {
+            (Some(pinned), _, _) => pinned.clone(),
+            (None, Some(installed), _) => installed.clone(),
+            (None, None, Some(builtin)) => builtin.clone(),
+            (None, None, None) => {
+                let builtin = side_bets::builtin(conn)
+                    .map_err(|e| WagerError::Internal(e.message))?
+                    .id;
+                kept.builtin_pay_table = Some(builtin.clone());
+                builtin
+            }
+        };
+        let facts = Arc::new(RoundFacts {
+            pay_table: cached_pay_table(conn, &mut kept.pay_tables, &pay_table_id)?,
+            id: id.clone(),
+            table_id,
+            config,
+        });
+        if pinned.contains_key(&id) {
+            kept.rounds.put(id.clone(), facts.clone());
+        }
+        found.insert(id, facts);
+    }
+    Ok(found)
+}
+
+/// A round's id and status, as the batch's first statement reads them.
+#[derive(QueryableByName)]
+struct RoundStatusRow {
+    #[diesel(sql_type = Text)]
+    id: String,
+    #[diesel(sql_type = Text)]
+    status: String,
 }
 
 /// Reads what the batch before this one may have just written: the stored
@@ -532,24 +617,21 @@ fn place_bet(
     appender: &mut Appender,
     writes: &mut Writes,
 ) -> Outcome {
-    let row = loaded.rounds.get(&bet.round_id).ok_or(WagerError::RoundNotFound)?;
-    if row.status() != RoundStatus::Betting {
+    let round = loaded.rounds.get(&bet.round_id).ok_or(WagerError::RoundNotFound)?;
+    if RoundStatus::parse(&round.status) != RoundStatus::Betting {
         return Err(WagerError::BettingClosed {
-            status: row.status.clone(),
+            status: round.status.clone(),
         });
     }
-    let config = &loaded.configs[&row.id];
+    let row = &*round.facts;
+    let config = &row.config;
     if bet.amount < config.min_bet || bet.amount > config.max_bet {
         return Err(WagerError::AmountOutOfLimits {
             min: config.min_bet,
             max: config.max_bet,
         });
     }
-    let pay_table = loaded
-        .pay_table_of
-        .get(&row.id)
-        .or_else(|| loaded.pay_table_of.get(&row.table_id))
-        .ok_or_else(|| WagerError::Internal(format!("no pay table loaded for round {}", row.id)))?;
+    let pay_table = &row.pay_table;
     if let Some(shown) = bet.pay_table.as_deref() {
         if shown != pay_table.id && shown != pay_table.fingerprint {
             return Err(WagerError::PayTableMismatch {
@@ -577,7 +659,7 @@ fn place_bet(
         bet.amount,
         TransferKind::BetStake,
     )
-    .refs(side_bets::refs(row, &bet.player_id, &id))
+    .refs(side_bets::refs_of(&row.table_id, &row.id, &bet.player_id, &id))
     .idempotency_key(key)
     .memo(format!("{} bet", bet.kind.name()));
     appender.append(&[stake])?;

@@ -1,13 +1,23 @@
-//! The load generator of `djego bench wagers`: one OS thread per client, each
-//! with its own ureq agent holding one persistent HTTP/1.1 connection
-//! (keep-alive), sending POSTs either closed loop (the next request as soon as
-//! the last one answered) or open loop at a fixed rate (send times scheduled
-//! in advance; latency measured from the scheduled time, so queueing behind a
-//! slow response is counted, not hidden).
+//! The load generator of `djego bench wagers`. Measured runs are one thread
+//! of tasks: each client a task with its own persistent HTTP/1.1 connection
+//! (keep-alive, hyper), sending POSTs either closed loop (the next request as
+//! soon as the last one answered) or open loop at a fixed rate (send times
+//! scheduled in advance; latency measured from the scheduled time, so
+//! queueing behind a slow response is counted, not hidden). One thread
+//! rather than one per client: the load generator shares the machine with
+//! djego and the database, and a thread switch per request would cost it
+//! more CPU than the request itself. Setup (users, deposits, tables) uses
+//! blocking ureq calls.
 
+use bytes::Bytes;
 use hdrhistogram::Histogram;
+use http_body_util::{BodyExt, Full};
+use hyper::client::conn::http1::SendRequest;
+use hyper::header::{AUTHORIZATION, CONTENT_TYPE, HOST};
+use hyper::{Request, Uri};
+use hyper_util::rt::TokioIo;
 use std::collections::BTreeMap;
-use std::sync::{Barrier, OnceLock};
+use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 /// Latencies are recorded in microseconds, up to a minute.
@@ -163,6 +173,12 @@ impl RunResult {
         }
     }
 
+    /// A client that could not start: an error, so the run says it failed.
+    fn record_unsent(&mut self, why: &str) {
+        self.errors += 1;
+        self.error_kinds.entry(0).or_insert((0, why.to_string())).0 += 1;
+    }
+
     fn record(&mut self, start: Instant, sent_at: Instant, done: Instant, status: u16, body: &str) {
         self.completed += 1;
         let us = done
@@ -189,60 +205,149 @@ fn whole_seconds(window: Duration) -> usize {
     (window.as_secs() as usize).max(1)
 }
 
+/// One client's request, parsed once.
+struct Prepared {
+    /// host:port, for the connection and the Host header.
+    authority: String,
+    path: String,
+    authorization: String,
+    body: Bytes,
+}
+
+impl Prepared {
+    fn new(target: &Target) -> Result<Prepared, String> {
+        let uri: Uri = target.url.parse().map_err(|e| format!("{}: {e}", target.url))?;
+        let authority = uri
+            .authority()
+            .ok_or_else(|| format!("{}: no host", target.url))?
+            .to_string();
+        let path = uri.path_and_query().map_or("/".to_string(), |p| p.to_string());
+        Ok(Prepared {
+            authority,
+            path,
+            authorization: format!("Bearer {}", target.token),
+            body: Bytes::from(target.body.clone()),
+        })
+    }
+}
+
 /// Runs every client for `window` and merges what they saw. `run_tag` makes
-/// the Idempotency-Keys unique across runs; `warm_url` is fetched by each
-/// client before the start, to open its connection outside the measurement.
+/// the Idempotency-Keys unique across runs; `warm_url` is fetched on each
+/// client's connection before the start, to open it outside the measurement.
 pub fn run(targets: &[Target], window: Duration, pace: Pace, run_tag: &str, warm_url: &str) -> RunResult {
-    let clients = targets.len();
-    let barrier = Barrier::new(clients);
-    let start_cell: OnceLock<Instant> = OnceLock::new();
-    let mut total = RunResult::empty(window);
-    std::thread::scope(|scope| {
-        let handles: Vec<_> = targets
-            .iter()
+    let runtime = tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+        .expect("a runtime for the load generator");
+    runtime.block_on(async {
+        let mut total = RunResult::empty(window);
+        let clients = targets.len();
+        let warm_path = warm_url
+            .parse::<Uri>()
+            .ok()
+            .and_then(|u| u.path_and_query().map(|p| p.to_string()))
+            .unwrap_or_else(|| "/".to_string());
+        let mut ready = Vec::with_capacity(clients);
+        for target in targets {
+            let prepared = match Prepared::new(target) {
+                Ok(p) => Arc::new(p),
+                Err(e) => {
+                    total.record_unsent(&e);
+                    continue;
+                }
+            };
+            match connect(&prepared.authority).await {
+                Ok(mut sender) => {
+                    let warm = Request::get(warm_path.as_str())
+                        .header(HOST, prepared.authority.as_str())
+                        .body(Full::new(Bytes::new()))
+                        .expect("a GET from parsed parts");
+                    let _ = send(&mut sender, warm).await;
+                    ready.push((sender, prepared));
+                }
+                Err(e) => total.record_unsent(&e),
+            }
+        }
+        let start = Instant::now();
+        let tasks: Vec<_> = ready
+            .into_iter()
             .enumerate()
-            .map(|(c, target)| {
-                let barrier = &barrier;
-                let start_cell = &start_cell;
-                scope.spawn(move || {
-                    let agent = agent();
-                    let _ = get(&agent, warm_url);
-                    barrier.wait();
-                    let start = *start_cell.get_or_init(Instant::now);
-                    client(&agent, target, c, clients, start, window, pace, run_tag)
-                })
+            .map(|(c, (sender, prepared))| {
+                let run_tag = run_tag.to_string();
+                tokio::spawn(client(sender, prepared, c, clients, start, window, pace, run_tag))
             })
             .collect();
-        for h in handles {
-            total.merge(h.join().expect("a load client thread panicked"));
+        for task in tasks {
+            total.merge(task.await.expect("a load client task panicked"));
         }
-    });
-    total
+        total
+    })
+}
+
+/// A keep-alive HTTP/1.1 connection to `authority`, driven by its own task.
+async fn connect(authority: &str) -> Result<SendRequest<Full<Bytes>>, String> {
+    let stream = tokio::net::TcpStream::connect(authority)
+        .await
+        .map_err(|e| format!("connect {authority}: {e}"))?;
+    stream.set_nodelay(true).map_err(|e| e.to_string())?;
+    let (sender, connection) = hyper::client::conn::http1::handshake(TokioIo::new(stream))
+        .await
+        .map_err(|e| format!("handshake {authority}: {e}"))?;
+    tokio::spawn(connection);
+    Ok(sender)
+}
+
+/// Sends one request and reads the whole response: the status (0 for a
+/// transport error) and, for a non-2xx answer, the body.
+async fn send(sender: &mut SendRequest<Full<Bytes>>, request: Request<Full<Bytes>>) -> (u16, String) {
+    if let Err(e) = sender.ready().await {
+        return (0, e.to_string());
+    }
+    match sender.send_request(request).await {
+        Ok(response) => {
+            let status = response.status().as_u16();
+            match response.into_body().collect().await {
+                Ok(_) if (200..300).contains(&status) => (status, String::new()),
+                Ok(body) => (status, String::from_utf8_lossy(&body.to_bytes()).into_owned()),
+                Err(e) => (0, format!("<body: {e}>")),
+            }
+        }
+        Err(e) => (0, e.to_string()),
+    }
 }
 
 #[allow(clippy::too_many_arguments)]
-fn client(
-    agent: &ureq::Agent,
-    target: &Target,
+async fn client(
+    mut sender: SendRequest<Full<Bytes>>,
+    target: Arc<Prepared>,
     c: usize,
     clients: usize,
     start: Instant,
     window: Duration,
     pace: Pace,
-    run_tag: &str,
+    run_tag: String,
 ) -> RunResult {
     let mut result = RunResult::empty(window);
     let deadline = start + window;
     let mut seq: u64 = 0;
+    let mut next_request = || {
+        let key = format!("bench-{run_tag}-{c}-{seq}");
+        seq += 1;
+        Request::post(target.path.as_str())
+            .header(HOST, target.authority.as_str())
+            .header(CONTENT_TYPE, "application/json")
+            .header(AUTHORIZATION, target.authorization.as_str())
+            .header("idempotency-key", key)
+            .body(Full::new(target.body.clone()))
+            .expect("a POST from parsed parts")
+    };
     match pace {
         Pace::Closed => loop {
             let sent_at = Instant::now();
             if sent_at >= deadline {
                 break;
             }
-            let key = format!("bench-{run_tag}-{c}-{seq}");
-            seq += 1;
-            let (status, body) = post(agent, &target.url, Some(&target.token), Some(&key), &target.body);
+            let (status, body) = send(&mut sender, next_request()).await;
             let done = Instant::now();
             // A request still in flight at the deadline is not counted.
             if done <= deadline {
@@ -255,14 +360,9 @@ fn client(
             // Clients are staggered evenly over one interval.
             let mut scheduled = start + interval.mul_f64(c as f64 / clients as f64);
             while scheduled < deadline {
-                let now = Instant::now();
-                if now < scheduled {
-                    std::thread::sleep(scheduled - now);
-                }
-                let key = format!("bench-{run_tag}-{c}-{seq}");
-                seq += 1;
+                tokio::time::sleep_until(tokio::time::Instant::from_std(scheduled)).await;
                 result.scheduled += 1;
-                let (status, body) = post(agent, &target.url, Some(&target.token), Some(&key), &target.body);
+                let (status, body) = send(&mut sender, next_request()).await;
                 // Latency from the scheduled send time: time spent waiting
                 // behind a slow earlier response counts.
                 result.record(start, scheduled, Instant::now(), status, &body);
