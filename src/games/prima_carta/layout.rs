@@ -164,64 +164,17 @@ impl Layout {
         stop: &mut dyn FnMut(Suit) -> bool,
     ) -> Result<PassEnd, EngineError> {
         loop {
-            while let Some(&top) = self.discard.last() {
-                if !self.playable(top) {
-                    break;
-                }
-                self.discard.pop();
-                let stack_count = self.promote(top);
-                events.push(Event::PlayedUp {
-                    pass: self.pass,
-                    card: top,
-                    stack_count,
-                });
-                if let Some(end) = self.after_promotion(top.suit(), events, stop) {
-                    return Ok(end);
-                }
+            if let Some(end) = self.play_up(events, stop) {
+                return Ok(end);
             }
-            let Some(&card) = self.deck.get(self.next) else {
+            if self.next >= self.deck.len() {
                 break;
-            };
-            self.next += 1;
-            let first_card = self.prima.is_none();
-            if first_card {
-                self.prima = Some(card.suit());
             }
-            if self.playable(card) {
-                let to = if self.stacks[card.suit().index()].count == 0 {
-                    Destination::Foundation
-                } else {
-                    Destination::Stack
-                };
-                let stack_count = self.promote(card);
-                events.push(Event::Dealt {
-                    pass: self.pass,
-                    card,
-                    to,
-                    stack_count,
-                });
-                if first_card {
-                    events.push(Event::Prima { suit: card.suit() });
-                }
-                if let Some(end) = self.after_promotion(card.suit(), events, stop) {
-                    return Ok(end);
-                }
-            } else {
-                self.discard.push(card);
-                let stack_count = self.count(card.suit());
-                events.push(Event::Dealt {
-                    pass: self.pass,
-                    card,
-                    to: Destination::Discard,
-                    stack_count,
-                });
+            if let Some(end) = self.deal_next(events, stop) {
+                return Ok(end);
             }
         }
-        events.push(Event::PassEnded {
-            pass: self.pass,
-            promoted: self.promoted_this_pass,
-            discard_count: self.discard.len() as u8,
-        });
+        events.push(self.pass_ended());
         // Every pass over an unfinished layout promotes a card: the card after
         // any incomplete stack's top is somewhere in the deck and nothing else
         // can take its place.
@@ -231,6 +184,88 @@ impl Layout {
             });
         }
         Ok(PassEnd::Exhausted)
+    }
+
+    /// Plays up the top of the discard pile while it is playable.
+    fn play_up(&mut self, events: &mut Vec<Event>, stop: &mut dyn FnMut(Suit) -> bool) -> Option<PassEnd> {
+        while let Some(&top) = self.discard.last() {
+            if !self.playable(top) {
+                break;
+            }
+            self.discard.pop();
+            let stack_count = self.promote(top);
+            events.push(Event::PlayedUp {
+                pass: self.pass,
+                card: top,
+                stack_count,
+            });
+            if let Some(end) = self.after_promotion(top.suit(), events, stop) {
+                return Some(end);
+            }
+        }
+        None
+    }
+
+    /// Deals the deck's next card (there must be one) onto its stack or the discard pile.
+    fn deal_next(&mut self, events: &mut Vec<Event>, stop: &mut dyn FnMut(Suit) -> bool) -> Option<PassEnd> {
+        let card = self.deck[self.next];
+        self.next += 1;
+        let first_card = self.prima.is_none();
+        if first_card {
+            self.prima = Some(card.suit());
+        }
+        if self.playable(card) {
+            let to = if self.stacks[card.suit().index()].count == 0 {
+                Destination::Foundation
+            } else {
+                Destination::Stack
+            };
+            let stack_count = self.promote(card);
+            events.push(Event::Dealt {
+                pass: self.pass,
+                card,
+                to,
+                stack_count,
+            });
+            if first_card {
+                events.push(Event::Prima { suit: card.suit() });
+            }
+            self.after_promotion(card.suit(), events, stop)
+        } else {
+            self.discard.push(card);
+            let stack_count = self.count(card.suit());
+            events.push(Event::Dealt {
+                pass: self.pass,
+                card,
+                to: Destination::Discard,
+                stack_count,
+            });
+            None
+        }
+    }
+
+    /// The first pass dealt one card at a time, the deck unknown in advance
+    /// (Peg Leg, dealt from a layout made with an empty deck and started): deals
+    /// `card` as the pass's next card, then makes the play-up that follows it,
+    /// which is the play-up before the next card or, after the last, the pass's
+    /// final one. The caller checks that the cards are distinct. Nothing stops
+    /// at a completed suit (Cinco deals the pass to its end).
+    pub(crate) fn deal_card(&mut self, card: Card, events: &mut Vec<Event>) {
+        debug_assert_eq!(self.pass, 1, "cards are dealt one at a time in the first pass only");
+        debug_assert_eq!(self.next, self.deck.len(), "the deck given so far is all dealt");
+        self.deck.push(card);
+        let mut never = |_| false;
+        let _ = self.deal_next(events, &mut never);
+        let _ = self.play_up(events, &mut never);
+    }
+
+    /// The event that closes the current pass.
+    pub(crate) fn pass_ended(&self) -> Event {
+        Event::PassEnded {
+            pass: self.pass,
+            promoted: self.promoted_this_pass,
+            discard_count: self.discard.len() as u8,
+        }
     }
 
     fn after_promotion(

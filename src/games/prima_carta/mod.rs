@@ -19,8 +19,9 @@ pub use deal_facts::{deal_facts, deal_out, DealOut};
 pub use error::EngineError;
 pub use event::{Destination, Event};
 pub use facts::DealFacts;
-pub use fast_count::{first_pass_count, first_pass_counts};
+pub use fast_count::{first_pass_count, first_pass_counts, FirstPassCursor};
 pub use first_pass::{first_pass, FirstPass};
+pub(crate) use layout::Layout;
 pub use layout::{StackState, TableState};
 pub use round::{
     play, CobreOutcome, Contribution, CopaDecision, CopaTurn, Phase, RoundProgress, RoundResult, WinKind, CORTE_UNITS,
