@@ -1,2 +1,3 @@
 pub mod lobo;
+pub mod peg_leg;
 pub mod prima_carta;
