@@ -77,6 +77,9 @@ pub struct ExactSearch {
     /// Orders of the undealt cards per final count (`None`: the search
     /// needed more than its budget of states and was abandoned).
     pub counts: Option<OrderCounts>,
+    /// What the counts add up to: r! for r undealt cards, or 1 when the
+    /// count is already settled (a point mass, whatever r is).
+    pub total: u128,
     /// Distinct states the search stored.
     pub states: usize,
 }
@@ -85,16 +88,27 @@ pub struct ExactSearch {
 /// of `key`, from `cursor`, storing at most `budget` states.
 pub fn exact_order_counts(cursor: &FirstPassCursor, key: Suit, undealt: u64, budget: usize) -> ExactSearch {
     let r = undealt.count_ones();
-    let mut memo = Memo::default();
-    if r > MAX_EXACT_UNDEALT && !settled(cursor, key, undealt) {
+    if settled(cursor, key, undealt) {
+        let mut counts = [0u128; MAX_COUNT as usize + 1];
+        counts[cursor.count(key) as usize] = 1;
         return ExactSearch {
-            counts: None,
+            counts: Some(counts),
+            total: 1,
             states: 0,
         };
     }
+    if r > MAX_EXACT_UNDEALT {
+        return ExactSearch {
+            counts: None,
+            total: 0,
+            states: 0,
+        };
+    }
+    let mut memo = Memo::default();
     let counts = search(cursor, key, undealt, budget, &mut memo);
     ExactSearch {
         counts,
+        total: factorial(r),
         states: memo.len(),
     }
 }

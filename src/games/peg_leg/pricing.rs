@@ -83,7 +83,8 @@ impl PricingConfig {
 /// The distribution of the final key-suit count given the cards dealt.
 #[derive(Clone, Debug, PartialEq)]
 pub enum Distribution {
-    /// `orders[k]` of the `total` orders of the undealt cards end at count k.
+    /// `orders[k]` of the `total` orders of the undealt cards end at count k
+    /// (`total` is 1 when the count is already settled).
     Exact {
         orders: OrderCounts,
         total: u128,
@@ -141,10 +142,9 @@ pub fn distribution<R: Rng + ?Sized>(pass: &PegLegPass, config: &PricingConfig, 
     let undealt = !pass.dealt_mask() & DECK_MASK;
     let search = exact_order_counts(pass.cursor(), key, undealt, config.exact_budget);
     if let Some(orders) = search.counts {
-        let total = (1..=undealt.count_ones() as u128).product();
         return Some(Distribution::Exact {
             orders,
-            total,
+            total: search.total,
             states: search.states,
         });
     }

@@ -62,7 +62,10 @@ fn exact(prefix: &[Card]) -> OrderCounts {
         !pass.dealt_mask() & DECK_MASK,
         usize::MAX,
     );
-    search.counts.unwrap()
+    // Scaled to r! orders, as brute force counts them.
+    let r = (Card::DECK_SIZE - prefix.len()) as u128;
+    let orders: u128 = (1..=r).product();
+    search.counts.unwrap().map(|c| c * orders / search.total)
 }
 
 /// A prefix of a random deck leaving `undealt` cards whose key count is
@@ -181,6 +184,7 @@ fn probabilities_sum_to_one() {
     let config = PricingConfig::default();
     let mut rng = ChaCha8Rng::seed_from_u64(3);
     for cut in [1usize, 10, 25, 38, 44, 49, 50] {
+        // (Deck 4 and a deck whose key count settles early, with many cards left.)
         let pass = PegLegPass::from_dealt(&random_deck(4)[..cut]).unwrap();
         match distribution(&pass, &config, &mut rng).unwrap() {
             Distribution::Exact { orders, total, .. } => assert_eq!(orders.iter().sum::<u128>(), total),
@@ -428,4 +432,27 @@ fn the_final_count_stays_within_its_reachable_range() {
             );
         }
     }
+}
+
+/// A count settled with many cards left is exact (a point mass), however
+/// many orders the rest has.
+#[test]
+fn a_count_settled_early_is_quoted_exactly() {
+    let config = PricingConfig::default();
+    let mut found = 0;
+    for seed in 0..400u64 {
+        let deck = random_deck(9000 + seed);
+        let mut pass = PegLegPass::new();
+        for &card in &deck[..15] {
+            pass.deal(card).unwrap();
+        }
+        if let Some(settled) = pass.settled_count() {
+            let q = quote(&pass, &config, &mut ChaCha8Rng::seed_from_u64(0)).unwrap();
+            assert!(matches!(q.method, Method::Exact { .. }));
+            assert_eq!(q.counts[settled as usize].exact.as_deref(), Some("1/1"));
+            assert_eq!(first_pass(&deck).unwrap().counts[deck[0].suit().index()], settled);
+            found += 1;
+        }
+    }
+    assert!(found > 0);
 }
