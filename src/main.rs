@@ -180,6 +180,9 @@ enum BenchCommand {
     /// The bulk round replay (`djego verify rounds`) on random rounds of every kind, alternated
     /// with an anchor (parsing the same JSON); prints rounds/s min/median/max and the ratio.
     Verify(cli::bench::VerifyBenchArgs),
+    /// Peg Leg's quotes: the time to price every count after each card of random deals
+    /// (min/median/max per card, exact or simulated), against a plain Monte Carlo anchor.
+    PegLeg(cli::bench::PegLegBenchArgs),
 }
 
 #[derive(Subcommand)]
@@ -572,6 +575,9 @@ fn run(cli: Cli) -> Result<ExitCode, String> {
         Command::Bench {
             command: BenchCommand::Verify(args),
         } => cli::bench::verify(args),
+        Command::Bench {
+            command: BenchCommand::PegLeg(args),
+        } => cli::bench::peg_leg(args),
         Command::Report {
             command: ReportCommand::Tables(args),
         } => cli::report::tables(args),

@@ -525,3 +525,35 @@ fn solve_lobo_small_runs_print_each_bound_and_the_hint_player() {
     let (_, again) = run(&["--bound", "hints", "--samples", "2"]);
     assert_eq!(again[0].2["mean_points"], hints[0].2["mean_points"]);
 }
+
+#[test]
+fn bench_peg_leg_small_run_times_a_quote_after_every_card_against_the_anchor() {
+    let o = djego(&[
+        "bench",
+        "peg-leg",
+        "--deals",
+        "1",
+        "--repeats",
+        "1",
+        "--samples",
+        "300",
+        "--anchor-samples",
+        "5",
+    ]);
+    let text = stdout(&o);
+    assert_eq!(o.status.code(), Some(0), "{text}\n{}", stderr(&o));
+    for dealt in 1..=50 {
+        assert!(
+            text.contains(&format!("\n| {dealt} | ")),
+            "card {dealt} missing: {text}"
+        );
+    }
+    // After the last card the count is known: that quote is exact.
+    assert!(text.contains("\n| 50 | 1/1 |"), "{text}");
+    let summary = text
+        .lines()
+        .find(|l| l.starts_with("summary:"))
+        .expect("a summary line");
+    assert!(summary.contains("quote/anchor median over cards"), "{summary}");
+    assert!(summary.contains("50 quotes"), "{summary}");
+}

@@ -7,9 +7,11 @@
 mod anchor;
 mod cpu;
 mod load;
+mod peg_leg;
 mod server;
 mod verify;
 
+pub use peg_leg::{run as peg_leg, PegLegBenchArgs};
 pub use verify::{run as verify, VerifyBenchArgs};
 
 use clap::{Args, ValueEnum};
