@@ -49,9 +49,9 @@ impl Default for PricingConfig {
     fn default() -> Self {
         PricingConfig {
             target_rtp_bp: 9500,
-            samples: 60_000,
+            samples: 30_000,
             delta: 1e-9,
-            exact_budget: 12_000,
+            exact_budget: 3_000,
             max_multiplier_cents: 100_000,
             min_multiplier_cents: 101,
         }
