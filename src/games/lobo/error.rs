@@ -68,9 +68,21 @@ impl std::error::Error for IllegalPlay {}
 #[derive(Clone, Debug, PartialEq, Eq, Serialize)]
 #[serde(tag = "reason", rename_all = "snake_case")]
 pub enum BadDeck {
-    WrongLength { expected: usize, found: usize },
-    CardNotInMode { card: Card },
-    DuplicateCard { card: Card },
+    WrongLength {
+        expected: usize,
+        found: usize,
+    },
+    CardNotInMode {
+        card: Card,
+    },
+    DuplicateCard {
+        card: Card,
+    },
+    /// A later round of three-round play needs two full hands from what is left.
+    TooFewCards {
+        needed: usize,
+        found: usize,
+    },
 }
 
 impl fmt::Display for BadDeck {
@@ -81,6 +93,9 @@ impl fmt::Display for BadDeck {
             }
             BadDeck::CardNotInMode { card } => write!(f, "card {} ({card}) is not in this mode's deck", card.id()),
             BadDeck::DuplicateCard { card } => write!(f, "card {} ({card}) appears twice in the deck", card.id()),
+            BadDeck::TooFewCards { needed, found } => {
+                write!(f, "{found} cards are left; a round needs {needed} to deal both hands")
+            }
         }
     }
 }

@@ -60,6 +60,34 @@ impl LoboState {
         Ok(state)
     }
 
+    /// Deals a later round of three-round play from the cards an earlier round left undealt,
+    /// top first (docs/lobo.md §9): the same deal, from a shorter deck. `cards` must be distinct
+    /// cards of the mode, at least two hands' worth; fewer cannot be dealt.
+    pub fn deal_rest(mode: Mode, cards: &[Card]) -> Result<LoboState, BadDeck> {
+        check_rest(mode, cards)?;
+        let mut wolf = cards[0..HAND_SIZE].to_vec();
+        let mut player = cards[HAND_SIZE..2 * HAND_SIZE].to_vec();
+        wolf.sort();
+        player.sort();
+        let mut state = LoboState {
+            mode,
+            deck: cards.to_vec(),
+            next: 2 * HAND_SIZE,
+            player,
+            wolf,
+            discards: Vec::new(),
+            plays: Vec::new(),
+            end: None,
+        };
+        state.settle_end();
+        Ok(state)
+    }
+
+    /// The cards still undealt, top first: the cub, then the face-down cards under it.
+    pub fn undealt(&self) -> &[Card] {
+        &self.deck[self.next.min(self.deck.len())..]
+    }
+
     pub fn mode(&self) -> Mode {
         self.mode
     }
@@ -367,6 +395,25 @@ fn check_deck(mode: Mode, deck: &[Card]) -> Result<(), BadDeck> {
         }
     }
     debug_assert_eq!(deck.len(), ordered_deck(mode.max_rank()).len());
+    Ok(())
+}
+
+fn check_rest(mode: Mode, cards: &[Card]) -> Result<(), BadDeck> {
+    if cards.len() < 2 * HAND_SIZE {
+        return Err(BadDeck::TooFewCards {
+            needed: 2 * HAND_SIZE,
+            found: cards.len(),
+        });
+    }
+    let mut seen = [false; Card::DECK_SIZE];
+    for &card in cards {
+        if card.rank().value() > mode.max_rank() {
+            return Err(BadDeck::CardNotInMode { card });
+        }
+        if std::mem::replace(&mut seen[card.id() as usize], true) {
+            return Err(BadDeck::DuplicateCard { card });
+        }
+    }
     Ok(())
 }
 
