@@ -36,6 +36,10 @@ pub enum EventKind {
     RoundVoided,
     /// A Lobo round whose player made no play within the table's play timeout was folded.
     RoundTimedOut,
+    /// A pit boss created a three-round Lobo contest (its entry fee, rake and commitment).
+    ContestCreated,
+    /// A contest entrant made no play before the contest's play time ran out: their rounds were folded.
+    ContestEntrantStopped,
     SeedRevealed,
     Correction,
     HouseRuleOverride,
@@ -74,6 +78,8 @@ impl EventKind {
             EventKind::PayTableInstalled => "pay_table_installed",
             EventKind::RoundVoided => "round_voided",
             EventKind::RoundTimedOut => "round_timed_out",
+            EventKind::ContestCreated => "contest_created",
+            EventKind::ContestEntrantStopped => "contest_entrant_stopped",
             EventKind::SeedRevealed => "seed_revealed",
             EventKind::Correction => "correction",
             EventKind::HouseRuleOverride => "house_rule_override",

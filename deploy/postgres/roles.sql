@@ -29,12 +29,12 @@ ALTER DEFAULT PRIVILEGES FOR ROLE :"owner" IN SCHEMA public
     GRANT SELECT, INSERT ON TABLES TO :"service";
 
 -- The tables whose rows the service changes: balances and the ledger head,
--- accounts (roles, session versions), tables, rounds, bets and their running
+-- accounts (roles, session versions), tables, rounds, Lobo contests and their entries, bets and their running
 -- totals, idempotency keys (a claim is filled in with its answer), login limits,
 -- the floor's settings (calendar, rating rule, pits, approval rule) and the mark its minute meters have
 -- read the ledger to (the meters themselves are appended only).
 GRANT UPDATE ON accounts, ledger_head, users, casino_tables, rounds, bets, round_exposures, round_bet_totals,
-    idempotency_keys, login_throttles, settings, floor_meter_mark
+    idempotency_keys, login_throttles, settings, floor_meter_mark, lobo_contests, lobo_contest_entries
     TO :"service";
 -- A proposal's decision only (approved or rejected): never what was proposed, by whom, or when it expires.
 GRANT UPDATE (status, decided_by, decided_at_us, result) ON proposals TO :"service";

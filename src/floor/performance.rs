@@ -205,7 +205,7 @@ struct Tally<'a> {
 }
 
 /// The transfers that are fees: the house's whole edge on them.
-pub(super) const FEE_KINDS: [&str; 2] = ["seat_fee", "lobo_fee"];
+pub(super) const FEE_KINDS: [&str; 3] = ["seat_fee", "lobo_fee", "contest_rake"];
 /// The transfers that give a player's money back (a voided round, the corte returned).
 pub(super) const REFUND_KINDS: [&str; 2] = ["refund", "bet_refund"];
 pub(super) const HOUSE_ACCOUNTS: [&str; 2] = ["house:bankroll", "house:revenue"];

@@ -37,6 +37,12 @@ pub enum TransferKind {
     LoboLoss,
     LoboWin,
     LoboRelease,
+    /// A contest entry: wallet → the contest's pot.
+    ContestEntry,
+    /// The house's rake on a settled contest: pot → house revenue.
+    ContestRake,
+    /// A contest's prize: pot → a winner's wallet.
+    ContestPrize,
     Refund,
 }
 
@@ -64,6 +70,9 @@ impl TransferKind {
             TransferKind::LoboLoss => "lobo_loss",
             TransferKind::LoboWin => "lobo_win",
             TransferKind::LoboRelease => "lobo_release",
+            TransferKind::ContestEntry => "contest_entry",
+            TransferKind::ContestRake => "contest_rake",
+            TransferKind::ContestPrize => "contest_prize",
             TransferKind::Refund => "refund",
         }
     }

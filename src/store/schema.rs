@@ -134,6 +134,41 @@ diesel::table! {
 }
 
 diesel::table! {
+    lobo_contests (id) {
+        id -> Text,
+        table_id -> Text,
+        status -> Text,
+        config -> Text,
+        commitment -> Text,
+        server_seed_sealed -> Text,
+        client_seed -> Nullable<Text>,
+        revealed_server_seed -> Nullable<Text>,
+        result -> Nullable<Text>,
+        entry_closes_at_us -> BigInt,
+        play_closes_at_us -> Nullable<BigInt>,
+        version -> BigInt,
+        created_by -> Text,
+        created_at_us -> BigInt,
+        updated_at_us -> BigInt,
+    }
+}
+
+diesel::table! {
+    lobo_contest_entries (contest_id, player_id) {
+        contest_id -> Text,
+        player_id -> Text,
+        entry_number -> Integer,
+        client_seed -> Nullable<Text>,
+        plays -> Text,
+        finished -> Bool,
+        stopped -> Bool,
+        total -> Nullable<BigInt>,
+        entered_at_us -> BigInt,
+        updated_at_us -> BigInt,
+    }
+}
+
+diesel::table! {
     round_pay_tables (round_id) {
         round_id -> Text,
         pay_table_id -> Text,
@@ -323,4 +358,6 @@ diesel::allow_tables_to_appear_in_same_query!(
     floor_meter_mark,
     floor_money_minutes,
     floor_bet_minutes,
+    lobo_contests,
+    lobo_contest_entries,
 );

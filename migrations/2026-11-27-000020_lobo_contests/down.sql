@@ -1,0 +1,2 @@
+DROP TABLE lobo_contest_entries;
+DROP TABLE lobo_contests;
