@@ -626,7 +626,7 @@ fn apply(
     view(&row, config, &after)
 }
 
-fn to_engine_play(p: &LoboPlay) -> Result<Play, LoboError> {
+pub(crate) fn to_engine_play(p: &LoboPlay) -> Result<Play, LoboError> {
     let cards = |list: &[u8]| -> Result<Vec<Card>, LoboError> {
         list.iter()
             .map(|&id| {

@@ -4,10 +4,15 @@
 //! the rules settle a player who stops. Each fold is its own transaction under the round's
 //! lock and re-checks the deadline there, so instances sweeping together, or a play arriving
 //! as the sweep runs, fold a round once or not at all.
+//!
+//! The same pass moves three-round contests on (docs/lobo.md §9): it closes the entry of a
+//! contest whose entry window has run out and settles one whose play time has, each under the
+//! contest's lock and re-checked there.
 
 use std::time::Duration;
 
 use super::lobo::{self, LoboError, LoboView};
+use super::lobo_contests::{self, ContestError};
 use super::SeedVault;
 use crate::periodic::Periodic;
 use crate::store::{now_us, Database};
@@ -53,6 +58,7 @@ pub fn sweep(db: &Database, vault: &SeedVault, now_us: i64) -> Vec<LoboView> {
             return Vec::new();
         }
     };
+    advance_contests(db, vault, now_us);
     let mut ended = Vec::new();
     for id in candidates {
         match db.write(|conn| lobo::time_out(conn, vault, &id, now_us)) {
@@ -65,4 +71,33 @@ pub fn sweep(db: &Database, vault: &SeedVault, now_us: i64) -> Vec<LoboView> {
         }
     }
     ended
+}
+
+/// Closes the entry of every contest whose window has run out and settles every contest whose
+/// play time has (at most [`MAX_ROUNDS_PER_SWEEP`] a pass); returns the ids moved on. A contest
+/// that fails is logged and tried again at the next pass.
+pub fn advance_contests(db: &Database, vault: &SeedVault, now_us: i64) -> Vec<String> {
+    let due = match db
+        .conn()
+        .map_err(ContestError::from)
+        .and_then(|mut conn| Ok(lobo_contests::overdue(&mut conn, now_us, MAX_ROUNDS_PER_SWEEP)?))
+    {
+        Ok(ids) => ids,
+        Err(e) => {
+            tracing::warn!(error = %e, "Lobo contest sweep could not read the contests");
+            return Vec::new();
+        }
+    };
+    let mut moved = Vec::new();
+    for id in due {
+        match db.write(|conn| lobo_contests::advance(conn, vault, &id, now_us)) {
+            Ok(Some(row)) => {
+                tracing::info!(contest = %id, status = %row.status, "Lobo contest moved on by its clock");
+                moved.push(id);
+            }
+            Ok(None) => {}
+            Err(e) => tracing::warn!(contest = %id, error = %e, "Lobo contest past its time not moved on"),
+        }
+    }
+    moved
 }

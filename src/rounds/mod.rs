@@ -2,6 +2,7 @@
 //! game's service logic (engine replay + ledger), called by the API handlers.
 
 pub mod lobo;
+pub mod lobo_contests;
 pub mod lobo_hints;
 pub mod lobo_timeouts;
 pub mod prima_carta;
