@@ -14,6 +14,7 @@ pub mod idempotency;
 pub mod input_gate;
 pub mod live_relay;
 pub mod lobo;
+pub mod lobo_contests;
 pub mod metrics;
 pub mod pagination;
 pub mod prima_carta;
@@ -48,6 +49,9 @@ use utoipa::{Modify, OpenApi};
         prima_carta::void, prima_carta::recall, prima_carta::verification, prima_carta::place_bet,
         prima_carta::round_bets, prima_carta::my_bets, prima_carta::observed_rtp,
         lobo::start_round, lobo::list_rounds, lobo::get_round, lobo::void, lobo::make_play, lobo::fold, lobo::hint, lobo::recall,
+        lobo_contests::create_contest, lobo_contests::list_contests, lobo_contests::get_contest, lobo_contests::enter,
+        lobo_contests::close_entry, lobo_contests::make_play, lobo_contests::fold, lobo_contests::settle,
+        lobo_contests::void, lobo_contests::recall,
         floor::get_calendar, floor::set_calendar, floor::table_performance,
         floor::get_rating_rule, floor::set_rating_rule, floor::player_ratings,
         floor::table_dealer, floor::sign_in, floor::sign_out, floor::dealer_performance,
@@ -67,6 +71,7 @@ use utoipa::{Modify, OpenApi};
         (name = "prima carta", description = "Prima Carta rounds at the house table"),
         (name = "side bets", description = "House side bets and pay tables"),
         (name = "lobo", description = "Lobo against the house: rounds, plays, hints, recall"),
+        (name = "lobo contests", description = "Three-round Lobo contests: players pay an entry into a pot, play three rounds from one committed deck, and the best total takes the pot less the house's rake"),
         (name = "floor", description = "Running the floor: gaming days and shifts, pits, table and dealer performance, dealers in the box, player ratings, closing a gaming day"),
         (name = "approvals", description = "Two-person control: changes of the house's edge or money proposed by one person and applied when a second pit boss approves"),
     )
@@ -178,6 +183,16 @@ pub fn routes(cfg: &mut web::ServiceConfig) {
         .service(lobo::fold)
         .service(lobo::hint)
         .service(lobo::recall)
+        .service(lobo_contests::create_contest)
+        .service(lobo_contests::list_contests)
+        .service(lobo_contests::get_contest)
+        .service(lobo_contests::enter)
+        .service(lobo_contests::close_entry)
+        .service(lobo_contests::make_play)
+        .service(lobo_contests::fold)
+        .service(lobo_contests::settle)
+        .service(lobo_contests::void)
+        .service(lobo_contests::recall)
         .service(floor::get_calendar)
         .service(floor::set_calendar)
         .service(floor::table_performance)

@@ -27,6 +27,9 @@ const KIND_WORDS = {
   lobo_win: "Lobo won",
   lobo_release: "Lobo escrow released",
   lobo_loss: "Lobo lost",
+  contest_entry: "Lobo contest entry",
+  contest_prize: "Lobo contest prize",
+  contest_rake: "Lobo contest rake",
 };
 
 let account = null;
