@@ -18,6 +18,7 @@ mod floor;
 mod idempotency;
 mod ledger;
 mod lobo;
+mod lobo_contests;
 mod operations;
 mod prima_carta;
 mod roles;

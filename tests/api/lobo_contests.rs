@@ -1,0 +1,590 @@
+//! Three-round Lobo contests over HTTP: the commitment before entry, entries into the pot
+//! (idempotent, refused when closed, duplicate or unfunded), duplicate deals played to the end,
+//! the pot, the rake and a tie split reconciled to the cent in the ledger, nothing of the deck
+//! or of another entrant shown before settlement, voids refunding every entry, the play time
+//! running out, and the recall verifying.
+
+use serde_json::{json, Value};
+
+use djego::domain::Role;
+
+use crate::helpers::{TestApp, TestUser};
+use crate::lobo::{funded_player, lobo_table};
+
+fn minor(text: &str) -> i64 {
+    let neg = text.starts_with('-');
+    let t = text.trim_start_matches('-');
+    let (a, b) = t.split_once('.').unwrap_or((t, "00"));
+    let v = a.parse::<i64>().unwrap() * 100 + b.parse::<i64>().unwrap();
+    if neg {
+        -v
+    } else {
+        v
+    }
+}
+
+fn money(m: i64) -> String {
+    format!("{}.{:02}", m / 100, m % 100)
+}
+
+fn account_minor(tb: &Value, account: &str) -> i64 {
+    tb["accounts"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|a| a["account"] == account)
+        .map_or(0, |a| minor(a["balance"].as_str().unwrap()))
+}
+
+fn terms(fee: &str, rake_bps: u32, min_players: u32, max_players: u32) -> Value {
+    json!({ "entry_fee": fee, "rake_basis_points": rake_bps, "min_players": min_players,
+        "max_players": max_players, "entry_seconds": 600, "play_seconds": 600 })
+}
+
+async fn create(app: &TestApp, pit_boss: &TestUser, table: &str, body: Value) -> Value {
+    app.post(
+        &format!("/api/v1/tables/{table}/lobo-contests"),
+        Some(&pit_boss.token),
+        &body,
+        None,
+    )
+    .await
+    .expect(201)
+}
+
+async fn enter(
+    app: &TestApp,
+    player: &TestUser,
+    contest: &str,
+    body: Value,
+    key: Option<&str>,
+) -> crate::helpers::TestResponse {
+    app.post(
+        &format!("/api/v1/lobo-contests/{contest}/entries"),
+        Some(&player.token),
+        &body,
+        key,
+    )
+    .await
+}
+
+async fn contest_as(app: &TestApp, user: &TestUser, contest: &str) -> Value {
+    app.get(&format!("/api/v1/lobo-contests/{contest}"), Some(&user.token))
+        .await
+        .expect(200)
+}
+
+/// Plays the player's rounds to the end: the first legal play each time, or a fold when
+/// `fold_only`. Returns the last answer.
+async fn play_out(app: &TestApp, player: &TestUser, contest: &str, fold_only: bool) -> Value {
+    let mut view = contest_as(app, player, contest).await;
+    for _ in 0..200 {
+        let entry = &view["my_entry"];
+        if entry["finished"] == true {
+            return view;
+        }
+        let made = entry["plays_made"].as_u64().unwrap();
+        let legal = entry["table"]["legal_plays"].as_array().unwrap();
+        let play = &legal[0];
+        view = if fold_only || play["kind"] == "fold" {
+            app.post(
+                &format!("/api/v1/lobo-contests/{contest}/fold"),
+                Some(&player.token),
+                &json!({ "expected_plays": made }),
+                None,
+            )
+            .await
+            .expect(200)
+        } else {
+            app.post(
+                &format!("/api/v1/lobo-contests/{contest}/plays"),
+                Some(&player.token),
+                &json!({ "kind": play["kind"], "player_cards": play["player_cards"],
+                    "wolf_cards": play["wolf_cards"], "expected_plays": made }),
+                None,
+            )
+            .await
+            .expect(200)
+        };
+    }
+    panic!("three rounds did not end in 200 plays")
+}
+
+/// Nothing of the deck beyond the caller's own table, and nothing of another entrant.
+fn assert_private(view: &Value, others: &[&TestUser]) {
+    let text = view.to_string();
+    assert!(!text.contains("\"deck\""), "a view shows a deck: {view}");
+    assert!(view["server_seed"].is_null(), "{view}");
+    assert!(view["progress"].is_null(), "a player sees others' progress: {view}");
+    assert!(view["result"].is_null(), "{view}");
+    for other in others {
+        assert!(!text.contains(&other.id), "a view names another entrant: {view}");
+    }
+}
+
+both_backends!(
+    async fn a_three_way_tie_splits_the_pot_less_the_rake_to_the_cent(app: TestApp) {
+        let table = lobo_table(&app, false);
+        let pit_boss = app.create_user(Role::Pitboss).await;
+        let players = [
+            funded_player(&app, "100.00").await,
+            funded_player(&app, "100.00").await,
+            funded_player(&app, "100.00").await,
+        ];
+        let revenue_before = account_minor(&app.trial_balance().await, "house:revenue");
+
+        // 3 × 3.33 = 9.99 at 7.5 %: a rake of 0.749 25, rounded down to 0.74.
+        let contest = create(&app, &pit_boss, &table, terms("3.33", 750, 2, 3)).await;
+        let id = contest["id"].as_str().unwrap().to_string();
+        assert_eq!(contest["status"], "entry");
+        assert_eq!(contest["commitment"].as_str().unwrap().len(), 64);
+        assert!(contest["server_seed"].is_null() && contest["client_seed"].is_null());
+        assert_eq!(contest["rounds_per_player"], 3);
+        let listed = app
+            .get(
+                &format!("/api/v1/tables/{table}/lobo-contests"),
+                Some(&players[0].token),
+            )
+            .await
+            .expect(200);
+        assert_eq!(listed[0]["id"], id.as_str());
+        assert_eq!(listed[0]["commitment"], contest["commitment"]);
+
+        // An entry retried with its key pays once and answers the same.
+        let seq = app.last_seq().await;
+        let first = enter(
+            &app,
+            &players[0],
+            &id,
+            json!({ "client_seed": "alpha" }),
+            Some("enter-1"),
+        )
+        .await
+        .expect(201);
+        let again = enter(
+            &app,
+            &players[0],
+            &id,
+            json!({ "client_seed": "alpha" }),
+            Some("enter-1"),
+        )
+        .await
+        .expect(201);
+        assert_eq!(first, again);
+        assert_eq!(app.last_seq().await, seq + 1);
+        assert_eq!(app.balance(&players[0].id).await, "96.67");
+        assert_eq!(first["my_entry"]["entry_number"], 1);
+        assert_eq!(first["pot"], "3.33");
+        enter(&app, &players[0], &id, json!({}), Some("enter-2"))
+            .await
+            .assert_error(409, "already_entered");
+
+        // Too little in the wallet: 422 and nothing moves.
+        let poor = funded_player(&app, "3.32").await;
+        let seq = app.last_seq().await;
+        let r = enter(&app, &poor, &id, json!({}), None).await;
+        r.assert_error(422, "insufficient_funds");
+        assert_eq!(r.json()["error"]["details"]["needed"], "3.33");
+        assert_eq!(app.last_seq().await, seq);
+        assert_eq!(app.balance(&poor.id).await, "3.32");
+
+        // Staff may not enter; a player may not play before entry closes.
+        let cashier = app.create_user(Role::Cashier).await;
+        enter(&app, &cashier, &id, json!({}), None)
+            .await
+            .assert_error(403, "forbidden");
+        app.post(
+            &format!("/api/v1/lobo-contests/{id}/fold"),
+            Some(&players[0].token),
+            &json!({ "expected_plays": 0 }),
+            None,
+        )
+        .await
+        .assert_error(409, "wrong_contest_state");
+
+        enter(&app, &players[1], &id, json!({}), None).await.expect(201);
+        // The last seat closes entry: the seeds combine and the deck is fixed.
+        let full = enter(&app, &players[2], &id, json!({ "client_seed": "gamma" }), None)
+            .await
+            .expect(201);
+        assert_eq!(full["status"], "in_play");
+        assert_eq!(full["entrants"], 3);
+        assert_eq!(full["pot"], "9.99");
+        let combined = djego::cards::shuffle::combined_client_seed(&[
+            djego::cards::shuffle::ClientSeed::parse("alpha").unwrap(),
+            djego::cards::shuffle::ClientSeed::parse("gamma").unwrap(),
+        ]);
+        assert_eq!(full["client_seed"], combined.as_str());
+        assert!(full["play_closes_at_us"].as_i64().is_some());
+        enter(&app, &poor, &id, json!({}), None)
+            .await
+            .assert_error(409, "entry_closed");
+        let tb = app.trial_balance().await;
+        assert_eq!(account_minor(&tb, &format!("pot:{id}")), 999);
+
+        // Each entrant sees only their own table: two hands of four, no deck, nobody else.
+        let v0 = contest_as(&app, &players[0], &id).await;
+        assert_private(&v0, &[&players[1], &players[2]]);
+        assert_eq!(v0["my_entry"]["round_in_play"], 1);
+        assert_eq!(v0["my_entry"]["table"]["player_hand"].as_array().unwrap().len(), 4);
+        assert_eq!(v0["my_entry"]["table"]["wolf_hand"].as_array().unwrap().len(), 4);
+        // Staff see progress, never cards or scores.
+        let staff = contest_as(&app, &pit_boss, &id).await;
+        assert_eq!(staff["progress"].as_array().unwrap().len(), 3);
+        assert!(staff["my_entry"].is_null());
+        assert!(!staff.to_string().contains("legal_plays"));
+
+        // A stale play, and a play by someone who did not enter.
+        app.post(
+            &format!("/api/v1/lobo-contests/{id}/fold"),
+            Some(&players[0].token),
+            &json!({ "expected_plays": 5 }),
+            None,
+        )
+        .await
+        .assert_error(409, "stale_play");
+        app.post(
+            &format!("/api/v1/lobo-contests/{id}/fold"),
+            Some(&poor.token),
+            &json!({ "expected_plays": 0 }),
+            None,
+        )
+        .await
+        .assert_error(403, "forbidden");
+
+        // Duplicate deals: the same plays on the same deck give the same totals, a three-way tie.
+        let done0 = play_out(&app, &players[0], &id, false).await;
+        assert_eq!(done0["status"], "in_play");
+        assert_eq!(done0["my_entry"]["finished"], true);
+        assert_eq!(done0["finished"], 1);
+        assert_private(&done0, &[&players[1], &players[2]]);
+        app.post(
+            &format!("/api/v1/lobo-contests/{id}/fold"),
+            Some(&players[0].token),
+            &json!({ "expected_plays": done0["my_entry"]["plays_made"] }),
+            None,
+        )
+        .await
+        .assert_error(409, "play_over");
+        // The one still playing sees nothing of the finished one.
+        let v2 = contest_as(&app, &players[2], &id).await;
+        assert_private(&v2, &[&players[0], &players[1]]);
+        app.get(&format!("/api/v1/lobo-contests/{id}/recall"), Some(&players[0].token))
+            .await
+            .assert_error(409, "wrong_contest_state");
+        play_out(&app, &players[1], &id, false).await;
+        let settled = play_out(&app, &players[2], &id, false).await;
+
+        assert_eq!(settled["status"], "settled");
+        assert_eq!(settled["server_seed"].as_str().unwrap().len(), 64);
+        let result = &settled["result"];
+        assert_eq!(result["pot"], "9.99");
+        assert_eq!(result["rake"], "0.74");
+        assert_eq!(result["prize_pool"], "9.25");
+        let standings = result["standings"].as_array().unwrap();
+        let total = done0["my_entry"]["total"].as_i64().unwrap();
+        assert!(standings.iter().all(|s| s["total"] == total), "{result}");
+        assert_eq!(result["best_total"], total);
+        // The odd cent goes to the first to enter.
+        let prizes: Vec<&str> = standings.iter().map(|s| s["prize"].as_str().unwrap()).collect();
+        assert_eq!(prizes, ["3.09", "3.08", "3.08"]);
+        // A player sees their own id in the standings, no other.
+        assert_eq!(standings[2]["player_id"], players[2].id.as_str());
+        assert_eq!(standings[0]["player_id"], "");
+
+        assert_eq!(app.balance(&players[0].id).await, "99.76");
+        assert_eq!(app.balance(&players[1].id).await, "99.75");
+        assert_eq!(app.balance(&players[2].id).await, "99.75");
+        let tb = app.trial_balance().await;
+        assert_eq!(account_minor(&tb, &format!("pot:{id}")), 0);
+        assert_eq!(account_minor(&tb, "house:revenue") - revenue_before, 74);
+
+        // The recall: revealed seed, deck, everyone's plays, every transfer, all verified.
+        let recall = app
+            .get(&format!("/api/v1/lobo-contests/{id}/recall"), Some(&players[1].token))
+            .await
+            .expect(200);
+        assert_eq!(recall["verification"]["passed"], true, "{}", recall["verification"]);
+        assert_eq!(recall["shuffle"]["game"], "lobo");
+        assert_eq!(recall["shuffle"]["round_id"], id.as_str());
+        assert_eq!(recall["shuffle"]["client_seed"], combined.as_str());
+        assert_eq!(recall["shuffle"]["deck"].as_array().unwrap().len(), 40);
+        let entrants = recall["entrants"].as_array().unwrap();
+        assert_eq!(entrants.len(), 3);
+        assert_eq!(entrants[0]["plays"], entrants[2]["plays"]);
+        assert!(entrants[0]["player_id"].is_null() && entrants[1]["player_id"] == players[1].id.as_str());
+        let kinds: Vec<&str> = recall["transfers"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|t| t["kind"].as_str().unwrap())
+            .collect();
+        assert_eq!(kinds.iter().filter(|k| **k == "contest_entry").count(), 3);
+        assert_eq!(kinds.iter().filter(|k| **k == "contest_rake").count(), 1);
+        assert_eq!(kinds.iter().filter(|k| **k == "contest_prize").count(), 3);
+        let staff_recall = app
+            .get(
+                &format!("/api/v1/lobo-contests/{id}/recall"),
+                Some(&app.auditor().await.token),
+            )
+            .await
+            .expect(200);
+        assert_eq!(staff_recall["entrants"][0]["player_id"], players[0].id.as_str());
+        app.get(&format!("/api/v1/lobo-contests/{id}/recall"), Some(&poor.token))
+            .await
+            .assert_error(403, "forbidden");
+        let reveals = app.events("seed_revealed").await;
+        assert!(reveals.iter().any(|e| e["subject"] == id.as_str()));
+    }
+);
+
+both_backends!(
+    async fn the_best_total_takes_the_pot_and_a_zero_rake_moves_nothing_to_the_house(app: TestApp) {
+        let table = lobo_table(&app, false);
+        let pit_boss = app.create_user(Role::Pitboss).await;
+        let folder = funded_player(&app, "50.00").await;
+        let player = funded_player(&app, "50.00").await;
+        let revenue_before = account_minor(&app.trial_balance().await, "house:revenue");
+        let contest = create(&app, &pit_boss, &table, terms("5.00", 0, 2, 5)).await;
+        let id = contest["id"].as_str().unwrap().to_string();
+        enter(&app, &folder, &id, json!({}), None).await.expect(201);
+        enter(&app, &player, &id, json!({ "client_seed": "mine" }), None)
+            .await
+            .expect(201);
+        // Only a pit boss closes entry early.
+        app.post(
+            &format!("/api/v1/lobo-contests/{id}/close"),
+            Some(&player.token),
+            &json!({}),
+            None,
+        )
+        .await
+        .assert_error(403, "forbidden");
+        let closed = app
+            .post(
+                &format!("/api/v1/lobo-contests/{id}/close"),
+                Some(&pit_boss.token),
+                &json!({}),
+                None,
+            )
+            .await
+            .expect(200);
+        assert_eq!(closed["status"], "in_play");
+        // Settling before the play time is over is refused.
+        app.post(
+            &format!("/api/v1/lobo-contests/{id}/settle"),
+            Some(&pit_boss.token),
+            &json!({}),
+            None,
+        )
+        .await
+        .assert_error(409, "play_time_left");
+
+        let folded = play_out(&app, &folder, &id, true).await;
+        let rounds = folded["my_entry"]["rounds"].as_array().unwrap();
+        assert_eq!(rounds.len(), 3);
+        assert!(rounds.iter().all(|r| r["score"].as_i64().unwrap() <= 0), "{rounds:?}");
+        let settled = play_out(&app, &player, &id, false).await;
+        assert_eq!(settled["status"], "settled");
+        let standings = settled["result"]["standings"].as_array().unwrap();
+        let (t0, t1) = (
+            standings[0]["total"].as_i64().unwrap(),
+            standings[1]["total"].as_i64().unwrap(),
+        );
+        let expected: [i64; 2] = match t0.cmp(&t1) {
+            std::cmp::Ordering::Greater => [1000, 0],
+            std::cmp::Ordering::Less => [0, 1000],
+            std::cmp::Ordering::Equal => [500, 500],
+        };
+        assert_eq!(settled["result"]["rake"], "0.00");
+        assert_eq!(app.balance(&folder.id).await, money(5000 - 500 + expected[0]));
+        assert_eq!(app.balance(&player.id).await, money(5000 - 500 + expected[1]));
+        let tb = app.trial_balance().await;
+        assert_eq!(account_minor(&tb, "house:revenue"), revenue_before);
+        assert_eq!(account_minor(&tb, &format!("pot:{id}")), 0);
+        let recall = app
+            .get(&format!("/api/v1/lobo-contests/{id}/recall"), Some(&folder.token))
+            .await
+            .expect(200);
+        assert_eq!(recall["verification"]["passed"], true, "{}", recall["verification"]);
+    }
+);
+
+both_backends!(
+    async fn voids_refund_every_entry(app: TestApp) {
+        let table = lobo_table(&app, false);
+        let pit_boss = app.create_user(Role::Pitboss).await;
+        let a = funded_player(&app, "20.00").await;
+        let b = funded_player(&app, "20.00").await;
+
+        // Entry closes with fewer than the minimum: voided, every entry back.
+        let short = create(&app, &pit_boss, &table, terms("2.50", 500, 3, 4)).await;
+        let short_id = short["id"].as_str().unwrap().to_string();
+        enter(&app, &a, &short_id, json!({ "client_seed": "a" }), None)
+            .await
+            .expect(201);
+        enter(&app, &b, &short_id, json!({}), None).await.expect(201);
+        let closed = app
+            .post(
+                &format!("/api/v1/lobo-contests/{short_id}/close"),
+                Some(&pit_boss.token),
+                &json!({}),
+                None,
+            )
+            .await
+            .expect(200);
+        assert_eq!(closed["status"], "voided");
+        assert_eq!(closed["server_seed"].as_str().unwrap().len(), 64);
+        assert_eq!(app.balance(&a.id).await, "20.00");
+        assert_eq!(app.balance(&b.id).await, "20.00");
+        let recall = app
+            .get(&format!("/api/v1/lobo-contests/{short_id}/recall"), Some(&a.token))
+            .await
+            .expect(200);
+        assert_eq!(recall["verification"]["passed"], true, "{}", recall["verification"]);
+
+        // A pit boss voids a contest in play, with a reason: every entry back, seed revealed.
+        let contest = create(&app, &pit_boss, &table, terms("4.00", 1000, 2, 2)).await;
+        let id = contest["id"].as_str().unwrap().to_string();
+        enter(&app, &a, &id, json!({}), None).await.expect(201);
+        let full = enter(&app, &b, &id, json!({}), None).await.expect(201);
+        assert_eq!(full["status"], "in_play");
+        app.post(
+            &format!("/api/v1/lobo-contests/{id}/fold"),
+            Some(&a.token),
+            &json!({ "expected_plays": 0 }),
+            None,
+        )
+        .await
+        .expect(200);
+        let path = format!("/api/v1/lobo-contests/{id}/void");
+        app.post(&path, Some(&a.token), &json!({ "reason": "mine" }), None)
+            .await
+            .assert_error(403, "forbidden");
+        app.post(&path, Some(&pit_boss.token), &json!({ "reason": "  " }), None)
+            .await
+            .assert_error(400, "invalid_reason");
+        let voided = app
+            .post(
+                &path,
+                Some(&pit_boss.token),
+                &json!({ "reason": "dealer error" }),
+                Some("void-1"),
+            )
+            .await
+            .expect(200);
+        assert_eq!(voided["status"], "voided");
+        let replayed = app
+            .post(
+                &path,
+                Some(&pit_boss.token),
+                &json!({ "reason": "dealer error" }),
+                Some("void-1"),
+            )
+            .await
+            .expect(200);
+        assert_eq!(voided, replayed);
+        app.post(&path, Some(&pit_boss.token), &json!({ "reason": "again" }), None)
+            .await
+            .assert_error(409, "wrong_contest_state");
+        assert_eq!(app.balance(&a.id).await, "20.00");
+        assert_eq!(app.balance(&b.id).await, "20.00");
+        assert_eq!(account_minor(&app.trial_balance().await, &format!("pot:{id}")), 0);
+        app.post(
+            &format!("/api/v1/lobo-contests/{id}/fold"),
+            Some(&b.token),
+            &json!({ "expected_plays": 0 }),
+            None,
+        )
+        .await
+        .assert_error(409, "wrong_contest_state");
+        let recall = app
+            .get(&format!("/api/v1/lobo-contests/{id}/recall"), Some(&b.token))
+            .await
+            .expect(200);
+        assert_eq!(recall["verification"]["passed"], true, "{}", recall["verification"]);
+        let voids = app.events("round_voided").await;
+        assert!(voids.iter().any(|e| e["subject"] == id.as_str()));
+    }
+);
+
+/// One pass of the contest sweep as if the clock read `ahead_s` seconds from now.
+async fn sweep_ahead(app: &TestApp, ahead_s: i64) -> Vec<String> {
+    let (db, vault) = (app.state.db.clone(), app.state.vault.clone());
+    tokio::task::spawn_blocking(move || {
+        djego::rounds::lobo_timeouts::advance_contests(&db, &vault, djego::store::now_us() + ahead_s * 1_000_000)
+    })
+    .await
+    .expect("the sweep ran")
+}
+
+both_backends!(
+    async fn the_clock_closes_entry_and_settles_folding_whoever_is_still_playing(app: TestApp) {
+        let table = lobo_table(&app, false);
+        let pit_boss = app.create_user(Role::Pitboss).await;
+        let finisher = funded_player(&app, "20.00").await;
+        let walker = funded_player(&app, "20.00").await;
+        let contest = create(&app, &pit_boss, &table, terms("2.00", 500, 2, 10)).await;
+        let id = contest["id"].as_str().unwrap().to_string();
+        enter(&app, &finisher, &id, json!({}), None).await.expect(201);
+        enter(&app, &walker, &id, json!({}), None).await.expect(201);
+        assert!(sweep_ahead(&app, 0).await.is_empty());
+        // The entry window (600 s) runs out: entry closes, play begins.
+        assert_eq!(sweep_ahead(&app, 601).await, vec![id.clone()]);
+        assert_eq!(contest_as(&app, &finisher, &id).await["status"], "in_play");
+        play_out(&app, &finisher, &id, false).await;
+        // The play time (600 s after the close) runs out: the silent entrant's rounds are folded.
+        assert!(sweep_ahead(&app, 30).await.is_empty());
+        assert_eq!(sweep_ahead(&app, 1300).await, vec![id.clone()]);
+        let settled = contest_as(&app, &walker, &id).await;
+        assert_eq!(settled["status"], "settled");
+        let standings = settled["result"]["standings"].as_array().unwrap();
+        assert_eq!(standings[1]["stopped"], true);
+        assert_eq!(standings[0]["stopped"], false);
+        assert_eq!(settled["my_entry"]["stopped"], true);
+        assert!(settled["my_entry"]["rounds"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .all(|r| r["dealt"] == true && r["score"].as_i64().unwrap() <= 0));
+        let paid: i64 = standings.iter().map(|s| minor(s["prize"].as_str().unwrap())).sum();
+        assert_eq!(paid, 400 - 20);
+        assert_eq!(account_minor(&app.trial_balance().await, &format!("pot:{id}")), 0);
+        let stopped = app.events("contest_entrant_stopped").await;
+        assert!(stopped.iter().any(|e| e["subject"] == id.as_str()));
+        let recall = app
+            .get(&format!("/api/v1/lobo-contests/{id}/recall"), Some(&walker.token))
+            .await
+            .expect(200);
+        assert_eq!(recall["verification"]["passed"], true, "{}", recall["verification"]);
+    }
+);
+
+both_backends!(
+    async fn contest_options_are_checked(app: TestApp) {
+        let table = lobo_table(&app, false);
+        let pit_boss = app.create_user(Role::Pitboss).await;
+        let path = format!("/api/v1/tables/{table}/lobo-contests");
+        let post = |body: Value| {
+            let token = pit_boss.token.clone();
+            let path = path.clone();
+            let app = &app;
+            async move { app.post(&path, Some(&token), &body, None).await }
+        };
+        post(terms("1.00", 2001, 2, 3)).await.assert_error(400, "invalid_body");
+        post(terms("1.00", 500, 3, 2))
+            .await
+            .assert_error(422, "invalid_contest_option");
+        post(terms("1.00", 500, 1, 2))
+            .await
+            .assert_error(422, "invalid_contest_option");
+        post(terms("0.00", 500, 2, 3)).await.assert_error(400, "invalid_body");
+        let player = funded_player(&app, "1.00").await;
+        app.post(&path, Some(&player.token), &terms("1.00", 500, 2, 3), None)
+            .await
+            .assert_error(403, "forbidden");
+        app.get("/api/v1/lobo-contests/not-an-id", Some(&player.token))
+            .await
+            .assert_error(404, "not_found");
+    }
+);
