@@ -109,7 +109,7 @@ pub enum ContestError {
 #[serde(deny_unknown_fields)]
 pub struct ContestOptions {
     /// What each entrant pays into the pot.
-    #[schema(value_type = String, example = "10.00")]
+    #[schema(value_type = crate::api::contract::Amount, example = "10.00")]
     pub entry_fee: Amount,
     /// The house's rake, in basis points of the pot (0–2000: at most 20 %), rounded down to the cent.
     #[schema(value_type = u32, minimum = 0, maximum = 2000, example = 500)]

@@ -16,9 +16,17 @@ use serde::{Deserialize, Serialize};
 pub const MAX_RAKE_BASIS_POINTS: u16 = 2000;
 
 /// A rake rate in basis points of the pot (1 = 0.01 %), at most [`MAX_RAKE_BASIS_POINTS`].
-#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Serialize, Deserialize)]
-#[serde(try_from = "u32", into = "u32")]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Serialize)]
+#[serde(into = "u32")]
 pub struct RakeRate(u16);
+
+/// Read as any whole JSON number (`500` or `500.0`, as JSON Schema's integers are), then bounded.
+impl<'de> Deserialize<'de> for RakeRate {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<RakeRate, D::Error> {
+        let basis_points: u32 = crate::domain::whole::integer(d)?;
+        RakeRate::try_from(basis_points).map_err(serde::de::Error::custom)
+    }
+}
 
 impl RakeRate {
     pub fn new(basis_points: u32) -> Option<RakeRate> {
@@ -131,6 +139,13 @@ mod tests {
         assert_eq!(RakeRate::new(2001), None);
         assert_eq!(RakeRate::new(70_000), None);
         assert!(serde_json::from_value::<RakeRate>(serde_json::json!(2001)).is_err());
+        assert!(serde_json::from_value::<RakeRate>(serde_json::json!(2.5)).is_err());
+        assert!(serde_json::from_value::<RakeRate>(serde_json::json!(-1)).is_err());
+        // A whole number written with a decimal point is the same integer (JSON Schema's view).
+        assert_eq!(
+            serde_json::from_value::<RakeRate>(serde_json::json!(500.0)).unwrap(),
+            rate(500)
+        );
         assert_eq!(serde_json::to_value(rate(500)).unwrap(), serde_json::json!(500));
     }
 
