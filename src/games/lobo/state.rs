@@ -42,22 +42,7 @@ impl LoboState {
     /// Deals a fresh round from a shuffled deck (position 0 is the top).
     pub fn deal(mode: Mode, deck: &[Card]) -> Result<LoboState, BadDeck> {
         check_deck(mode, deck)?;
-        let mut wolf = deck[0..HAND_SIZE].to_vec();
-        let mut player = deck[HAND_SIZE..2 * HAND_SIZE].to_vec();
-        wolf.sort();
-        player.sort();
-        let mut state = LoboState {
-            mode,
-            deck: deck.to_vec(),
-            next: 2 * HAND_SIZE,
-            player,
-            wolf,
-            discards: Vec::new(),
-            plays: Vec::new(),
-            end: None,
-        };
-        state.settle_end();
-        Ok(state)
+        Ok(LoboState::dealt_from(mode, deck))
     }
 
     /// Deals a later round of three-round play from the cards an earlier round left undealt,
@@ -65,6 +50,11 @@ impl LoboState {
     /// cards of the mode, at least two hands' worth; fewer cannot be dealt.
     pub fn deal_rest(mode: Mode, cards: &[Card]) -> Result<LoboState, BadDeck> {
         check_rest(mode, cards)?;
+        Ok(LoboState::dealt_from(mode, cards))
+    }
+
+    /// The deal itself, from checked cards: the Wolf's hand, then the player's.
+    fn dealt_from(mode: Mode, cards: &[Card]) -> LoboState {
         let mut wolf = cards[0..HAND_SIZE].to_vec();
         let mut player = cards[HAND_SIZE..2 * HAND_SIZE].to_vec();
         wolf.sort();
@@ -80,7 +70,7 @@ impl LoboState {
             end: None,
         };
         state.settle_end();
-        Ok(state)
+        state
     }
 
     /// The cards still undealt, top first: the cub, then the face-down cards under it.
@@ -385,15 +375,7 @@ fn check_deck(mode: Mode, deck: &[Card]) -> Result<(), BadDeck> {
             found: deck.len(),
         });
     }
-    let mut seen = [false; Card::DECK_SIZE];
-    for &card in deck {
-        if card.rank().value() > mode.max_rank() {
-            return Err(BadDeck::CardNotInMode { card });
-        }
-        if std::mem::replace(&mut seen[card.id() as usize], true) {
-            return Err(BadDeck::DuplicateCard { card });
-        }
-    }
+    check_cards(mode, deck)?;
     debug_assert_eq!(deck.len(), ordered_deck(mode.max_rank()).len());
     Ok(())
 }
@@ -405,6 +387,11 @@ fn check_rest(mode: Mode, cards: &[Card]) -> Result<(), BadDeck> {
             found: cards.len(),
         });
     }
+    check_cards(mode, cards)
+}
+
+/// Every card is of the mode and none is repeated.
+fn check_cards(mode: Mode, cards: &[Card]) -> Result<(), BadDeck> {
     let mut seen = [false; Card::DECK_SIZE];
     for &card in cards {
         if card.rank().value() > mode.max_rank() {
