@@ -1,7 +1,7 @@
 //! Live events across instances (docs/operations.md, "Live events across instances"): an
 //! instance that changed a table or a round announces it (`NOTIFY`, PostgreSQL only), and every
-//! instance's relay reloads what was announced and publishes it to its own watchers, for both
-//! games.
+//! instance's relay reloads what was announced and publishes it to its own watchers, for every
+//! game.
 
 use super::error::ApiError;
 use super::state::AppState;
@@ -38,8 +38,12 @@ pub fn relay_remote(state: &AppState, announcement: crate::live::Announcement) {
         let mut conn = state.db.conn()?;
         match &announcement.round_id {
             Some(round_id) => {
-                let row =
-                    crate::rounds::record::find(&mut conn, round_id)?.ok_or_else(|| ApiError::not_found("round"))?;
+                let Some(row) = crate::rounds::record::find(&mut conn, round_id)? else {
+                    // Peg Leg rounds are stored apart.
+                    let row = crate::rounds::peg_leg::find(&mut conn, round_id)?;
+                    super::peg_leg::publish_locally(state, &super::peg_leg::watcher_view(&mut conn, state, &row)?);
+                    return Ok(());
+                };
                 if row.game == "lobo" {
                     super::lobo::publish_locally(state, &super::lobo::round_view(&state.vault, &row)?);
                 } else {

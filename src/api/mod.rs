@@ -17,6 +17,7 @@ pub mod lobo;
 pub mod lobo_contests;
 pub mod metrics;
 pub mod pagination;
+pub mod peg_leg;
 pub mod prima_carta;
 pub mod state;
 pub mod tables;
@@ -52,6 +53,8 @@ use utoipa::{Modify, OpenApi};
         lobo_contests::create_contest, lobo_contests::list_contests, lobo_contests::get_contest, lobo_contests::enter,
         lobo_contests::close_entry, lobo_contests::make_play, lobo_contests::fold, lobo_contests::settle,
         lobo_contests::void, lobo_contests::recall,
+        peg_leg::create_round, peg_leg::list_rounds, peg_leg::get_round, peg_leg::give_client_seed, peg_leg::deal,
+        peg_leg::place_bet, peg_leg::surrender, peg_leg::void, peg_leg::recall, peg_leg::observed_rtp,
         floor::get_calendar, floor::set_calendar, floor::table_performance,
         floor::get_rating_rule, floor::set_rating_rule, floor::player_ratings,
         floor::table_dealer, floor::sign_in, floor::sign_out, floor::dealer_performance,
@@ -72,6 +75,7 @@ use utoipa::{Modify, OpenApi};
         (name = "side bets", description = "House side bets and pay tables"),
         (name = "lobo", description = "Lobo against the house: rounds, plays, hints, recall"),
         (name = "lobo contests", description = "Three-round Lobo contests: players pay an entry into a pot, play three rounds from one committed deck, and the best total takes the pot less the house's rake"),
+        (name = "peg leg", description = "Peg Leg: a pass dealt card by card by the dealer; bets on the key suit's final count at prices quoted after every card, surrenders between cards"),
         (name = "floor", description = "Running the floor: gaming days and shifts, pits, table and dealer performance, dealers in the box, player ratings, closing a gaming day"),
         (name = "approvals", description = "Two-person control: changes of the house's edge or money proposed by one person and applied when a second pit boss approves"),
     )
@@ -193,6 +197,16 @@ pub fn routes(cfg: &mut web::ServiceConfig) {
         .service(lobo_contests::settle)
         .service(lobo_contests::void)
         .service(lobo_contests::recall)
+        .service(peg_leg::create_round)
+        .service(peg_leg::list_rounds)
+        .service(peg_leg::get_round)
+        .service(peg_leg::give_client_seed)
+        .service(peg_leg::deal)
+        .service(peg_leg::place_bet)
+        .service(peg_leg::surrender)
+        .service(peg_leg::void)
+        .service(peg_leg::recall)
+        .service(peg_leg::observed_rtp)
         .service(floor::get_calendar)
         .service(floor::set_calendar)
         .service(floor::table_performance)

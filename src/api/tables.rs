@@ -266,6 +266,7 @@ pub async fn open_table(
                     serde_json::json!({ "house_rule_override": true })
                 }
             },
+            TableConfig::PegLeg(cfg) => serde_json::json!({ "target_rtp_bp": cfg.target_rtp_bp }),
             TableConfig::PrimaCarta(_) => {
                 let pay = side_bets::for_table(conn, &id)?;
                 serde_json::json!({ "pay_table_id": pay.id, "pay_table": pay.name, "version": pay.version })
@@ -570,6 +571,12 @@ pub async fn table_events(
                     Some(row) => Ok(
                         serde_json::to_value(prima_carta::round_view(&mut conn, &s.vault, &row)?).unwrap_or_default(),
                     ),
+                    None => Ok(serde_json::Value::Null),
+                },
+                TableConfig::PegLeg(_) => match crate::rounds::peg_leg::of_table(&mut conn, &table_id, 1)?.first() {
+                    Some(row) => {
+                        Ok(serde_json::to_value(super::peg_leg::watcher_view(&mut conn, s, row)?).unwrap_or_default())
+                    }
                     None => Ok(serde_json::Value::Null),
                 },
                 // Every round in play, as each player sees their own: nothing face down.

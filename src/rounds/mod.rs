@@ -5,6 +5,7 @@ pub mod lobo;
 pub mod lobo_contests;
 pub mod lobo_hints;
 pub mod lobo_timeouts;
+pub mod peg_leg;
 pub mod prima_carta;
 pub mod record;
 pub mod seed_vault;

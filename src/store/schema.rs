@@ -331,6 +331,64 @@ diesel::table! {
     }
 }
 
+diesel::table! {
+    peg_leg_rounds (id) {
+        id -> Text,
+        table_id -> Text,
+        status -> Text,
+        config -> Text,
+        commitment -> Text,
+        server_seed_sealed -> Text,
+        client_seed -> Nullable<Text>,
+        revealed_server_seed -> Nullable<Text>,
+        cards_dealt -> Integer,
+        window_closes_at_us -> Nullable<BigInt>,
+        final_count -> Nullable<Integer>,
+        version -> BigInt,
+        created_by -> Text,
+        created_at_us -> BigInt,
+        updated_at_us -> BigInt,
+    }
+}
+
+diesel::table! {
+    peg_leg_client_seeds (round_id, player_id) {
+        round_id -> Text,
+        player_id -> Text,
+        client_seed -> Text,
+        submitted_at_us -> BigInt,
+    }
+}
+
+diesel::table! {
+    peg_leg_quotes (id) {
+        id -> Text,
+        round_id -> Text,
+        cards_dealt -> Integer,
+        quote -> Text,
+        distribution -> Text,
+        simulation_seed -> Nullable<Text>,
+        created_at_us -> BigInt,
+    }
+}
+
+diesel::table! {
+    peg_leg_bets (id) {
+        id -> Text,
+        round_id -> Text,
+        player_id -> Text,
+        count -> Integer,
+        stake_minor -> BigInt,
+        multiplier_cents -> BigInt,
+        quote_id -> Text,
+        status -> Text,
+        surrender_quote_id -> Nullable<Text>,
+        returned_minor -> Nullable<BigInt>,
+        placed_at_us -> BigInt,
+        closed_at_us -> Nullable<BigInt>,
+    }
+}
+
 diesel::joinable!(event_chain -> significant_events (event_id));
 
 diesel::allow_tables_to_appear_in_same_query!(
@@ -360,4 +418,8 @@ diesel::allow_tables_to_appear_in_same_query!(
     floor_bet_minutes,
     lobo_contests,
     lobo_contest_entries,
+    peg_leg_rounds,
+    peg_leg_client_seeds,
+    peg_leg_quotes,
+    peg_leg_bets,
 );

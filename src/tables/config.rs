@@ -12,6 +12,7 @@ use crate::games::prima_carta::{CobreRule, TableRules, Variant};
 pub enum TableConfig {
     PrimaCarta(PrimaCartaConfig),
     Lobo(LoboConfig),
+    PegLeg(PegLegConfig),
 }
 
 impl TableConfig {
@@ -19,7 +20,18 @@ impl TableConfig {
         match self {
             TableConfig::PrimaCarta(_) => "prima_carta",
             TableConfig::Lobo(_) => "lobo",
+            TableConfig::PegLeg(_) => "peg_leg",
         }
+    }
+
+    pub fn demo_peg_leg() -> TableConfig {
+        TableConfig::PegLeg(PegLegConfig {
+            min_bet: amount("1.00"),
+            max_bet: amount("100.00"),
+            max_exposure_per_round: amount("500.00"),
+            target_rtp_bp: DEFAULT_PEG_LEG_TARGET_RTP_BP,
+            betting_window_ms: 0,
+        })
     }
 
     pub fn demo_prima_carta() -> TableConfig {
@@ -80,6 +92,7 @@ impl TableConfig {
                 }
                 Ok(())
             }
+            TableConfig::PegLeg(c) => c.validate(),
         }
     }
 }
@@ -242,5 +255,70 @@ impl From<LoboConfigInput> for LoboConfig {
             house_rule_override: i.house_rule_override,
             play_timeout_seconds: i.play_timeout_seconds.unwrap_or(DEFAULT_PLAY_TIMEOUT_SECONDS),
         }
+    }
+}
+
+/// The target RTP of a Peg Leg table when none is set: 95.00%.
+pub const DEFAULT_PEG_LEG_TARGET_RTP_BP: u32 = 9500;
+/// The shortest and longest timed betting window after a Peg Leg card, in milliseconds.
+pub const PEG_LEG_WINDOW_MS: (u32, u32) = (1_000, 120_000);
+
+#[derive(Serialize, Deserialize, ToSchema, Debug, Clone, PartialEq)]
+#[serde(deny_unknown_fields)]
+pub struct PegLegConfig {
+    /// Smallest and largest single bet.
+    #[schema(value_type = crate::api::contract::Amount, example = "1.00")]
+    pub min_bet: Amount,
+    #[schema(value_type = crate::api::contract::Amount, example = "100.00")]
+    pub max_bet: Amount,
+    /// Most one player may stake on one round, over all their bets and rebets.
+    #[schema(value_type = crate::api::contract::Amount, example = "500.00")]
+    pub max_exposure_per_round: Amount,
+    /// Every price quoted returns at most this share of the stake, in basis points
+    /// (9500 = 95.00%), within the certification bounds (80.00% to 99.50%). When omitted: 9500.
+    #[serde(
+        default = "default_peg_leg_target",
+        deserialize_with = "crate::domain::whole::integer"
+    )]
+    #[schema(minimum = 8000, maximum = 9950, required = false)]
+    pub target_rtp_bp: u32,
+    /// How long bets and surrenders are taken after each card, in milliseconds (1000 to
+    /// 120000; the dealer cannot deal the next card before it ends), or 0: until the
+    /// dealer deals the next card. When omitted: 0.
+    #[serde(default, deserialize_with = "crate::domain::whole::integer")]
+    #[schema(maximum = 120000, required = false)]
+    pub betting_window_ms: u32,
+}
+
+fn default_peg_leg_target() -> u32 {
+    DEFAULT_PEG_LEG_TARGET_RTP_BP
+}
+
+impl PegLegConfig {
+    /// How the table prices its quotes.
+    pub fn pricing(&self) -> crate::games::peg_leg::PricingConfig {
+        crate::games::peg_leg::PricingConfig {
+            target_rtp_bp: self.target_rtp_bp,
+            ..Default::default()
+        }
+    }
+
+    fn validate(&self) -> Result<(), String> {
+        if self.min_bet > self.max_bet {
+            return Err("min_bet must not exceed max_bet".into());
+        }
+        if self.max_bet > self.max_exposure_per_round {
+            return Err("max_bet must not exceed max_exposure_per_round".into());
+        }
+        self.pricing()
+            .validate(&crate::math::RtpBounds::default())
+            .map_err(|why| format!("target_rtp_bp: {why}"))?;
+        let (shortest, longest) = PEG_LEG_WINDOW_MS;
+        if self.betting_window_ms != 0 && !(shortest..=longest).contains(&self.betting_window_ms) {
+            return Err(format!(
+                "betting_window_ms must be 0 (until the dealer deals) or {shortest} to {longest}"
+            ));
+        }
+        Ok(())
     }
 }

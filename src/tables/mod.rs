@@ -179,11 +179,12 @@ pub fn unassign_dealer(conn: &mut AnyConnection, table_id: &str, dealer_id: &str
     .execute(conn)
 }
 
-/// The demo casino's two tables, open, with the demo dealer assigned.
+/// The demo casino's tables (one per game), open, with the demo dealer assigned.
 pub fn seed_demo_tables(conn: &mut AnyConnection, admin: Option<&str>, dealer_id: Option<&str>) -> QueryResult<()> {
     for (name, config) in [
         ("Prima Carta 1", TableConfig::demo_prima_carta()),
         ("Lobo 1", TableConfig::demo_lobo()),
+        ("Peg Leg 1", TableConfig::demo_peg_leg()),
     ] {
         let table = create(conn, name, &config, admin)?;
         if let Some(dealer) = dealer_id {

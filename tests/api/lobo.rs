@@ -718,7 +718,7 @@ both_backends!(
 );
 
 /// Reads a live stream until `done` holds for what it has sent, or panics after 10 s.
-async fn read_until(stream: &mut reqwest::Response, seen: &mut String, done: impl Fn(&str) -> bool) {
+pub(crate) async fn read_until(stream: &mut reqwest::Response, seen: &mut String, done: impl Fn(&str) -> bool) {
     let deadline = tokio::time::Instant::now() + std::time::Duration::from_secs(10);
     while !done(seen) {
         let chunk = tokio::time::timeout_at(deadline, stream.chunk())
@@ -732,7 +732,7 @@ async fn read_until(stream: &mut reqwest::Response, seen: &mut String, done: imp
 
 /// Another instance of the same casino on `app`'s database: the same token and seed keys, as
 /// every instance of one casino has; `adjust` sets the rest.
-async fn same_casino(app: &TestApp, adjust: impl FnOnce(&mut djego::config::Settings)) -> TestApp {
+pub(crate) async fn same_casino(app: &TestApp, adjust: impl FnOnce(&mut djego::config::Settings)) -> TestApp {
     let (jwt_secret, seed_key) = (app.state.settings.jwt_secret.clone(), app.state.settings.seed_key);
     app.spawn_another_with(|s| {
         s.jwt_secret = jwt_secret;
@@ -743,7 +743,7 @@ async fn same_casino(app: &TestApp, adjust: impl FnOnce(&mut djego::config::Sett
 }
 
 /// Opens the table's live stream as `token` and reads it to its first `state`.
-async fn watch_table(app: &TestApp, table: &str, token: &str) -> (reqwest::Response, String) {
+pub(crate) async fn watch_table(app: &TestApp, table: &str, token: &str) -> (reqwest::Response, String) {
     let mut stream = app
         .request(
             reqwest::Method::GET,

@@ -20,6 +20,7 @@ mod ledger;
 mod lobo;
 mod lobo_contests;
 mod operations;
+mod peg_leg;
 mod prima_carta;
 mod roles;
 mod schema;

@@ -1,0 +1,1793 @@
+//! Peg Leg rounds (docs/peg-leg.md): a Prima Carta deck dealt card by card in one pass by
+//! the dealer; after every card the house quotes a price for every final count of the key
+//! suit, and players bet, bet again, or surrender a bet for its cash-out value until the
+//! next card.
+//!
+//! - A dealer opens a round at an open Peg Leg table: its server seed is drawn and sealed
+//!   and its commitment published. Players may give a client seed until the first card.
+//! - Each card is one request: the first one combines the client seeds (as Prima Carta
+//!   combines them), which fixes the deck (shuffle-v1, game `prima_carta`, the round id).
+//!   The card is dealt through the pure engine (`games::peg_leg`) and, unless it is the
+//!   last, priced: exactly when the search is small enough, otherwise by simulation from a
+//!   freshly drawn seed that is stored with the quote so the verifier can redo it.
+//! - A bet names the quote it was placed on; a quote is current until the next card (or
+//!   the end of a timed window), and an older one is refused (409). Stakes go to the
+//!   round's escrow; a surrender pays the cash-out value of the current quote; the last
+//!   card settles every open bet; a pit-boss void refunds the open ones.
+//!
+//! Every change runs in one write transaction holding the round's row lock, so bets,
+//! surrenders and cards apply once and in one order; the quote itself is computed before
+//! the transaction when it can be, so the database's write lock is not held while pricing.
+
+use diesel::prelude::*;
+use rand::{RngCore, SeedableRng};
+use rand_chacha::ChaCha8Rng;
+use serde::{Deserialize, Serialize};
+use utoipa::ToSchema;
+
+use super::seed_vault::SeedVault;
+use crate::cards::shuffle::{self, ClientSeed, Game, ServerSeed};
+use crate::cards::transcript::{self as shuffle_transcript, ShuffleTranscript, VerificationReport};
+use crate::cards::{Card, Suit};
+use crate::domain::{format_minor, Amount};
+use crate::games::peg_leg::{self as engine, CardStep, Distribution, Method, PegLegPass, PricingConfig, Quote};
+use crate::ledger::{self, accounts, AccountId, LedgerError, Refs, TransferKind, TransferSpec};
+use crate::significant_events::{self, EventKind};
+use crate::store::schema::{peg_leg_bets as b, peg_leg_client_seeds as cs, peg_leg_quotes as q, peg_leg_rounds as r};
+use crate::store::{lock_for_update, new_id, now_us, AnyConnection};
+use crate::tables::config::PegLegConfig;
+use crate::tables::{Table, TableConfig};
+use crate::transcript::{Party, Pseudonyms, TransferEntry, Viewer};
+
+/// Cards in the pass.
+pub const PASS_CARDS: usize = Card::DECK_SIZE;
+
+/// Why a Peg Leg operation was refused or failed; `api/` turns each into its HTTP answer.
+#[derive(Debug, thiserror::Error)]
+pub enum PegLegRoundError {
+    #[error("Peg Leg round not found")]
+    RoundNotFound,
+    #[error("table not found")]
+    TableNotFound,
+    #[error("this table does not deal Peg Leg")]
+    WrongGame,
+    #[error("this table is closed")]
+    TableClosed,
+    #[error("this table already has a Peg Leg round in progress: {round_id}; settle or void it first")]
+    RoundInProgress { round_id: String },
+    #[error("cannot {action}: the round is {status}")]
+    WrongState { action: &'static str, status: String },
+    #[error("you have already given a client seed for this round")]
+    SeedAlreadyGiven,
+    #[error("quote {given} is no longer current; the current quote is {current}")]
+    StaleQuote { given: String, current: String },
+    #[error("the betting window after this card has closed; wait for the next card")]
+    WindowClosed,
+    #[error("the betting window after this card is still open; the next card may be dealt when it closes")]
+    WindowOpen { closes_at_us: i64 },
+    #[error("count {count} is not offered in this quote")]
+    CountNotOffered { count: u8 },
+    #[error("a bet must be between {min} and {max}")]
+    StakeOutOfRange { min: String, max: String },
+    #[error("a player may stake at most {limit} on one round; you have staked {staked}")]
+    ExposureExceeded { limit: String, staked: String },
+    #[error("the stake is {needed}; the wallet holds {balance}")]
+    InsufficientFunds { needed: String, balance: String },
+    #[error("only players with a wallet may bet")]
+    NoWallet,
+    #[error("bet not found")]
+    BetNotFound,
+    #[error("this bet is {status}; only an open bet can be surrendered")]
+    BetClosed { status: String },
+    #[error("the round is not over: its recall waits for settlement or a void")]
+    NotOver,
+    #[error(transparent)]
+    Ledger(#[from] LedgerError),
+    #[error(transparent)]
+    Store(#[from] diesel::result::Error),
+    #[error("stored Peg Leg round is inconsistent: {0}")]
+    Corrupt(String),
+}
+
+type Result<T, E = PegLegRoundError> = std::result::Result<T, E>;
+
+// ---------------------------------------------------------------------------
+// Stored rows
+// ---------------------------------------------------------------------------
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize, ToSchema)]
+#[serde(rename_all = "snake_case")]
+pub enum PegLegStatus {
+    /// Open, no card dealt: client seeds are taken.
+    Seeding,
+    /// Cards are being dealt; bets and surrenders are taken between them.
+    Dealing,
+    Settled,
+    Voided,
+}
+
+impl PegLegStatus {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            PegLegStatus::Seeding => "seeding",
+            PegLegStatus::Dealing => "dealing",
+            PegLegStatus::Settled => "settled",
+            PegLegStatus::Voided => "voided",
+        }
+    }
+    fn parse(text: &str) -> Result<PegLegStatus> {
+        [
+            PegLegStatus::Seeding,
+            PegLegStatus::Dealing,
+            PegLegStatus::Settled,
+            PegLegStatus::Voided,
+        ]
+        .into_iter()
+        .find(|s| s.as_str() == text)
+        .ok_or_else(|| PegLegRoundError::Corrupt(format!("status {text}")))
+    }
+    /// The seed and everything derived from it may be shown.
+    pub fn is_over(self) -> bool {
+        matches!(self, PegLegStatus::Settled | PegLegStatus::Voided)
+    }
+}
+
+#[derive(Queryable, Selectable, Debug, Clone)]
+#[diesel(table_name = r)]
+pub struct PegLegRoundRow {
+    pub id: String,
+    pub table_id: String,
+    pub status: String,
+    pub config: String,
+    pub commitment: String,
+    pub server_seed_sealed: String,
+    pub client_seed: Option<String>,
+    pub revealed_server_seed: Option<String>,
+    pub cards_dealt: i32,
+    pub window_closes_at_us: Option<i64>,
+    pub final_count: Option<i32>,
+    pub version: i64,
+    pub created_by: String,
+    pub created_at_us: i64,
+    pub updated_at_us: i64,
+}
+
+impl PegLegRoundRow {
+    pub fn status(&self) -> Result<PegLegStatus> {
+        PegLegStatus::parse(&self.status)
+    }
+    pub fn config(&self) -> Result<PegLegConfig> {
+        serde_json::from_str(&self.config).map_err(|e| PegLegRoundError::Corrupt(format!("config: {e}")))
+    }
+    fn require(&self, allowed: &[PegLegStatus], action: &'static str) -> Result<PegLegStatus> {
+        let status = self.status()?;
+        if allowed.contains(&status) {
+            Ok(status)
+        } else {
+            Err(PegLegRoundError::WrongState {
+                action,
+                status: self.status.clone(),
+            })
+        }
+    }
+    fn cards_dealt(&self) -> usize {
+        self.cards_dealt.clamp(0, PASS_CARDS as i32) as usize
+    }
+}
+
+#[derive(Queryable, Selectable, Debug, Clone)]
+#[diesel(table_name = q)]
+pub struct QuoteRow {
+    pub id: String,
+    pub round_id: String,
+    pub cards_dealt: i32,
+    pub quote: String,
+    pub distribution: String,
+    pub simulation_seed: Option<String>,
+    pub created_at_us: i64,
+}
+
+impl QuoteRow {
+    /// The quote with the distribution its surrender values come from.
+    pub fn quote(&self) -> Result<Quote> {
+        let mut quote: Quote =
+            serde_json::from_str(&self.quote).map_err(|e| PegLegRoundError::Corrupt(format!("quote: {e}")))?;
+        let stored: StoredDistribution = serde_json::from_str(&self.distribution)
+            .map_err(|e| PegLegRoundError::Corrupt(format!("distribution: {e}")))?;
+        quote.distribution = Some(stored.into_distribution()?);
+        Ok(quote)
+    }
+}
+
+/// A quote's distribution as stored, bit for bit: order counts (beyond JSON's safe
+/// integers) as decimal strings and the simulated bounds as their IEEE-754 bits, so a
+/// surrender is valued on exactly the numbers the quote was priced on.
+#[derive(Serialize, Deserialize)]
+#[serde(tag = "kind", rename_all = "snake_case")]
+enum StoredDistribution {
+    Exact {
+        orders: Vec<String>,
+        total: String,
+        states: usize,
+    },
+    Simulated {
+        hits: Vec<u64>,
+        samples: u64,
+        delta_bits: u64,
+        lower_bits: Vec<u64>,
+        upper_bits: Vec<u64>,
+    },
+}
+
+impl StoredDistribution {
+    fn of(dist: &Distribution) -> StoredDistribution {
+        match dist {
+            Distribution::Exact { orders, total, states } => StoredDistribution::Exact {
+                orders: orders.iter().map(u128::to_string).collect(),
+                total: total.to_string(),
+                states: *states,
+            },
+            Distribution::Simulated {
+                hits,
+                samples,
+                delta,
+                lower,
+                upper,
+            } => StoredDistribution::Simulated {
+                hits: hits.to_vec(),
+                samples: *samples,
+                delta_bits: delta.to_bits(),
+                lower_bits: lower.iter().map(|x| x.to_bits()).collect(),
+                upper_bits: upper.iter().map(|x| x.to_bits()).collect(),
+            },
+        }
+    }
+
+    fn into_distribution(self) -> Result<Distribution> {
+        let corrupt = |what: &str| PegLegRoundError::Corrupt(format!("stored distribution: {what}"));
+        Ok(match self {
+            StoredDistribution::Exact { orders, total, states } => Distribution::Exact {
+                orders: orders
+                    .iter()
+                    .map(|o| o.parse::<u128>())
+                    .collect::<std::result::Result<Vec<_>, _>>()
+                    .map_err(|_| corrupt("orders"))?
+                    .try_into()
+                    .map_err(|_| corrupt("orders"))?,
+                total: total.parse().map_err(|_| corrupt("total"))?,
+                states,
+            },
+            StoredDistribution::Simulated {
+                hits,
+                samples,
+                delta_bits,
+                lower_bits,
+                upper_bits,
+            } => {
+                let floats = |bits: Vec<u64>| -> Result<[f64; engine::COUNTS]> {
+                    bits.into_iter()
+                        .map(f64::from_bits)
+                        .collect::<Vec<_>>()
+                        .try_into()
+                        .map_err(|_| corrupt("bounds"))
+                };
+                Distribution::Simulated {
+                    hits: hits.try_into().map_err(|_| corrupt("hits"))?,
+                    samples,
+                    delta: f64::from_bits(delta_bits),
+                    lower: floats(lower_bits)?,
+                    upper: floats(upper_bits)?,
+                }
+            }
+        })
+    }
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize, ToSchema)]
+#[serde(rename_all = "snake_case")]
+pub enum BetStatus {
+    Open,
+    Surrendered,
+    Won,
+    Lost,
+    Refunded,
+}
+
+impl BetStatus {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            BetStatus::Open => "open",
+            BetStatus::Surrendered => "surrendered",
+            BetStatus::Won => "won",
+            BetStatus::Lost => "lost",
+            BetStatus::Refunded => "refunded",
+        }
+    }
+    fn parse(text: &str) -> Result<BetStatus> {
+        [
+            BetStatus::Open,
+            BetStatus::Surrendered,
+            BetStatus::Won,
+            BetStatus::Lost,
+            BetStatus::Refunded,
+        ]
+        .into_iter()
+        .find(|s| s.as_str() == text)
+        .ok_or_else(|| PegLegRoundError::Corrupt(format!("bet status {text}")))
+    }
+}
+
+#[derive(Queryable, Selectable, Debug, Clone)]
+#[diesel(table_name = b)]
+pub struct BetRow {
+    pub id: String,
+    pub round_id: String,
+    pub player_id: String,
+    pub count: i32,
+    pub stake_minor: i64,
+    pub multiplier_cents: i64,
+    pub quote_id: String,
+    pub status: String,
+    pub surrender_quote_id: Option<String>,
+    pub returned_minor: Option<i64>,
+    pub placed_at_us: i64,
+    pub closed_at_us: Option<i64>,
+}
+
+pub fn find(conn: &mut AnyConnection, id: &str) -> Result<PegLegRoundRow> {
+    r::table
+        .find(id)
+        .select(PegLegRoundRow::as_select())
+        .first(conn)
+        .optional()?
+        .ok_or(PegLegRoundError::RoundNotFound)
+}
+
+/// The round, with its row locked for the rest of the transaction (PostgreSQL; SQLite's
+/// single writer already serializes).
+fn lock(conn: &mut AnyConnection, id: &str) -> Result<PegLegRoundRow> {
+    if uuid::Uuid::parse_str(id).is_err() {
+        return Err(PegLegRoundError::RoundNotFound);
+    }
+    lock_for_update(
+        conn,
+        &format!("SELECT id FROM peg_leg_rounds WHERE id = '{id}' FOR UPDATE"),
+    )?;
+    find(conn, id)
+}
+
+/// A table's rounds, newest first.
+pub fn of_table(conn: &mut AnyConnection, table_id: &str, limit: i64) -> Result<Vec<PegLegRoundRow>> {
+    Ok(r::table
+        .filter(r::table_id.eq(table_id))
+        .order(r::created_at_us.desc())
+        .limit(limit)
+        .select(PegLegRoundRow::as_select())
+        .load(conn)?)
+}
+
+/// The table's round not yet settled or voided, if any.
+pub fn unfinished(conn: &mut AnyConnection, table_id: &str) -> Result<Option<PegLegRoundRow>> {
+    Ok(r::table
+        .filter(r::table_id.eq(table_id))
+        .filter(r::status.eq_any([PegLegStatus::Seeding.as_str(), PegLegStatus::Dealing.as_str()]))
+        .select(PegLegRoundRow::as_select())
+        .first(conn)
+        .optional()?)
+}
+
+pub fn bets(conn: &mut AnyConnection, round_id: &str) -> Result<Vec<BetRow>> {
+    Ok(b::table
+        .filter(b::round_id.eq(round_id))
+        .order((b::placed_at_us.asc(), b::id.asc()))
+        .select(BetRow::as_select())
+        .load(conn)?)
+}
+
+pub fn quotes(conn: &mut AnyConnection, round_id: &str) -> Result<Vec<QuoteRow>> {
+    Ok(q::table
+        .filter(q::round_id.eq(round_id))
+        .order(q::cards_dealt.asc())
+        .select(QuoteRow::as_select())
+        .load(conn)?)
+}
+
+/// The quote in force: the one made after the last card dealt (none before the first
+/// card or after the last).
+pub fn current_quote(conn: &mut AnyConnection, row: &PegLegRoundRow) -> Result<Option<QuoteRow>> {
+    Ok(q::table
+        .filter(q::round_id.eq(&row.id))
+        .filter(q::cards_dealt.eq(row.cards_dealt))
+        .select(QuoteRow::as_select())
+        .first(conn)
+        .optional()?)
+}
+
+fn client_seeds(conn: &mut AnyConnection, round_id: &str) -> Result<Vec<ClientSeed>> {
+    let texts: Vec<String> = cs::table
+        .filter(cs::round_id.eq(round_id))
+        .select(cs::client_seed)
+        .load(conn)?;
+    texts
+        .iter()
+        .map(|s| ClientSeed::parse(s).map_err(|e| PegLegRoundError::Corrupt(format!("stored client seed: {e}"))))
+        .collect()
+}
+
+/// The deck: shuffle-v1, game `prima_carta` (Peg Leg deals the house game's fifty cards),
+/// the round id, the combined client seed.
+fn deck_of(seed: &ServerSeed, round_id: &str, client_seed: &str) -> Vec<Card> {
+    shuffle::shuffled_deck(seed, Game::PrimaCarta, round_id, client_seed, 10).0
+}
+
+fn open_seed(vault: &SeedVault, row: &PegLegRoundRow) -> Result<ServerSeed> {
+    vault
+        .open(&row.id, &row.server_seed_sealed)
+        .map_err(|e| PegLegRoundError::Corrupt(e.to_string()))
+}
+
+fn amount(minor: i64) -> Result<Amount> {
+    Amount::from_minor(minor).map_err(|e| PegLegRoundError::Corrupt(e.to_string()))
+}
+
+fn refs(row: &PegLegRoundRow, player_id: &str, bet_id: &str) -> Refs {
+    Refs {
+        user_id: Some(player_id.to_string()),
+        table_id: Some(row.table_id.clone()),
+        round_id: Some(row.id.clone()),
+        bet_id: Some(bet_id.to_string()),
+    }
+}
+
+/// A bet's win: stake × multiplier, rounded down to the cent.
+pub fn win_minor(stake_minor: i64, multiplier_cents: i64) -> i64 {
+    (i128::from(stake_minor) * i128::from(multiplier_cents) / 100) as i64
+}
+
+// ---------------------------------------------------------------------------
+// Pricing
+// ---------------------------------------------------------------------------
+
+/// A quote ready to be stored, with the simulation seed it was drawn from (if simulated).
+#[derive(Clone, Debug)]
+pub struct PricedQuote {
+    pub quote: Quote,
+    pub simulation_seed: Option<u64>,
+}
+
+/// Prices the position: exact when the search finishes within the budget, otherwise
+/// simulated from `simulation_seed` (ChaCha8). `None` before the first card.
+pub fn price(pass: &PegLegPass, config: &PricingConfig, simulation_seed: u64) -> Option<PricedQuote> {
+    let mut rng = ChaCha8Rng::seed_from_u64(simulation_seed);
+    let quote = engine::quote(pass, config, &mut rng)?;
+    let simulated = matches!(quote.method, Method::Simulated { .. });
+    Some(PricedQuote {
+        quote,
+        simulation_seed: simulated.then_some(simulation_seed),
+    })
+}
+
+/// The next card dealt and priced, worked out before the write transaction.
+#[derive(Clone, Debug)]
+pub struct NextCard {
+    /// Cards dealt before this one.
+    pub cards_dealt_before: usize,
+    /// The client seed the deck was shuffled with.
+    pub client_seed: String,
+    pub step: CardStep,
+    /// The quote after it; none after the last card.
+    pub quote: Option<PricedQuote>,
+    /// The final count, after the last card.
+    pub final_count: Option<u8>,
+}
+
+fn next_card(seed: &ServerSeed, row: &PegLegRoundRow, client_seed: &str, config: &PegLegConfig) -> Result<NextCard> {
+    let deck = deck_of(seed, &row.id, client_seed);
+    let dealt = row.cards_dealt();
+    if dealt >= PASS_CARDS {
+        return Err(PegLegRoundError::WrongState {
+            action: "deal",
+            status: row.status.clone(),
+        });
+    }
+    let mut pass = PegLegPass::from_dealt(&deck[..dealt]).map_err(|e| PegLegRoundError::Corrupt(e.to_string()))?;
+    let step = pass
+        .deal(deck[dealt])
+        .map_err(|e| PegLegRoundError::Corrupt(e.to_string()))?;
+    let quote = if pass.is_over() {
+        None
+    } else {
+        price(&pass, &config.pricing(), rand::rngs::OsRng.next_u64())
+    };
+    Ok(NextCard {
+        cards_dealt_before: dealt,
+        client_seed: client_seed.to_string(),
+        step,
+        quote,
+        final_count: pass.final_count(),
+    })
+}
+
+/// Works out the next card of the round as it stands now, outside any write transaction
+/// (pricing takes milliseconds). `None` when the round cannot be dealt now: the write
+/// transaction then gives the reason.
+pub fn prepare_next_card(conn: &mut AnyConnection, vault: &SeedVault, round_id: &str) -> Option<NextCard> {
+    let row = find(conn, round_id).ok()?;
+    let status = row.status().ok()?;
+    let client_seed = match status {
+        PegLegStatus::Seeding => shuffle::combined_client_seed(&client_seeds(conn, &row.id).ok()?),
+        PegLegStatus::Dealing => row.client_seed.clone()?,
+        _ => return None,
+    };
+    let seed = open_seed(vault, &row).ok()?;
+    next_card(&seed, &row, &client_seed, &row.config().ok()?).ok()
+}
+
+// ---------------------------------------------------------------------------
+// Operations
+// ---------------------------------------------------------------------------
+
+/// Opens a round at an open Peg Leg table: draws and seals the server seed and publishes
+/// its commitment before any seed or bet is taken.
+pub fn create_round(
+    conn: &mut AnyConnection,
+    vault: &SeedVault,
+    table: &Table,
+    dealer_id: &str,
+) -> Result<PegLegRoundRow> {
+    let TableConfig::PegLeg(config) = &table.config else {
+        return Err(PegLegRoundError::WrongGame);
+    };
+    if !table.is_open() {
+        return Err(PegLegRoundError::TableClosed);
+    }
+    if let Some(open) = unfinished(conn, &table.id)? {
+        return Err(PegLegRoundError::RoundInProgress { round_id: open.id });
+    }
+    let id = new_id();
+    let seed = SeedVault::draw_seed();
+    let now = now_us();
+    let inserted = diesel::insert_into(r::table)
+        .values((
+            r::id.eq(&id),
+            r::table_id.eq(&table.id),
+            r::status.eq(PegLegStatus::Seeding.as_str()),
+            r::config.eq(serde_json::to_string(config).expect("configs serialize")),
+            r::commitment.eq(shuffle::commitment(&seed)),
+            r::server_seed_sealed.eq(vault.seal(&id, &seed)),
+            r::cards_dealt.eq(0),
+            r::version.eq(0i64),
+            r::created_by.eq(dealer_id),
+            r::created_at_us.eq(now),
+            r::updated_at_us.eq(now),
+        ))
+        .execute(conn);
+    match inserted {
+        Ok(_) => {}
+        // Another round was opened at the same instant.
+        Err(diesel::result::Error::DatabaseError(diesel::result::DatabaseErrorKind::UniqueViolation, _)) => {
+            let open = unfinished(conn, &table.id)?.map(|row| row.id).unwrap_or_default();
+            return Err(PegLegRoundError::RoundInProgress { round_id: open });
+        }
+        Err(other) => return Err(other.into()),
+    }
+    accounts::ensure(conn, &AccountId::escrow(&id), None)?;
+    find(conn, &id)
+}
+
+/// A player's client seed, taken until the first card (one per player).
+pub fn give_client_seed(
+    conn: &mut AnyConnection,
+    round_id: &str,
+    player_id: &str,
+    client_seed: &ClientSeed,
+) -> Result<PegLegRoundRow> {
+    let row = lock(conn, round_id)?;
+    row.require(&[PegLegStatus::Seeding], "give a client seed")?;
+    let given: i64 = cs::table
+        .filter(cs::round_id.eq(round_id))
+        .filter(cs::player_id.eq(player_id))
+        .count()
+        .get_result(conn)?;
+    if given > 0 {
+        return Err(PegLegRoundError::SeedAlreadyGiven);
+    }
+    diesel::insert_into(cs::table)
+        .values((
+            cs::round_id.eq(round_id),
+            cs::player_id.eq(player_id),
+            cs::client_seed.eq(client_seed.as_str()),
+            cs::submitted_at_us.eq(now_us()),
+        ))
+        .execute(conn)?;
+    find(conn, round_id)
+}
+
+/// What dealing a card did.
+#[derive(Clone, Debug)]
+pub struct Dealt {
+    pub row: PegLegRoundRow,
+    pub step: CardStep,
+}
+
+/// Deals the next card. `prepared` is used when it was worked out from the round as it
+/// still stands; otherwise the card is worked out here. The first card fixes the client
+/// seed; every later one but the last is priced; the last settles the round.
+pub fn deal(conn: &mut AnyConnection, vault: &SeedVault, round_id: &str, prepared: Option<NextCard>) -> Result<Dealt> {
+    let row = lock(conn, round_id)?;
+    let status = row.require(&[PegLegStatus::Seeding, PegLegStatus::Dealing], "deal")?;
+    let now = now_us();
+    if let Some(closes_at_us) = row.window_closes_at_us {
+        if now < closes_at_us {
+            return Err(PegLegRoundError::WindowOpen { closes_at_us });
+        }
+    }
+    let client_seed = match status {
+        PegLegStatus::Seeding => shuffle::combined_client_seed(&client_seeds(conn, &row.id)?),
+        _ => row
+            .client_seed
+            .clone()
+            .ok_or_else(|| PegLegRoundError::Corrupt("a round dealing without its client seed".into()))?,
+    };
+    let config = row.config()?;
+    let next = match prepared {
+        Some(p) if p.cards_dealt_before == row.cards_dealt() && p.client_seed == client_seed => p,
+        _ => next_card(&open_seed(vault, &row)?, &row, &client_seed, &config)?,
+    };
+    let cards_dealt = next.cards_dealt_before as i32 + 1;
+    if let Some(priced) = &next.quote {
+        let dist = priced
+            .quote
+            .distribution
+            .as_ref()
+            .expect("a fresh quote keeps its distribution");
+        diesel::insert_into(q::table)
+            .values((
+                q::id.eq(new_id()),
+                q::round_id.eq(&row.id),
+                q::cards_dealt.eq(cards_dealt),
+                q::quote.eq(serde_json::to_string(&priced.quote).expect("quotes serialize")),
+                q::distribution
+                    .eq(serde_json::to_string(&StoredDistribution::of(dist)).expect("distributions serialize")),
+                q::simulation_seed.eq(priced.simulation_seed.map(|s| s.to_string())),
+                q::created_at_us.eq(now),
+            ))
+            .execute(conn)?;
+    }
+    let window = (config.betting_window_ms > 0 && next.quote.is_some())
+        .then(|| now + i64::from(config.betting_window_ms) * 1_000);
+    diesel::update(r::table.find(&row.id))
+        .set((
+            r::status.eq(PegLegStatus::Dealing.as_str()),
+            r::client_seed.eq(&client_seed),
+            r::cards_dealt.eq(cards_dealt),
+            r::window_closes_at_us.eq(window),
+            r::version.eq(row.version + 1),
+            r::updated_at_us.eq(now),
+        ))
+        .execute(conn)?;
+    if let Some(final_count) = next.final_count {
+        let dealt = find(conn, round_id)?;
+        settle(conn, vault, &dealt, final_count)?;
+    }
+    Ok(Dealt {
+        row: find(conn, round_id)?,
+        step: next.step,
+    })
+}
+
+/// Settles every open bet on the final count and reveals the seed.
+fn settle(conn: &mut AnyConnection, vault: &SeedVault, row: &PegLegRoundRow, final_count: u8) -> Result<()> {
+    let now = now_us();
+    let escrow = AccountId::escrow(&row.id);
+    let mut specs = Vec::new();
+    for bet in bets(conn, &row.id)? {
+        if BetStatus::parse(&bet.status)? != BetStatus::Open {
+            continue;
+        }
+        let r = refs(row, &bet.player_id, &bet.id);
+        let wallet = AccountId::wallet(&bet.player_id);
+        let stake = amount(bet.stake_minor)?;
+        let (status, returned) = if bet.count == i32::from(final_count) {
+            let win = win_minor(bet.stake_minor, bet.multiplier_cents);
+            specs.push(
+                TransferSpec::new(escrow.clone(), wallet.clone(), stake, TransferKind::BetReturned).refs(r.clone()),
+            );
+            if win > bet.stake_minor {
+                specs.push(
+                    TransferSpec::new(
+                        AccountId::house_bankroll(),
+                        wallet,
+                        amount(win - bet.stake_minor)?,
+                        TransferKind::BetPayout,
+                    )
+                    .refs(r),
+                );
+            }
+            (BetStatus::Won, win)
+        } else {
+            specs.push(
+                TransferSpec::new(
+                    escrow.clone(),
+                    AccountId::house_bankroll(),
+                    stake,
+                    TransferKind::BetCollected,
+                )
+                .refs(r),
+            );
+            (BetStatus::Lost, 0)
+        };
+        close_bet(conn, &bet.id, status, None, returned, now)?;
+    }
+    ledger::post(conn, &specs)?;
+    finish(conn, vault, row, PegLegStatus::Settled, Some(final_count), now)?;
+    assert_escrow_empty(conn, row)
+}
+
+fn close_bet(
+    conn: &mut AnyConnection,
+    bet_id: &str,
+    status: BetStatus,
+    surrender_quote_id: Option<&str>,
+    returned_minor: i64,
+    now: i64,
+) -> Result<()> {
+    diesel::update(b::table.find(bet_id))
+        .set((
+            b::status.eq(status.as_str()),
+            b::surrender_quote_id.eq(surrender_quote_id),
+            b::returned_minor.eq(returned_minor),
+            b::closed_at_us.eq(now),
+        ))
+        .execute(conn)?;
+    Ok(())
+}
+
+fn finish(
+    conn: &mut AnyConnection,
+    vault: &SeedVault,
+    row: &PegLegRoundRow,
+    status: PegLegStatus,
+    final_count: Option<u8>,
+    now: i64,
+) -> Result<()> {
+    let seed = open_seed(vault, row)?;
+    diesel::update(r::table.find(&row.id))
+        .set((
+            r::status.eq(status.as_str()),
+            r::revealed_server_seed.eq(seed.to_hex()),
+            r::final_count.eq(final_count.map(i32::from)),
+            r::window_closes_at_us.eq(None::<i64>),
+            r::version.eq(row.version + 1),
+            r::updated_at_us.eq(now),
+        ))
+        .execute(conn)?;
+    Ok(())
+}
+
+/// Every stake in escrow has gone back to its player or to the house.
+fn assert_escrow_empty(conn: &mut AnyConnection, row: &PegLegRoundRow) -> Result<()> {
+    let held = accounts::balance_minor(conn, &AccountId::escrow(&row.id))?;
+    if held != 0 {
+        return Err(PegLegRoundError::Corrupt(format!(
+            "the round's escrow holds {} after it ended",
+            format_minor(held)
+        )));
+    }
+    Ok(())
+}
+
+/// The current quote, checked against the one the player saw, and that its window is open.
+fn quote_in_force(conn: &mut AnyConnection, row: &PegLegRoundRow, quote_id: &str) -> Result<QuoteRow> {
+    let current = current_quote(conn, row)?.ok_or_else(|| PegLegRoundError::WrongState {
+        action: "bet or surrender",
+        status: row.status.clone(),
+    })?;
+    if current.id != quote_id {
+        return Err(PegLegRoundError::StaleQuote {
+            given: quote_id.to_string(),
+            current: current.id,
+        });
+    }
+    if row.window_closes_at_us.is_some_and(|closes| now_us() >= closes) {
+        return Err(PegLegRoundError::WindowClosed);
+    }
+    Ok(current)
+}
+
+/// A bet on `count` at the current quote's price: the stake goes from the wallet to the
+/// round's escrow.
+pub fn place_bet(
+    conn: &mut AnyConnection,
+    round_id: &str,
+    player_id: &str,
+    quote_id: &str,
+    count: u8,
+    stake: Amount,
+    idempotency_key: Option<&str>,
+) -> Result<BetRow> {
+    let row = lock(conn, round_id)?;
+    row.require(&[PegLegStatus::Dealing], "bet")?;
+    let current = quote_in_force(conn, &row, quote_id)?;
+    let quote = current.quote()?;
+    let multiplier = quote
+        .counts
+        .get(count as usize)
+        .and_then(|c| c.multiplier_cents)
+        .ok_or(PegLegRoundError::CountNotOffered { count })?;
+    let config = row.config()?;
+    if stake < config.min_bet || stake > config.max_bet {
+        return Err(PegLegRoundError::StakeOutOfRange {
+            min: format_minor(config.min_bet.minor()),
+            max: format_minor(config.max_bet.minor()),
+        });
+    }
+    let stakes: Vec<i64> = b::table
+        .filter(b::round_id.eq(round_id))
+        .filter(b::player_id.eq(player_id))
+        .select(b::stake_minor)
+        .load(conn)?;
+    let staked: i64 = stakes.iter().sum();
+    if staked + stake.minor() > config.max_exposure_per_round.minor() {
+        return Err(PegLegRoundError::ExposureExceeded {
+            limit: format_minor(config.max_exposure_per_round.minor()),
+            staked: format_minor(staked),
+        });
+    }
+    let id = new_id();
+    let spec = TransferSpec::new(
+        AccountId::wallet(player_id),
+        AccountId::escrow(&row.id),
+        stake,
+        TransferKind::BetStake,
+    )
+    .refs(refs(&row, player_id, &id))
+    .idempotency_key(idempotency_key)
+    .memo(format!("Peg Leg bet on a count of {count}"));
+    match ledger::post(conn, &[spec]) {
+        Ok(_) => {}
+        Err(LedgerError::InsufficientFunds { .. }) => {
+            let held = accounts::balance_minor(conn, &AccountId::wallet(player_id))?;
+            return Err(PegLegRoundError::InsufficientFunds {
+                needed: format_minor(stake.minor()),
+                balance: format_minor(held),
+            });
+        }
+        Err(LedgerError::UnknownAccount(_)) => return Err(PegLegRoundError::NoWallet),
+        Err(other) => return Err(other.into()),
+    }
+    diesel::insert_into(b::table)
+        .values((
+            b::id.eq(&id),
+            b::round_id.eq(round_id),
+            b::player_id.eq(player_id),
+            b::count.eq(i32::from(count)),
+            b::stake_minor.eq(stake.minor()),
+            b::multiplier_cents.eq(multiplier as i64),
+            b::quote_id.eq(&current.id),
+            b::status.eq(BetStatus::Open.as_str()),
+            b::placed_at_us.eq(now_us()),
+        ))
+        .execute(conn)?;
+    find_bet(conn, &id)
+}
+
+fn find_bet(conn: &mut AnyConnection, bet_id: &str) -> Result<BetRow> {
+    b::table
+        .find(bet_id)
+        .select(BetRow::as_select())
+        .first(conn)
+        .optional()?
+        .ok_or(PegLegRoundError::BetNotFound)
+}
+
+/// What surrendering a bet on `count` of `stake_minor` at `multiplier_cents` pays under
+/// `quote`, in minor units.
+pub fn cash_out_minor(quote: &Quote, count: i32, stake_minor: i64, multiplier_cents: i64) -> i64 {
+    engine::surrender_cents(
+        quote,
+        u8::try_from(count).unwrap_or(u8::MAX),
+        u64::try_from(stake_minor).unwrap_or(0),
+        u64::try_from(multiplier_cents).unwrap_or(0),
+    ) as i64
+}
+
+/// Surrenders an open bet of the player's for its cash-out value under the current quote:
+/// the stake leaves escrow, the player gets the value, and the house takes or pays the
+/// difference.
+pub fn surrender(
+    conn: &mut AnyConnection,
+    round_id: &str,
+    player_id: &str,
+    bet_id: &str,
+    quote_id: &str,
+) -> Result<BetRow> {
+    let row = lock(conn, round_id)?;
+    row.require(&[PegLegStatus::Dealing], "surrender")?;
+    let bet = find_bet(conn, bet_id)?;
+    // Someone else's bet is as good as absent.
+    if bet.round_id != round_id || bet.player_id != player_id {
+        return Err(PegLegRoundError::BetNotFound);
+    }
+    let status = BetStatus::parse(&bet.status)?;
+    if status != BetStatus::Open {
+        return Err(PegLegRoundError::BetClosed {
+            status: bet.status.clone(),
+        });
+    }
+    let current = quote_in_force(conn, &row, quote_id)?;
+    let value = cash_out_minor(&current.quote()?, bet.count, bet.stake_minor, bet.multiplier_cents);
+    let r = refs(&row, player_id, bet_id);
+    let wallet = AccountId::wallet(player_id);
+    let escrow = AccountId::escrow(&row.id);
+    let mut specs = Vec::new();
+    let back = value.min(bet.stake_minor);
+    if back > 0 {
+        specs.push(
+            TransferSpec::new(escrow.clone(), wallet.clone(), amount(back)?, TransferKind::BetReturned)
+                .refs(r.clone())
+                .memo("surrendered"),
+        );
+    }
+    if bet.stake_minor > value {
+        specs.push(
+            TransferSpec::new(
+                escrow,
+                AccountId::house_bankroll(),
+                amount(bet.stake_minor - value)?,
+                TransferKind::BetCollected,
+            )
+            .refs(r.clone())
+            .memo("surrendered"),
+        );
+    }
+    if value > bet.stake_minor {
+        specs.push(
+            TransferSpec::new(
+                AccountId::house_bankroll(),
+                wallet,
+                amount(value - bet.stake_minor)?,
+                TransferKind::BetPayout,
+            )
+            .refs(r)
+            .memo("surrendered"),
+        );
+    }
+    ledger::post(conn, &specs)?;
+    close_bet(conn, bet_id, BetStatus::Surrendered, Some(&current.id), value, now_us())?;
+    find_bet(conn, bet_id)
+}
+
+/// Voids a round not yet over (pit boss): every open bet's stake goes back; surrendered
+/// bets stand. The seed is revealed. A significant event.
+pub fn void(conn: &mut AnyConnection, vault: &SeedVault, round_id: &str, actor_id: &str) -> Result<PegLegRoundRow> {
+    let row = lock(conn, round_id)?;
+    row.require(&[PegLegStatus::Seeding, PegLegStatus::Dealing], "void")?;
+    let now = now_us();
+    let mut specs = Vec::new();
+    let mut refunded = 0usize;
+    for bet in bets(conn, &row.id)? {
+        if BetStatus::parse(&bet.status)? != BetStatus::Open {
+            continue;
+        }
+        specs.push(
+            TransferSpec::new(
+                AccountId::escrow(&row.id),
+                AccountId::wallet(&bet.player_id),
+                amount(bet.stake_minor)?,
+                TransferKind::BetRefund,
+            )
+            .refs(refs(&row, &bet.player_id, &bet.id)),
+        );
+        close_bet(conn, &bet.id, BetStatus::Refunded, None, bet.stake_minor, now)?;
+        refunded += 1;
+    }
+    ledger::post(conn, &specs)?;
+    finish(conn, vault, &row, PegLegStatus::Voided, None, now)?;
+    assert_escrow_empty(conn, &row)?;
+    significant_events::record(
+        conn,
+        EventKind::RoundVoided,
+        Some(actor_id),
+        Some(&row.id),
+        serde_json::json!({ "game": "peg_leg", "table_id": row.table_id,
+            "cards_dealt": row.cards_dealt, "bets_refunded": refunded }),
+    )?;
+    find(conn, round_id)
+}
+
+// ---------------------------------------------------------------------------
+// Views
+// ---------------------------------------------------------------------------
+
+/// One count's price in a quote.
+#[derive(Serialize, ToSchema, Debug, Clone)]
+pub struct CountPriceView {
+    pub count: u8,
+    /// What a winning bet returns per unit staked, stake included; absent when not offered.
+    #[schema(value_type = Option<String>, example = "4.35")]
+    pub multiplier: Option<String>,
+    /// The probability of the count given the cards dealt (estimated when simulated).
+    pub probability: f64,
+    /// When exact: the probability as a reduced fraction "p/q".
+    pub exact: Option<String>,
+}
+
+/// The prices after one card: bets name its id.
+#[derive(Serialize, ToSchema, Debug, Clone)]
+pub struct QuoteView {
+    pub id: String,
+    pub cards_dealt: u8,
+    /// exact or simulated.
+    pub method: String,
+    pub target_rtp_bp: u32,
+    /// Counts 0..=10 in order.
+    pub counts: Vec<CountPriceView>,
+    /// When the quote stops taking bets (a timed window); absent: until the next card.
+    pub expires_at_us: Option<i64>,
+}
+
+fn multiplier_text(cents: u64) -> String {
+    format_minor(cents as i64)
+}
+
+fn quote_view(row: &QuoteRow, quote: &Quote, expires_at_us: Option<i64>) -> QuoteView {
+    QuoteView {
+        id: row.id.clone(),
+        cards_dealt: quote.cards_dealt,
+        method: match quote.method {
+            Method::Exact { .. } => "exact".into(),
+            Method::Simulated { .. } => "simulated".into(),
+        },
+        target_rtp_bp: quote.target_rtp_bp,
+        counts: quote
+            .counts
+            .iter()
+            .map(|c| CountPriceView {
+                count: c.count,
+                multiplier: c.multiplier_cents.map(multiplier_text),
+                probability: c.probability,
+                exact: c.exact.clone(),
+            })
+            .collect(),
+        expires_at_us,
+    }
+}
+
+#[derive(Serialize, ToSchema, Debug, Clone)]
+pub struct PegLegBetView {
+    pub id: String,
+    /// The bettor: their id for themselves and staff, a pseudonym otherwise.
+    pub player: String,
+    pub count: u8,
+    #[schema(value_type = String, example = "5.00")]
+    pub stake: String,
+    #[schema(value_type = String, example = "4.35")]
+    pub multiplier: String,
+    pub quote_id: String,
+    pub status: BetStatus,
+    /// While the bet is open: what surrendering it under the current quote pays.
+    #[schema(value_type = Option<String>)]
+    pub cash_out: Option<String>,
+    /// What the player got back (win, surrender, refund; 0.00 for a loss).
+    #[schema(value_type = Option<String>)]
+    pub returned: Option<String>,
+    pub surrender_quote_id: Option<String>,
+    pub placed_at_us: i64,
+}
+
+/// A card as dealt, with what it did.
+#[derive(Serialize, ToSchema, Debug, Clone)]
+pub struct DealtCardView {
+    pub index: u8,
+    #[schema(value_type = crate::api::contract::CardId)]
+    pub card: Card,
+    pub key_count: u8,
+    /// The Prima Carta engine's events for this card and its play-up.
+    #[schema(value_type = Vec<Object>)]
+    pub events: Vec<crate::games::prima_carta::Event>,
+}
+
+impl From<&CardStep> for DealtCardView {
+    fn from(s: &CardStep) -> DealtCardView {
+        DealtCardView {
+            index: s.index,
+            card: s.card,
+            key_count: s.key_count,
+            events: s.events.clone(),
+        }
+    }
+}
+
+/// What anyone at the table may see of a round: the cards dealt, the key suit's count,
+/// the quote in force and the bets (pseudonymous but the caller's own). Nothing of an
+/// undealt card: the server seed appears only once the round is over.
+#[derive(Serialize, ToSchema, Debug, Clone)]
+pub struct PegLegRoundView {
+    pub id: String,
+    pub table_id: String,
+    pub status: PegLegStatus,
+    /// SHA-256 of the server seed, published when the round opened.
+    pub commitment: String,
+    /// The combined client seed, fixed by the first card.
+    pub client_seed: Option<String>,
+    pub cards_dealt: u8,
+    /// Every card dealt so far, in order.
+    pub cards: Vec<DealtCardView>,
+    #[schema(value_type = Option<String>)]
+    pub key_suit: Option<Suit>,
+    pub key_count: u8,
+    /// The count once no order of the undealt cards can change it.
+    pub settled_count: Option<u8>,
+    pub final_count: Option<u8>,
+    pub quote: Option<QuoteView>,
+    /// Until when bets after the last card are taken (a timed window).
+    pub window_closes_at_us: Option<i64>,
+    pub bets: Vec<PegLegBetView>,
+    /// Revealed once the round is settled or voided.
+    pub server_seed: Option<String>,
+    pub config: PegLegConfig,
+    pub created_at_us: i64,
+    pub updated_at_us: i64,
+}
+
+/// The pass as far as it is dealt. Before the first card nothing is derived from the seed.
+fn pass_so_far(vault: &SeedVault, row: &PegLegRoundRow) -> Result<(PegLegPass, Vec<CardStep>)> {
+    let mut pass = PegLegPass::new();
+    let mut steps = Vec::new();
+    let dealt = row.cards_dealt();
+    if dealt == 0 {
+        return Ok((pass, steps));
+    }
+    let client_seed = row
+        .client_seed
+        .as_deref()
+        .ok_or_else(|| PegLegRoundError::Corrupt("cards dealt without a client seed".into()))?;
+    let deck = deck_of(&open_seed(vault, row)?, &row.id, client_seed);
+    for card in &deck[..dealt] {
+        steps.push(pass.deal(*card).map_err(|e| PegLegRoundError::Corrupt(e.to_string()))?);
+    }
+    Ok((pass, steps))
+}
+
+pub fn view(
+    conn: &mut AnyConnection,
+    vault: &SeedVault,
+    row: &PegLegRoundRow,
+    viewer: &Viewer,
+) -> Result<PegLegRoundView> {
+    let status = row.status()?;
+    let (pass, steps) = pass_so_far(vault, row)?;
+    let current = if status == PegLegStatus::Dealing {
+        current_quote(conn, row)?
+    } else {
+        None
+    };
+    let quote = match &current {
+        Some(q) => Some((q, q.quote()?)),
+        None => None,
+    };
+    let mut names = Pseudonyms::default();
+    let bets = bets(conn, &row.id)?
+        .iter()
+        .map(|bet| bet_view(bet, quote.as_ref().map(|(_, q)| q), viewer, &mut names))
+        .collect::<Result<Vec<_>>>()?;
+    Ok(PegLegRoundView {
+        id: row.id.clone(),
+        table_id: row.table_id.clone(),
+        status,
+        commitment: row.commitment.clone(),
+        client_seed: row.client_seed.clone(),
+        cards_dealt: row.cards_dealt() as u8,
+        cards: steps.iter().map(DealtCardView::from).collect(),
+        key_suit: pass.key_suit(),
+        key_count: pass.key_count(),
+        settled_count: pass.settled_count(),
+        final_count: row.final_count.map(|c| c as u8),
+        quote: quote.map(|(row_q, q)| quote_view(row_q, &q, row.window_closes_at_us)),
+        window_closes_at_us: row.window_closes_at_us,
+        bets,
+        server_seed: if status.is_over() {
+            row.revealed_server_seed.clone()
+        } else {
+            None
+        },
+        config: row.config()?,
+        created_at_us: row.created_at_us,
+        updated_at_us: row.updated_at_us,
+    })
+}
+
+/// One bet as `viewer` sees it, its cash-out value under the quote in force.
+pub fn bet_view_of(
+    conn: &mut AnyConnection,
+    row: &PegLegRoundRow,
+    bet_id: &str,
+    viewer: &Viewer,
+) -> Result<PegLegBetView> {
+    let bet = find_bet(conn, bet_id)?;
+    let quote = match current_quote(conn, row)? {
+        Some(q) if row.status()? == PegLegStatus::Dealing => Some(q.quote()?),
+        _ => None,
+    };
+    bet_view(&bet, quote.as_ref(), viewer, &mut Pseudonyms::default())
+}
+
+fn bet_view(bet: &BetRow, quote: Option<&Quote>, viewer: &Viewer, names: &mut Pseudonyms) -> Result<PegLegBetView> {
+    let status = BetStatus::parse(&bet.status)?;
+    let shown = viewer.sees_identities || bet.player_id == viewer.user_id;
+    Ok(PegLegBetView {
+        id: bet.id.clone(),
+        player: if shown {
+            bet.player_id.clone()
+        } else {
+            names.of(&bet.player_id)
+        },
+        count: bet.count as u8,
+        stake: format_minor(bet.stake_minor),
+        multiplier: format_minor(bet.multiplier_cents),
+        quote_id: bet.quote_id.clone(),
+        status,
+        cash_out: match (status, quote) {
+            (BetStatus::Open, Some(q)) => Some(format_minor(cash_out_minor(
+                q,
+                bet.count,
+                bet.stake_minor,
+                bet.multiplier_cents,
+            ))),
+            _ => None,
+        },
+        returned: bet.returned_minor.map(format_minor),
+        surrender_quote_id: bet.surrender_quote_id.clone(),
+        placed_at_us: bet.placed_at_us,
+    })
+}
+
+// ---------------------------------------------------------------------------
+// Recall and verification
+// ---------------------------------------------------------------------------
+
+/// A stored quote in full: what it was computed from and everything it said.
+#[derive(Serialize, Deserialize, ToSchema, Debug, Clone)]
+pub struct RecalledQuote {
+    pub id: String,
+    pub cards_dealt: u8,
+    /// The quote as computed: method, probabilities, bounds and multipliers in hundredths.
+    #[schema(value_type = Object)]
+    pub quote: Quote,
+    /// The simulation's RNG seed (ChaCha8, decimal) when the quote was simulated.
+    pub simulation_seed: Option<String>,
+}
+
+/// A bet in a recall.
+#[derive(Serialize, Deserialize, ToSchema, Debug, Clone)]
+pub struct RecalledBet {
+    pub id: String,
+    pub player: String,
+    pub count: u8,
+    pub stake_minor: i64,
+    pub multiplier_cents: i64,
+    pub quote_id: String,
+    pub status: BetStatus,
+    pub surrender_quote_id: Option<String>,
+    pub returned_minor: Option<i64>,
+}
+
+/// A settled or voided round, everything in it: anyone given it can redo the deck, the
+/// pass, every quote and every bet's money.
+#[derive(Serialize, ToSchema, Debug)]
+pub struct PegLegRecall {
+    pub round: PegLegRoundView,
+    /// The deck's shuffle (game `prima_carta`, the round id, the client seeds given and
+    /// their combination), with the revealed server seed.
+    #[schema(value_type = Object)]
+    pub shuffle: ShuffleTranscript,
+    pub quotes: Vec<RecalledQuote>,
+    pub bets: Vec<RecalledBet>,
+    #[schema(value_type = Vec<Object>)]
+    pub parties: Vec<Party<'static>>,
+    /// Every ledger transfer of the round, in ledger order.
+    #[schema(value_type = Vec<Object>)]
+    pub transfers: Vec<TransferEntry<'static>>,
+    /// The shuffle recomputed, the pass replayed, every quote repriced, every bet's money
+    /// recomputed.
+    #[schema(value_type = Object)]
+    pub verification: VerificationReport,
+}
+
+pub fn recall(conn: &mut AnyConnection, vault: &SeedVault, round_id: &str, viewer: &Viewer) -> Result<PegLegRecall> {
+    let row = find(conn, round_id)?;
+    if !row.status()?.is_over() {
+        return Err(PegLegRoundError::NotOver);
+    }
+    let seed = ServerSeed::from_hex(row.revealed_server_seed.as_deref().unwrap_or(""))
+        .map_err(|_| PegLegRoundError::Corrupt("a round over without its revealed seed".into()))?;
+    let seeds = client_seeds(conn, &row.id)?;
+    let client_seed = row
+        .client_seed
+        .clone()
+        .unwrap_or_else(|| shuffle::combined_client_seed(&seeds));
+    let deck = deck_of(&seed, &row.id, &client_seed);
+    let shuffle = ShuffleTranscript::record(&seed, Game::PrimaCarta, &row.id, &seeds, &deck, Vec::new());
+    let mut names = Pseudonyms::default();
+    let quotes = quotes(conn, &row.id)?
+        .iter()
+        .map(|qr| {
+            Ok(RecalledQuote {
+                id: qr.id.clone(),
+                cards_dealt: qr.cards_dealt as u8,
+                quote: qr.quote()?,
+                simulation_seed: qr.simulation_seed.clone(),
+            })
+        })
+        .collect::<Result<Vec<_>>>()?;
+    let bets = bets(conn, &row.id)?
+        .iter()
+        .map(|bet| {
+            let shown = viewer.sees_identities || bet.player_id == viewer.user_id;
+            Ok(RecalledBet {
+                id: bet.id.clone(),
+                player: if shown {
+                    bet.player_id.clone()
+                } else {
+                    names.of(&bet.player_id)
+                },
+                count: bet.count as u8,
+                stake_minor: bet.stake_minor,
+                multiplier_cents: bet.multiplier_cents,
+                quote_id: bet.quote_id.clone(),
+                status: BetStatus::parse(&bet.status)?,
+                surrender_quote_id: bet.surrender_quote_id.clone(),
+                returned_minor: bet.returned_minor,
+            })
+        })
+        .collect::<Result<Vec<_>>>()?;
+    let transfers = super::prima_carta::round_transfers(conn, &row.id)?;
+    let transfers = crate::transcript::transfer_entries(&transfers, &mut names, &row.id, &row.table_id);
+    let round = view(conn, vault, &row, viewer)?;
+    let mut recall = PegLegRecall {
+        round,
+        shuffle,
+        quotes,
+        bets,
+        parties: names.parties(viewer),
+        transfers,
+        verification: VerificationReport {
+            passed: false,
+            checks: Vec::new(),
+        },
+    };
+    recall.verification = verify(&recall);
+    Ok(recall)
+}
+
+/// Recomputes everything a recall claims from its own contents and the rules: the deck,
+/// the pass and its final count, every quote (an exact one by the same search; a simulated
+/// one from its recorded seed), every bet's price, and what every bet returned.
+pub fn verify(recall: &PegLegRecall) -> VerificationReport {
+    use shuffle_transcript::{fail, pass as ok};
+    let (mut report, recomputed) = shuffle_transcript::verify_dealing(&recall.shuffle);
+    let checks = &mut report.checks;
+    let Some(recomputed) = recomputed else {
+        checks.push(fail("pass", None, "not replayed: the deck did not verify"));
+        report.passed = false;
+        return report;
+    };
+    let deck = &recomputed.deck;
+    let dealt = usize::from(recall.round.cards_dealt).min(deck.len());
+    let pricing = recall.round.config.pricing();
+
+    // The pass, card by card, as shown.
+    let mut pass = PegLegPass::new();
+    let mut replayed = Vec::with_capacity(dealt);
+    for card in &deck[..dealt] {
+        match pass.deal(*card) {
+            Ok(step) => replayed.push(step),
+            Err(e) => {
+                checks.push(fail("pass", None, e.to_string()));
+                break;
+            }
+        }
+    }
+    let shown_cards: Vec<u8> = recall.round.cards.iter().map(|c| c.card.id()).collect();
+    let dealt_cards: Vec<u8> = replayed.iter().map(|s| s.card.id()).collect();
+    checks.push(if shown_cards == dealt_cards {
+        ok("cards", format!("the {dealt} card(s) shown are the deck's first"))
+    } else {
+        fail("cards", None, "the cards shown are not the deck's first cards")
+    });
+    if recall.round.status == PegLegStatus::Settled {
+        checks.push(match (pass.final_count(), recall.round.final_count) {
+            (Some(a), Some(b)) if a == b => ok("final_count", format!("the key suit ends with {a} card(s)")),
+            (a, b) => fail("final_count", None, format!("replayed {a:?}, recorded {b:?}")),
+        });
+    }
+
+    // Every quote, repriced from the cards dealt before it.
+    let mut repriced = std::collections::HashMap::new();
+    for rq in &recall.quotes {
+        let name = format!("quote[{}]", rq.cards_dealt);
+        let n = usize::from(rq.cards_dealt);
+        let check = match PegLegPass::from_dealt(&deck[..n.min(deck.len())]) {
+            Err(e) => fail(name, None, e.to_string()),
+            Ok(p) => {
+                let seed = match &rq.simulation_seed {
+                    Some(s) => s.parse::<u64>().ok(),
+                    None => Some(0),
+                };
+                match seed.and_then(|seed| price(&p, &pricing, seed)) {
+                    None => fail(name, None, "cannot be repriced"),
+                    Some(again) if same_prices(&again.quote, &rq.quote) => {
+                        let label = match again.quote.method {
+                            Method::Exact { .. } => "exact prices recomputed",
+                            Method::Simulated { .. } => "simulated prices redrawn from their seed",
+                        };
+                        repriced.insert(rq.id.clone(), again.quote);
+                        ok(name, label)
+                    }
+                    Some(_) => fail(name, None, "the recomputed prices differ from the quote's"),
+                }
+            }
+        };
+        checks.push(check);
+    }
+
+    // Every bet: its price, and what it returned.
+    let final_count = recall.round.final_count;
+    for bet in &recall.bets {
+        let name = format!("bet[{}]", bet.id);
+        let Some(placed) = repriced.get(&bet.quote_id) else {
+            checks.push(fail(name, None, "placed on a quote that does not verify"));
+            continue;
+        };
+        let offered = placed
+            .counts
+            .get(usize::from(bet.count))
+            .and_then(|c| c.multiplier_cents);
+        if offered != Some(bet.multiplier_cents as u64) {
+            checks.push(fail(name, None, "its multiplier is not the quote's for its count"));
+            continue;
+        }
+        let expected = match bet.status {
+            BetStatus::Won | BetStatus::Lost => match final_count {
+                Some(f) if (f == bet.count) == (bet.status == BetStatus::Won) => Some(if f == bet.count {
+                    win_minor(bet.stake_minor, bet.multiplier_cents)
+                } else {
+                    0
+                }),
+                _ => None,
+            },
+            BetStatus::Refunded => Some(bet.stake_minor),
+            BetStatus::Surrendered => bet
+                .surrender_quote_id
+                .as_ref()
+                .and_then(|id| repriced.get(id))
+                .map(|quote| cash_out_minor(quote, i32::from(bet.count), bet.stake_minor, bet.multiplier_cents)),
+            BetStatus::Open => None,
+        };
+        checks.push(match expected {
+            Some(v) if Some(v) == bet.returned_minor => ok(name, format!("returned {}", format_minor(v))),
+            Some(v) => fail(
+                name,
+                None,
+                format!("returned {:?}, the rules give {}", bet.returned_minor, format_minor(v)),
+            ),
+            None => fail(name, None, "its outcome does not follow from the round"),
+        });
+    }
+    report.passed = report.checks.iter().all(|c| c.passed);
+    report
+}
+
+/// Two quotes offer the same prices on the same probabilities.
+fn same_prices(a: &Quote, b: &Quote) -> bool {
+    a.cards_dealt == b.cards_dealt
+        && a.key_suit == b.key_suit
+        && a.key_count == b.key_count
+        && a.target_rtp_bp == b.target_rtp_bp
+        && a.method == b.method
+        && a.counts.len() == b.counts.len()
+        && a.counts.iter().zip(&b.counts).all(|(x, y)| {
+            x.count == y.count
+                && x.multiplier_cents == y.multiplier_cents
+                && x.exact == y.exact
+                && (x.probability - y.probability).abs() <= 1e-12
+        })
+}
+
+// ---------------------------------------------------------------------------
+// Observed RTP
+// ---------------------------------------------------------------------------
+
+/// What a table's Peg Leg bets returned against what their prices promised.
+#[derive(Serialize, ToSchema, Debug, Clone, PartialEq)]
+pub struct PegLegRtp {
+    pub table_id: String,
+    /// Settled or voided rounds the bets were on.
+    pub rounds: i64,
+    /// Bets won, lost or surrendered (refunded and open ones are left out).
+    pub bets: i64,
+    #[schema(value_type = String)]
+    pub staked: String,
+    #[schema(value_type = String)]
+    pub returned: String,
+    /// returned / staked (0 with nothing staked).
+    pub observed_rtp: f64,
+    /// What the prices promised: the sum over bets of stake × multiplier × the probability
+    /// of the count in the quote the bet was placed on, over the stakes. Each is at most the
+    /// table's target; a surrender does not change it (a bet's value is a martingale).
+    pub expected_rtp: f64,
+    /// A bound on the observed RTP's standard error: each bet's spread as if held to the
+    /// end, bets on one round taken as perfectly correlated (they share its deal).
+    pub standard_error: f64,
+    /// |observed − expected| exceeds 2.576 standard errors (the 99% band).
+    pub outside_99_band: bool,
+}
+
+/// Observed RTP of a table's Peg Leg bets placed in [from_us, to_us).
+pub fn observed_rtp(
+    conn: &mut AnyConnection,
+    table_id: &str,
+    from_us: Option<i64>,
+    to_us: Option<i64>,
+) -> Result<PegLegRtp> {
+    let rounds_of_table = r::table.filter(r::table_id.eq(table_id)).select(r::id);
+    let mut query = b::table
+        .filter(b::round_id.eq_any(rounds_of_table))
+        .filter(b::status.eq_any([
+            BetStatus::Won.as_str(),
+            BetStatus::Lost.as_str(),
+            BetStatus::Surrendered.as_str(),
+        ]))
+        .select(BetRow::as_select())
+        .into_boxed();
+    if let Some(f) = from_us {
+        query = query.filter(b::placed_at_us.ge(f));
+    }
+    if let Some(t) = to_us {
+        query = query.filter(b::placed_at_us.lt(t));
+    }
+    let rows: Vec<BetRow> = query.load(conn)?;
+    let mut quote_ids: Vec<&str> = rows.iter().map(|bet| bet.quote_id.as_str()).collect();
+    quote_ids.sort_unstable();
+    quote_ids.dedup();
+    let mut probability = std::collections::HashMap::new();
+    for chunk in quote_ids.chunks(500) {
+        for qr in q::table
+            .filter(q::id.eq_any(chunk))
+            .select(QuoteRow::as_select())
+            .load(conn)?
+        {
+            let quote = qr.quote()?;
+            probability.insert(qr.id, quote.counts.iter().map(|c| c.probability).collect::<Vec<_>>());
+        }
+    }
+    let (mut staked, mut returned, mut promised) = (0i64, 0i64, 0f64);
+    // Per round: the sum of its bets' standard deviations, in minor units.
+    let mut spread_by_round: std::collections::HashMap<&str, f64> = std::collections::HashMap::new();
+    for bet in &rows {
+        let p = probability
+            .get(&bet.quote_id)
+            .and_then(|ps| ps.get(usize::try_from(bet.count).unwrap_or(usize::MAX)))
+            .copied()
+            .ok_or_else(|| PegLegRoundError::Corrupt(format!("bet {} without its quote", bet.id)))?;
+        let win = win_minor(bet.stake_minor, bet.multiplier_cents) as f64;
+        staked += bet.stake_minor;
+        returned += bet.returned_minor.unwrap_or(0);
+        promised += win * p;
+        *spread_by_round.entry(bet.round_id.as_str()).or_default() += win * (p * (1.0 - p)).sqrt();
+    }
+    let stakes = staked as f64;
+    let ratio = |x: f64| if staked > 0 { x / stakes } else { 0.0 };
+    let observed_rtp = ratio(returned as f64);
+    let expected_rtp = ratio(promised);
+    let standard_error = ratio(spread_by_round.values().map(|s| s * s).sum::<f64>().sqrt());
+    Ok(PegLegRtp {
+        table_id: table_id.to_string(),
+        rounds: spread_by_round.len() as i64,
+        bets: rows.len() as i64,
+        staked: format_minor(staked),
+        returned: format_minor(returned),
+        observed_rtp,
+        expected_rtp,
+        standard_error,
+        outside_99_band: staked > 0 && (observed_rtp - expected_rtp).abs() > 2.576 * standard_error,
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const ROUND: &str = "01935a2c-0000-7000-8000-000000000001";
+
+    fn bet(id: &str, count: u8, quote: &RecalledQuote, status: BetStatus, returned: i64) -> RecalledBet {
+        RecalledBet {
+            id: id.into(),
+            player: "player-1".into(),
+            count,
+            stake_minor: 1_000,
+            multiplier_cents: quote.quote.counts[usize::from(count)]
+                .multiplier_cents
+                .expect("offered") as i64,
+            quote_id: quote.id.clone(),
+            status,
+            surrender_quote_id: None,
+            returned_minor: Some(returned),
+        }
+    }
+
+    /// A settled round built from the rules alone: three quotes, a winning or losing bet,
+    /// and a surrendered one.
+    fn settled_recall() -> PegLegRecall {
+        let seed = ServerSeed::from_bytes([7; 32]);
+        let client_seed = shuffle::combined_client_seed(&[]);
+        let deck = deck_of(&seed, ROUND, &client_seed);
+        let config = match TableConfig::demo_peg_leg() {
+            TableConfig::PegLeg(c) => c,
+            _ => unreachable!("the demo Peg Leg table deals Peg Leg"),
+        };
+        let mut pass = PegLegPass::new();
+        let mut steps = Vec::new();
+        let mut quotes = Vec::new();
+        for (i, card) in deck.iter().enumerate() {
+            steps.push(pass.deal(*card).expect("deals"));
+            if i < 3 {
+                let priced = price(&pass, &config.pricing(), 11 + i as u64).expect("priced");
+                quotes.push(RecalledQuote {
+                    id: format!("quote-{}", i + 1),
+                    cards_dealt: (i + 1) as u8,
+                    simulation_seed: priced.simulation_seed.map(|s| s.to_string()),
+                    quote: priced.quote,
+                });
+            }
+        }
+        let final_count = pass.final_count().expect("the pass is over");
+        let held = quotes[0]
+            .quote
+            .counts
+            .iter()
+            .find(|c| c.multiplier_cents.is_some())
+            .expect("a count is offered")
+            .count;
+        let held_bet = if held == final_count {
+            let mut b = bet("held", held, &quotes[0], BetStatus::Won, 0);
+            b.returned_minor = Some(win_minor(b.stake_minor, b.multiplier_cents));
+            b
+        } else {
+            bet("held", held, &quotes[0], BetStatus::Lost, 0)
+        };
+        let mut given_up = bet("given-up", held, &quotes[1], BetStatus::Surrendered, 0);
+        given_up.surrender_quote_id = Some(quotes[2].id.clone());
+        given_up.returned_minor = Some(cash_out_minor(
+            &price(&PegLegPass::from_dealt(&deck[..3]).unwrap(), &config.pricing(), 13)
+                .unwrap()
+                .quote,
+            i32::from(held),
+            given_up.stake_minor,
+            given_up.multiplier_cents,
+        ));
+        let shuffle = ShuffleTranscript::record(&seed, Game::PrimaCarta, ROUND, &[], &deck, Vec::new());
+        PegLegRecall {
+            round: PegLegRoundView {
+                id: ROUND.into(),
+                table_id: "table".into(),
+                status: PegLegStatus::Settled,
+                commitment: shuffle::commitment(&seed),
+                client_seed: Some(client_seed),
+                cards_dealt: 50,
+                cards: steps.iter().map(DealtCardView::from).collect(),
+                key_suit: pass.key_suit(),
+                key_count: pass.key_count(),
+                settled_count: pass.settled_count(),
+                final_count: Some(final_count),
+                quote: None,
+                window_closes_at_us: None,
+                bets: Vec::new(),
+                server_seed: Some(seed.to_hex()),
+                config,
+                created_at_us: 0,
+                updated_at_us: 0,
+            },
+            shuffle,
+            quotes,
+            bets: vec![held_bet, given_up],
+            parties: Vec::new(),
+            transfers: Vec::new(),
+            verification: VerificationReport {
+                passed: false,
+                checks: Vec::new(),
+            },
+        }
+    }
+
+    fn failed(recall: &PegLegRecall) -> Vec<String> {
+        verify(recall)
+            .checks
+            .iter()
+            .filter(|c| !c.passed)
+            .map(|c| c.name.to_string())
+            .collect()
+    }
+
+    #[test]
+    fn a_recall_made_by_the_rules_verifies() {
+        let recall = settled_recall();
+        let report = verify(&recall);
+        assert!(report.passed, "{}", report.to_text());
+        // Three quotes, two bets, the cards and the final count were all checked.
+        assert!(report.checks.len() >= 3 + 2 + 2, "{}", report.to_text());
+    }
+
+    #[test]
+    fn every_claim_of_a_recall_is_checked() {
+        let mut r = settled_recall();
+        r.quotes[0].quote.counts.iter_mut().for_each(|c| {
+            if let Some(m) = c.multiplier_cents.as_mut() {
+                *m += 1;
+            }
+        });
+        assert!(
+            failed(&r).contains(&"quote[1]".to_string()),
+            "an overpriced quote: {:?}",
+            failed(&r)
+        );
+
+        let mut r = settled_recall();
+        r.bets[0].multiplier_cents += 1;
+        assert_eq!(failed(&r), vec!["bet[held]".to_string()], "a bet paid above its quote");
+
+        let mut r = settled_recall();
+        *r.bets[1].returned_minor.as_mut().unwrap() += 1;
+        assert_eq!(
+            failed(&r),
+            vec!["bet[given-up]".to_string()],
+            "a surrender paid a cent too much"
+        );
+
+        let mut r = settled_recall();
+        r.bets[0].status = if r.bets[0].status == BetStatus::Won {
+            BetStatus::Lost
+        } else {
+            BetStatus::Won
+        };
+        assert_eq!(failed(&r), vec!["bet[held]".to_string()], "a bet settled the wrong way");
+
+        let mut r = settled_recall();
+        r.round.cards.swap(0, 1);
+        assert!(failed(&r).contains(&"cards".to_string()));
+
+        let mut r = settled_recall();
+        r.round.final_count = r.round.final_count.map(|c| c % 10 + 1);
+        assert!(failed(&r).contains(&"final_count".to_string()));
+
+        let mut r = settled_recall();
+        r.quotes[1].simulation_seed = r.quotes[1].simulation_seed.as_ref().map(|_| "12345".to_string());
+        if r.quotes[1].simulation_seed.is_some() {
+            assert!(
+                failed(&r).contains(&"quote[2]".to_string()),
+                "another seed draws other samples"
+            );
+        }
+    }
+
+    #[test]
+    fn a_stored_distribution_reads_back_bit_for_bit() {
+        let seed = ServerSeed::from_bytes([3; 32]);
+        let deck = deck_of(&seed, ROUND, "");
+        for dealt in [1, 45] {
+            let pass = PegLegPass::from_dealt(&deck[..dealt]).unwrap();
+            let dist = price(&pass, &PricingConfig::default(), 5)
+                .unwrap()
+                .quote
+                .distribution
+                .unwrap();
+            let text = serde_json::to_string(&StoredDistribution::of(&dist)).unwrap();
+            let back = serde_json::from_str::<StoredDistribution>(&text)
+                .unwrap()
+                .into_distribution()
+                .unwrap();
+            assert_eq!(back, dist);
+        }
+    }
+}

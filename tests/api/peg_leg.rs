@@ -1,0 +1,547 @@
+//! Peg Leg over HTTP: a dealer deals a round card by card while players bet, bet again and
+//! surrender between cards at the quoted prices; every payout reconciles in the ledger; stale
+//! quotes, closed windows and the limits are refused and move nothing; nothing of an undealt
+//! card is shown before settlement; a void refunds the open bets; the live stream carries the
+//! round; the recall verifies.
+
+use serde_json::{json, Value};
+
+use djego::domain::Role;
+
+use crate::helpers::{TestApp, TestUser};
+use crate::lobo::{read_until, same_casino, watch_table};
+
+fn minor(text: &str) -> i64 {
+    let neg = text.starts_with('-');
+    let t = text.trim_start_matches('-');
+    let (a, b) = t.split_once('.').unwrap_or((t, "00"));
+    let v = a.parse::<i64>().unwrap() * 100 + b.parse::<i64>().unwrap();
+    if neg {
+        -v
+    } else {
+        v
+    }
+}
+
+fn s(v: &Value) -> &str {
+    v.as_str().unwrap_or_else(|| panic!("not a string: {v}"))
+}
+
+struct Casino {
+    table: String,
+    pitboss: TestUser,
+    dealer: TestUser,
+    players: Vec<TestUser>,
+}
+
+/// A Peg Leg table (pit boss creates it through the API, assigns a dealer, opens it) and
+/// `players` players funded with 1,000.00 each.
+async fn casino(app: &TestApp, players: usize, window_ms: u32) -> Casino {
+    let pitboss = app.create_user(Role::Pitboss).await;
+    let dealer = app.create_user(Role::Dealer).await;
+    let cashier = app.create_user(Role::Cashier).await;
+    let name = format!("Peg Leg {}", &uuid::Uuid::new_v4().simple().to_string()[..8]);
+    let config = json!({ "game": "peg_leg", "min_bet": "1.00", "max_bet": "50.00",
+        "max_exposure_per_round": "120.00", "betting_window_ms": window_ms });
+    let table = app
+        .post(
+            "/api/v1/tables",
+            Some(&pitboss.token),
+            &json!({ "name": name, "config": config }),
+            None,
+        )
+        .await
+        .expect(201);
+    assert_eq!(table["config"]["target_rtp_bp"], 9500, "the default target: {table}");
+    let table = s(&table["id"]).to_string();
+    app.put(
+        &format!("/api/v1/tables/{table}/dealers/{}", dealer.id),
+        Some(&pitboss.token),
+        &json!({}),
+        None,
+    )
+    .await
+    .expect(200);
+    app.post(
+        &format!("/api/v1/tables/{table}/open"),
+        Some(&pitboss.token),
+        &json!({}),
+        None,
+    )
+    .await
+    .expect(200);
+    let mut funded = Vec::new();
+    for _ in 0..players {
+        let p = app.create_user(Role::Player).await;
+        app.fund(&cashier, &p.id, "1000.00").await;
+        funded.push(p);
+    }
+    Casino {
+        table,
+        pitboss,
+        dealer,
+        players: funded,
+    }
+}
+
+async fn open_round(app: &TestApp, c: &Casino) -> Value {
+    app.post(
+        &format!("/api/v1/tables/{}/peg-leg-rounds", c.table),
+        Some(&c.dealer.token),
+        &json!({}),
+        None,
+    )
+    .await
+    .expect(201)
+}
+
+async fn deal(app: &TestApp, c: &Casino, round: &str) -> crate::helpers::TestResponse {
+    app.post(
+        &format!("/api/v1/peg-leg-rounds/{round}/deal"),
+        Some(&c.dealer.token),
+        &json!({}),
+        None,
+    )
+    .await
+}
+
+async fn bet(
+    app: &TestApp,
+    player: &TestUser,
+    round: &str,
+    quote: &str,
+    count: u64,
+    stake: &str,
+) -> crate::helpers::TestResponse {
+    app.post(
+        &format!("/api/v1/peg-leg-rounds/{round}/bets"),
+        Some(&player.token),
+        &json!({ "quote_id": quote, "count": count, "stake": stake }),
+        None,
+    )
+    .await
+}
+
+async fn surrender(
+    app: &TestApp,
+    player: &TestUser,
+    round: &str,
+    bet: &str,
+    quote: &str,
+) -> crate::helpers::TestResponse {
+    app.post(
+        &format!("/api/v1/peg-leg-rounds/{round}/bets/{bet}/surrender"),
+        Some(&player.token),
+        &json!({ "quote_id": quote }),
+        None,
+    )
+    .await
+}
+
+/// The offered count with the highest probability, and its multiplier in minor units.
+fn likeliest(quote: &Value) -> (u64, i64) {
+    quote["counts"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|c| c["multiplier"].is_string())
+        .max_by(|a, b| {
+            a["probability"]
+                .as_f64()
+                .unwrap()
+                .total_cmp(&b["probability"].as_f64().unwrap())
+        })
+        .map(|c| (c["count"].as_u64().unwrap(), minor(s(&c["multiplier"]))))
+        .expect("some count is offered after the first card")
+}
+
+/// Any offered count other than `not`.
+fn another(quote: &Value, not: u64) -> u64 {
+    quote["counts"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|c| c["multiplier"].is_string() && c["count"].as_u64() != Some(not))
+        .map(|c| c["count"].as_u64().unwrap())
+        .next()
+        .expect("two counts are offered after the first card")
+}
+
+both_backends!(
+    async fn a_round_dealt_card_by_card_settles_bets_rebets_and_surrenders_to_the_cent(app: TestApp) {
+        let c = casino(&app, 2, 0).await;
+        let (a, b) = (&c.players[0], &c.players[1]);
+        let round = open_round(&app, &c).await;
+        let id = s(&round["id"]).to_string();
+        assert_eq!(round["status"], "seeding");
+        assert_eq!(
+            s(&round["commitment"]).len(),
+            64,
+            "the commitment is published at once: {round}"
+        );
+        assert!(round["server_seed"].is_null() && round["cards"].as_array().unwrap().is_empty());
+        app.post(
+            &format!("/api/v1/peg-leg-rounds/{id}/client-seed"),
+            Some(&a.token),
+            &json!({ "client_seed": "a's own seed" }),
+            None,
+        )
+        .await
+        .expect(200);
+
+        // The first card sets the key suit and brings the first quote.
+        let first = deal(&app, &c, &id).await.expect(200);
+        let view = &first["round"];
+        assert_eq!(view["status"], "dealing");
+        assert_eq!(view["cards_dealt"], 1);
+        assert_eq!(view["key_count"], 1, "the first card is its suit's foundation: {view}");
+        assert!(view["client_seed"].is_string());
+        let q1 = view["quote"].clone();
+        assert_eq!(q1["cards_dealt"], 1);
+        assert!(q1["counts"][0]["multiplier"].is_null(), "a count of 0 is never offered");
+        let (count_a, mult_a) = likeliest(&q1);
+        let count_b = another(&q1, count_a);
+
+        let bet_a = bet(&app, a, &id, s(&q1["id"]), count_a, "10.00").await.expect(201);
+        assert_eq!(minor(s(&bet_a["multiplier"])), mult_a, "placed at the quoted price");
+        assert_eq!(bet_a["status"], "open");
+        let bet_b = bet(&app, b, &id, s(&q1["id"]), count_b, "5.00").await.expect(201);
+        let mut staked = [1000, 500];
+
+        // The second card: the first quote is stale; a rebet at the new price.
+        let second = deal(&app, &c, &id).await.expect(200);
+        let q2 = second["round"]["quote"].clone();
+        assert_ne!(q1["id"], q2["id"]);
+        let stale = bet(&app, a, &id, s(&q1["id"]), count_a, "10.00").await;
+        stale.assert_error(409, "stale_quote");
+        assert_eq!(stale.json()["error"]["details"]["current_quote_id"], q2["id"]);
+        let (count_a2, _) = likeliest(&q2);
+        bet(&app, a, &id, s(&q2["id"]), count_a2, "7.50").await.expect(201);
+        staked[0] += 750;
+
+        // B sees their own bet's cash-out value and surrenders at it after card 5.
+        for _ in 0..3 {
+            deal(&app, &c, &id).await.expect(200);
+        }
+        let now = app
+            .get(&format!("/api/v1/peg-leg-rounds/{id}"), Some(&b.token))
+            .await
+            .expect(200);
+        let mine = now["bets"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|x| x["id"] == bet_b["id"])
+            .expect("B's bet in B's view")
+            .clone();
+        assert_eq!(mine["player"], b.id.as_str());
+        let offered = minor(s(&mine["cash_out"]));
+        let before = minor(&app.balance(&b.id).await);
+        let surrendered = surrender(&app, b, &id, s(&bet_b["id"]), s(&now["quote"]["id"]))
+            .await
+            .expect(200);
+        assert_eq!(surrendered["status"], "surrendered");
+        assert_eq!(minor(s(&surrendered["returned"])), offered, "paid what was shown");
+        assert_eq!(minor(&app.balance(&b.id).await), before + offered);
+        surrender(&app, b, &id, s(&bet_b["id"]), s(&now["quote"]["id"]))
+            .await
+            .assert_error(409, "bet_closed");
+        // Another player's view names A's bets by pseudonym only.
+        assert!(
+            now["bets"]
+                .as_array()
+                .unwrap()
+                .iter()
+                .all(|x| x["player"] != a.id.as_str()),
+            "{now}"
+        );
+
+        // The rest of the pass; the fiftieth card settles.
+        let mut last = Value::Null;
+        for _ in 5..50 {
+            last = deal(&app, &c, &id).await.expect(200);
+        }
+        let settled = &last["round"];
+        assert_eq!(settled["status"], "settled", "{settled}");
+        assert_eq!(settled["cards_dealt"], 50);
+        assert!(settled["quote"].is_null());
+        assert!(settled["server_seed"].is_string(), "the seed is revealed at settlement");
+        let final_count = settled["final_count"].as_u64().expect("a final count");
+        assert_eq!(settled["key_count"].as_u64(), Some(final_count));
+        deal(&app, &c, &id).await.assert_error(409, "wrong_round_state");
+
+        // Every bet paid by the rules, every coin accounted for.
+        let mut returned = [0i64, offered];
+        for x in settled["bets"].as_array().unwrap() {
+            if x["status"] == "surrendered" {
+                continue;
+            }
+            let win = x["count"].as_u64() == Some(final_count);
+            assert_eq!(x["status"], if win { "won" } else { "lost" }, "{x}");
+            let expected = if win {
+                minor(s(&x["stake"])) * minor(s(&x["multiplier"])) / 100
+            } else {
+                0
+            };
+            assert_eq!(minor(s(&x["returned"])), expected, "{x}");
+            returned[0] += expected;
+        }
+        assert_eq!(minor(&app.balance(&a.id).await), 100_000 - staked[0] + returned[0]);
+        assert_eq!(minor(&app.balance(&b.id).await), 100_000 - staked[1] + returned[1]);
+
+        // The recall: 49 quotes, every bet, and the server's verification of all of it.
+        let recall = app
+            .get(&format!("/api/v1/peg-leg-rounds/{id}/recall"), Some(&a.token))
+            .await
+            .expect(200);
+        assert_eq!(recall["verification"]["passed"], true, "{}", recall["verification"]);
+        assert_eq!(recall["quotes"].as_array().unwrap().len(), 49);
+        assert_eq!(recall["bets"].as_array().unwrap().len(), 3);
+        assert_eq!(recall["shuffle"]["game"], "prima_carta");
+        assert_eq!(recall["shuffle"]["round_id"], id.as_str());
+        let deck: Vec<u64> = recall["shuffle"]["deck"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|v| v.as_u64().unwrap())
+            .collect();
+        let shown: Vec<u64> = settled["cards"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|c| c["card"].as_u64().unwrap())
+            .collect();
+        assert_eq!(deck, shown, "the cards dealt are the committed deck's, in order");
+        // The auditor's observed RTP: what the bets returned against what their prices promised.
+        let auditor = app.auditor().await;
+        let rtp = app
+            .get(&format!("/api/v1/tables/{}/peg-leg-rtp", c.table), Some(&auditor.token))
+            .await
+            .expect(200);
+        assert_eq!(rtp["bets"], 3, "{rtp}");
+        assert_eq!(rtp["rounds"], 1);
+        assert_eq!(minor(s(&rtp["staked"])), staked[0] + staked[1]);
+        assert_eq!(minor(s(&rtp["returned"])), returned[0] + returned[1]);
+        let expected = rtp["expected_rtp"].as_f64().unwrap();
+        assert!(
+            expected > 0.5 && expected <= 0.95,
+            "every price returns at most the target: {rtp}"
+        );
+        app.get(&format!("/api/v1/tables/{}/peg-leg-rtp", c.table), Some(&a.token))
+            .await
+            .assert_error(403, "forbidden");
+        // Someone who did not bet may not recall it.
+        let outsider = app.create_user(Role::Player).await;
+        app.get(&format!("/api/v1/peg-leg-rounds/{id}/recall"), Some(&outsider.token))
+            .await
+            .assert_error(403, "forbidden");
+    }
+);
+
+both_backends!(
+    async fn nothing_undealt_is_shown_and_bad_bets_are_refused_moving_nothing(app: TestApp) {
+        let c = casino(&app, 2, 0).await;
+        let (a, b) = (&c.players[0], &c.players[1]);
+        let round = open_round(&app, &c).await;
+        let id = s(&round["id"]).to_string();
+        // One open round per table; a player cannot open or deal; a dealer not assigned cannot.
+        app.post(
+            &format!("/api/v1/tables/{}/peg-leg-rounds", c.table),
+            Some(&c.dealer.token),
+            &json!({}),
+            None,
+        )
+        .await
+        .assert_error(409, "round_in_progress");
+        app.post(
+            &format!("/api/v1/peg-leg-rounds/{id}/deal"),
+            Some(&a.token),
+            &json!({}),
+            None,
+        )
+        .await
+        .assert_error(403, "forbidden");
+        let stranger = app.create_user(Role::Dealer).await;
+        app.post(
+            &format!("/api/v1/peg-leg-rounds/{id}/deal"),
+            Some(&stranger.token),
+            &json!({}),
+            None,
+        )
+        .await
+        .assert_error(403, "forbidden");
+        // No bets before the first card; the recall waits for the end.
+        bet(&app, a, &id, "00000000-0000-0000-0000-000000000000", 3, "5.00")
+            .await
+            .assert_error(409, "wrong_round_state");
+        app.get(&format!("/api/v1/peg-leg-rounds/{id}/recall"), Some(&c.pitboss.token))
+            .await
+            .assert_error(409, "wrong_round_state");
+
+        let dealt = deal(&app, &c, &id).await.expect(200);
+        let q = dealt["round"]["quote"].clone();
+        let quote = s(&q["id"]);
+        // Seeds close with the first card.
+        app.post(
+            &format!("/api/v1/peg-leg-rounds/{id}/client-seed"),
+            Some(&b.token),
+            &json!({ "client_seed": "late" }),
+            None,
+        )
+        .await
+        .assert_error(409, "wrong_round_state");
+
+        let poor = app.create_user(Role::Player).await;
+        let cashier = app.create_user(Role::Cashier).await;
+        app.fund(&cashier, &poor.id, "2.00").await;
+        let seq = app.last_seq().await;
+        let (count, _) = likeliest(&q);
+        bet(&app, a, &id, quote, 0, "5.00")
+            .await
+            .assert_error(422, "count_not_offered");
+        bet(&app, a, &id, quote, 11, "5.00")
+            .await
+            .assert_error(422, "count_not_offered");
+        bet(&app, a, &id, quote, count, "0.50")
+            .await
+            .assert_error(422, "bet_out_of_range");
+        bet(&app, a, &id, quote, count, "50.01")
+            .await
+            .assert_error(422, "bet_out_of_range");
+        bet(&app, a, &id, quote, count, "-5.00")
+            .await
+            .assert_error(400, "invalid_body");
+        bet(&app, &poor, &id, quote, count, "5.00")
+            .await
+            .assert_error(422, "insufficient_funds");
+        assert_eq!(app.last_seq().await, seq, "no refused bet moved money");
+
+        // The exposure limit counts every bet of the round: 50 + 50 + 20 = 120, then no more.
+        for stake in ["50.00", "50.00", "20.00"] {
+            bet(&app, a, &id, quote, count, stake).await.expect(201);
+        }
+        bet(&app, a, &id, quote, count, "1.00")
+            .await
+            .assert_error(422, "exposure_limit");
+
+        // A retried bet (same Idempotency-Key) is placed once.
+        let body = json!({ "quote_id": quote, "count": count, "stake": "3.00" });
+        let path = format!("/api/v1/peg-leg-rounds/{id}/bets");
+        let first = app
+            .post(&path, Some(&b.token), &body, Some("peg-leg-retry"))
+            .await
+            .expect(201);
+        let again = app
+            .post(&path, Some(&b.token), &body, Some("peg-leg-retry"))
+            .await
+            .expect(201);
+        assert_eq!(first["id"], again["id"]);
+        assert_eq!(app.balance(&b.id).await, "997.00");
+
+        // Nothing of an undealt card in any view, for anyone.
+        for token in [&a.token, &c.dealer.token, &c.pitboss.token] {
+            let view = app
+                .get(&format!("/api/v1/peg-leg-rounds/{id}"), Some(token))
+                .await
+                .expect(200);
+            assert!(view["server_seed"].is_null(), "{view}");
+            assert_eq!(view["cards"].as_array().unwrap().len(), 1);
+            let text = view.to_string();
+            assert!(
+                !text.contains("\"deck\"") && !text.contains("server_seed_sealed"),
+                "{text}"
+            );
+        }
+        let listed = app
+            .get(&format!("/api/v1/tables/{}/peg-leg-rounds", c.table), Some(&b.token))
+            .await
+            .expect(200);
+        assert_eq!(listed.as_array().unwrap().len(), 1);
+        assert!(listed[0]["server_seed"].is_null());
+
+        // A void refunds every open bet; the seed is revealed and the recall verifies.
+        app.post(
+            &format!("/api/v1/peg-leg-rounds/{id}/void"),
+            Some(&c.dealer.token),
+            &json!({}),
+            None,
+        )
+        .await
+        .assert_error(403, "forbidden");
+        let voided = app
+            .post(
+                &format!("/api/v1/peg-leg-rounds/{id}/void"),
+                Some(&c.pitboss.token),
+                &json!({}),
+                None,
+            )
+            .await
+            .expect(200);
+        assert_eq!(voided["status"], "voided");
+        assert!(voided["bets"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .all(|x| x["status"] == "refunded"));
+        assert_eq!(app.balance(&a.id).await, "1000.00");
+        assert_eq!(app.balance(&b.id).await, "1000.00");
+        assert_eq!(app.events("round_voided").await.len(), 1);
+        let recall = app
+            .get(&format!("/api/v1/peg-leg-rounds/{id}/recall"), Some(&c.pitboss.token))
+            .await
+            .expect(200);
+        assert_eq!(recall["verification"]["passed"], true, "{}", recall["verification"]);
+        // The table takes a new round once this one is over.
+        open_round(&app, &c).await;
+    }
+);
+
+both_backends!(
+    async fn a_timed_window_holds_the_next_card_and_then_closes_betting(app: TestApp) {
+        let c = casino(&app, 1, 1_000).await;
+        let a = &c.players[0];
+        let id = s(&open_round(&app, &c).await["id"]).to_string();
+        let dealt = deal(&app, &c, &id).await.expect(200);
+        let q = dealt["round"]["quote"].clone();
+        assert!(q["expires_at_us"].is_i64(), "{q}");
+        let (count, _) = likeliest(&q);
+        let placed = bet(&app, a, &id, s(&q["id"]), count, "2.00").await.expect(201);
+        let early = deal(&app, &c, &id).await;
+        early.assert_error(409, "betting_window_open");
+        assert!(early.json()["error"]["details"]["window_closes_at_us"].is_i64());
+        tokio::time::sleep(std::time::Duration::from_millis(1_100)).await;
+        bet(&app, a, &id, s(&q["id"]), count, "2.00")
+            .await
+            .assert_error(409, "betting_window_closed");
+        surrender(&app, a, &id, s(&placed["id"]), s(&q["id"]))
+            .await
+            .assert_error(409, "betting_window_closed");
+        deal(&app, &c, &id).await.expect(200);
+    }
+);
+
+both_backends!(
+    async fn the_tables_live_stream_carries_every_card_without_an_undealt_one(app: TestApp) {
+        let c = casino(&app, 1, 0).await;
+        // On PostgreSQL the watcher is on another instance: the change crosses over.
+        let other = match app.backend {
+            crate::helpers::Backend::Postgres => Some(same_casino(&app, |_| {}).await),
+            crate::helpers::Backend::Sqlite => None,
+        };
+        let watcher = other.as_ref().unwrap_or(&app);
+        let (mut stream, mut seen) = watch_table(watcher, &c.table, &c.pitboss.token).await;
+        let id = s(&open_round(&app, &c).await["id"]).to_string();
+        read_until(&mut stream, &mut seen, |t| {
+            t.contains("event: peg_leg_round") && t.contains(&id)
+        })
+        .await;
+        deal(&app, &c, &id).await.expect(200);
+        deal(&app, &c, &id).await.expect(200);
+        read_until(&mut stream, &mut seen, |t| t.contains("\"cards_dealt\":2")).await;
+        assert!(
+            !seen.contains("\"server_seed\":\"") && !seen.contains("\"deck\""),
+            "{seen}"
+        );
+        assert!(seen.contains("\"quote\":{"), "quotes are published: {seen}");
+    }
+);
