@@ -7,6 +7,7 @@ use std::process::ExitCode;
 
 use djego::cards::transcript::VerificationReport;
 use djego::checkpoints::{Checkpoint, PublicKey, EXPORT_FORMAT};
+use djego::rounds::peg_leg;
 use djego::transcript::{verify_document, verify_text};
 
 use crate::{VerifyLedgerArgs, VerifyRoundArgs, VerifyRoundsArgs};
@@ -118,7 +119,7 @@ pub fn read_documents(path: &Path) -> Result<Vec<serde_json::Value>, String> {
     // else is the wrong file, not a round that fails to verify.
     let looks_like_one = |d: &serde_json::Value| {
         let t = d.get("transcript").filter(|t| t.is_object()).unwrap_or(d);
-        t.get("version").is_some() || t.get("algorithm").is_some()
+        t.get("version").is_some() || t.get("algorithm").is_some() || peg_leg::is_recall(d)
     };
     if let Some(i) = docs.iter().position(|d| !looks_like_one(d)) {
         return Err(format!(
@@ -131,6 +132,10 @@ pub fn read_documents(path: &Path) -> Result<Vec<serde_json::Value>, String> {
 
 /// What a document says it is, for the report.
 fn label(doc: &serde_json::Value) -> (String, String) {
+    if peg_leg::is_recall(doc) {
+        let id = doc["round"]["id"].as_str().unwrap_or("?").to_owned();
+        return ("peg_leg".into(), id);
+    }
     let t = doc.get("transcript").filter(|t| t.is_object()).unwrap_or(doc);
     let field = |k: &str| t.get(k).and_then(|v| v.as_str()).unwrap_or("?").to_owned();
     (field("game"), field("round_id"))
@@ -138,7 +143,16 @@ fn label(doc: &serde_json::Value) -> (String, String) {
 
 pub fn round(args: VerifyRoundArgs) -> Result<ExitCode, String> {
     let docs = read_documents(&args.transcript)?;
-    let reports: Vec<VerificationReport> = docs.iter().map(verify_document).collect();
+    let reports: Vec<VerificationReport> = docs
+        .iter()
+        .map(|d| {
+            if peg_leg::is_recall(d) {
+                peg_leg::verify_document(d)
+            } else {
+                verify_document(d)
+            }
+        })
+        .collect();
     let verified = reports.iter().filter(|r| r.passed).count();
     if args.json {
         let items: Vec<serde_json::Value> = docs

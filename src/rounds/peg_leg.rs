@@ -1257,6 +1257,8 @@ pub struct RecalledQuote {
     pub quote: Quote,
     /// The simulation's RNG seed (ChaCha8, decimal) when the quote was simulated.
     pub simulation_seed: Option<String>,
+    /// When its card was dealt: bets on it were placed before the next quote's instant.
+    pub created_at_us: i64,
 }
 
 /// A bet in a recall.
@@ -1318,6 +1320,7 @@ pub fn recall(conn: &mut AnyConnection, vault: &SeedVault, round_id: &str, viewe
                 cards_dealt: qr.cards_dealt as u8,
                 quote: qr.quote()?,
                 simulation_seed: qr.simulation_seed.clone(),
+                created_at_us: qr.created_at_us,
             })
         })
         .collect::<Result<Vec<_>>>()?;
@@ -1357,14 +1360,68 @@ pub fn recall(conn: &mut AnyConnection, vault: &SeedVault, round_id: &str, viewe
             checks: Vec::new(),
         },
     };
-    recall.verification = verify(&recall);
+    recall.verification = verify_recall(&recall);
     Ok(recall)
+}
+
+/// What a recall claims, as anyone holding its JSON reads it: all that its verification needs.
+#[derive(Deserialize, Debug)]
+pub struct RecallClaims {
+    pub round: RoundClaims,
+    pub shuffle: ShuffleTranscript,
+    pub quotes: Vec<RecalledQuote>,
+    pub bets: Vec<RecalledBet>,
+}
+
+#[derive(Deserialize, Debug)]
+pub struct RoundClaims {
+    pub status: PegLegStatus,
+    pub cards_dealt: u8,
+    pub cards: Vec<CardClaim>,
+    pub final_count: Option<u8>,
+    pub config: PegLegConfig,
+}
+
+#[derive(Deserialize, Debug)]
+pub struct CardClaim {
+    pub card: Card,
+}
+
+/// Whether a JSON document is a Peg Leg recall (for `djego verify round`).
+pub fn is_recall(doc: &serde_json::Value) -> bool {
+    doc.get("quotes").is_some_and(|q| q.is_array()) && doc.get("shuffle").is_some_and(|s| s.is_object())
+}
+
+/// Verifies a recall as its JSON says it, exactly as anyone given the document would.
+pub fn verify_document(doc: &serde_json::Value) -> VerificationReport {
+    match RecallClaims::deserialize(doc) {
+        Ok(claims) => verify(&claims),
+        Err(e) => VerificationReport {
+            passed: false,
+            checks: vec![shuffle_transcript::fail(
+                "document",
+                None,
+                format!("not a Peg Leg recall: {e}"),
+            )],
+        },
+    }
+}
+
+/// [`verify_document`] on a recall about to be served.
+pub fn verify_recall(recall: &PegLegRecall) -> VerificationReport {
+    match serde_json::to_value(recall) {
+        Ok(doc) => verify_document(&doc),
+        Err(e) => VerificationReport {
+            passed: false,
+            checks: vec![shuffle_transcript::fail("document", None, e.to_string())],
+        },
+    }
 }
 
 /// Recomputes everything a recall claims from its own contents and the rules: the deck,
 /// the pass and its final count, every quote (an exact one by the same search; a simulated
 /// one from its recorded seed), every bet's price, and what every bet returned.
-pub fn verify(recall: &PegLegRecall) -> VerificationReport {
+pub fn verify(recall: &RecallClaims) -> VerificationReport {
     use shuffle_transcript::{fail, pass as ok};
     let (mut report, recomputed) = shuffle_transcript::verify_dealing(&recall.shuffle);
     let checks = &mut report.checks;
@@ -1639,6 +1696,7 @@ mod tests {
                     cards_dealt: (i + 1) as u8,
                     simulation_seed: priced.simulation_seed.map(|s| s.to_string()),
                     quote: priced.quote,
+                    created_at_us: i as i64,
                 });
             }
         }
@@ -1702,7 +1760,7 @@ mod tests {
     }
 
     fn failed(recall: &PegLegRecall) -> Vec<String> {
-        verify(recall)
+        verify_recall(recall)
             .checks
             .iter()
             .filter(|c| !c.passed)
@@ -1713,7 +1771,7 @@ mod tests {
     #[test]
     fn a_recall_made_by_the_rules_verifies() {
         let recall = settled_recall();
-        let report = verify(&recall);
+        let report = verify_recall(&recall);
         assert!(report.passed, "{}", report.to_text());
         // Three quotes, two bets, the cards and the final count were all checked.
         assert!(report.checks.len() >= 3 + 2 + 2, "{}", report.to_text());

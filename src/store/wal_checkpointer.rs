@@ -74,12 +74,19 @@ impl Database {
             return Ok((passive.log, false));
         }
         // Hold this process's writers back until the log is copied and restarts.
-        let _writers = self.writer_turn();
+        let waited = std::time::Instant::now();
+        let writers = self.writer_turn();
+        let held = std::time::Instant::now();
         let restart: CheckpointResult = diesel::sql_query("PRAGMA wal_checkpoint(RESTART)").get_result(conn)?;
+        drop(writers);
         tracing::info!(
             log_before = passive.log,
+            backlog = passive.log - passive.checkpointed,
             busy = restart.busy,
             checkpointed = restart.checkpointed,
+            // How long the checkpointer waited for the writers' turn, and then held it.
+            turn_wait_ms = held.duration_since(waited).as_millis() as u64,
+            writers_held_ms = held.elapsed().as_millis() as u64,
             "the WAL outgrew its bound; writers waited for a whole checkpoint"
         );
         Ok((passive.log, true))

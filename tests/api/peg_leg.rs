@@ -312,6 +312,32 @@ both_backends!(
             .map(|c| c["card"].as_u64().unwrap())
             .collect();
         assert_eq!(deck, shown, "the cards dealt are the committed deck's, in order");
+        // The recall saved as it comes verifies offline, and a changed payout does not.
+        let dir = tempfile::tempdir().unwrap();
+        let file = dir.path().join("recall.json");
+        std::fs::write(&file, recall.to_string()).unwrap();
+        let offline = std::process::Command::new(env!("CARGO_BIN_EXE_djego"))
+            .args(["verify", "round", file.to_str().unwrap()])
+            .output()
+            .unwrap();
+        let said = String::from_utf8_lossy(&offline.stdout);
+        assert!(offline.status.success(), "{said}");
+        assert!(said.contains("quote[49]") && said.contains("final_count"), "{said}");
+        let mut tampered = recall.clone();
+        let paid = tampered["bets"][0]["returned_minor"].as_i64().unwrap();
+        tampered["bets"][0]["returned_minor"] = json!(paid + 100);
+        std::fs::write(&file, tampered.to_string()).unwrap();
+        let offline = std::process::Command::new(env!("CARGO_BIN_EXE_djego"))
+            .args(["verify", "round", file.to_str().unwrap()])
+            .output()
+            .unwrap();
+        assert_eq!(
+            offline.status.code(),
+            Some(1),
+            "{}",
+            String::from_utf8_lossy(&offline.stdout)
+        );
+
         // The auditor's observed RTP: what the bets returned against what their prices promised.
         let auditor = app.auditor().await;
         let rtp = app
@@ -543,5 +569,66 @@ both_backends!(
             "{seen}"
         );
         assert!(seen.contains("\"quote\":{"), "quotes are published: {seen}");
+    }
+);
+
+both_backends!(
+    async fn a_bet_racing_the_next_card_is_on_the_price_it_saw_or_refused(app: TestApp) {
+        let c = casino(&app, 8, 0).await;
+        let id = s(&open_round(&app, &c).await["id"]).to_string();
+        let q1 = deal(&app, &c, &id).await.expect(200)["round"]["quote"].clone();
+        let (count, _) = likeliest(&q1);
+        let mut requests = vec![(
+            format!("/api/v1/peg-leg-rounds/{id}/deal"),
+            c.dealer.token.clone(),
+            json!({}),
+            None,
+        )];
+        for p in &c.players {
+            requests.push((
+                format!("/api/v1/peg-leg-rounds/{id}/bets"),
+                p.token.clone(),
+                json!({ "quote_id": q1["id"], "count": count, "stake": "4.00" }),
+                None,
+            ));
+        }
+        let answers = app.post_all_at_once(requests).await;
+        assert_eq!(answers[0].0, 200, "the card is dealt: {}", answers[0].1);
+        let accepted = answers[1..].iter().filter(|(status, _)| *status == 201).count();
+        for (status, body) in &answers[1..] {
+            assert!(
+                *status == 201 || (*status == 409 && body.contains("stale_quote")),
+                "a bet is placed or refused as stale: {status} {body}"
+            );
+        }
+        // Every bet taken on the first quote was committed before the second card.
+        let pitboss = &c.pitboss;
+        app.post(
+            &format!("/api/v1/peg-leg-rounds/{id}/void"),
+            Some(&pitboss.token),
+            &json!({}),
+            None,
+        )
+        .await
+        .expect(200);
+        let recall = app
+            .get(&format!("/api/v1/peg-leg-rounds/{id}/recall"), Some(&pitboss.token))
+            .await
+            .expect(200);
+        let second_card_at = recall["quotes"][1]["created_at_us"].as_i64().unwrap();
+        let bets = recall["bets"].as_array().unwrap();
+        assert_eq!(bets.len(), accepted);
+        let view = app
+            .get(&format!("/api/v1/peg-leg-rounds/{id}"), Some(&pitboss.token))
+            .await
+            .expect(200);
+        for placed in view["bets"].as_array().unwrap() {
+            assert_eq!(placed["quote_id"], q1["id"]);
+            assert!(
+                placed["placed_at_us"].as_i64().unwrap() < second_card_at,
+                "{placed} after {second_card_at}"
+            );
+        }
+        assert_eq!(recall["verification"]["passed"], true);
     }
 );
