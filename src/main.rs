@@ -264,8 +264,9 @@ enum VerifyCommand {
     Ledger(VerifyLedgerArgs),
     /// Replay rounds offline from their transcripts (docs/transcript.md): the shuffle, the
     /// play, the outcome, every bet and every transfer. Reads a transcript, a saved recall or
-    /// verification response, a JSON list or JSON Lines; version-1 shuffle transcripts too, and
-    /// Peg Leg recalls (every quote repriced, every bet's return recomputed).
+    /// verification response, a JSON list or JSON Lines; version-1 shuffle transcripts too,
+    /// a saved Lobo contest recall (every entrant's deck, plays and the pot's transfers) and a
+    /// saved Peg Leg recall (every quote repriced, every bet's return recomputed).
     /// Exit 0 if all verify, 1 if any does not, 2 if the file cannot be read.
     Round(VerifyRoundArgs),
     /// Replay a JSON Lines export of many rounds (`GET /api/v1/audit/transcripts`), printing

@@ -1,6 +1,7 @@
-//! The `djego` command line, run as a built binary: certify, verify round and
-//! ledger, simulate, solve lobo, serve stopping. (The checkpoint commands and `verify ledger` against a
-//! database run in tests/api/checkpoints.rs, on both databases.)
+//! The `djego` command line, run as a built binary: certify, verify round (transcripts and
+//! Lobo contest recalls) and ledger, simulate, solve lobo, serve stopping. (The checkpoint
+//! commands and `verify ledger` against a database run in tests/api/checkpoints.rs, on both
+//! databases.)
 //! Each test is small (a few seconds at most).
 
 use std::path::Path;
@@ -143,6 +144,51 @@ fn verify_round_passes_the_vectors_and_fails_a_corrupted_copy() {
     let o = djego(&["verify", "round", one.to_str().unwrap()]);
     assert_eq!(o.status.code(), Some(0), "{}", stdout(&o));
     assert!(stdout(&o).ends_with("VERIFIED\n"));
+}
+
+#[test]
+fn verify_round_checks_a_lobo_contest_recall_entrant_by_entrant() {
+    const CONTEST: &str = "0190f3a2-5b7e-7c1d-9a00-000000000042";
+    let recall = djego::rounds::lobo_contests::sample_recall(CONTEST, [0x24; 32], &["north", "", "south"]);
+    let doc = serde_json::to_value(&recall).unwrap();
+    let dir = tempfile::tempdir().unwrap();
+    let good = dir.path().join("contest.json");
+    std::fs::write(&good, serde_json::to_string(&doc).unwrap()).unwrap();
+    let o = djego(&["verify", "round", good.to_str().unwrap()]);
+    let text = stdout(&o);
+    assert_eq!(o.status.code(), Some(0), "{text}{}", stderr(&o));
+    for n in 1..=3 {
+        assert!(text.contains(&format!("PASS entry[{n}].deck")), "{text}");
+        assert!(
+            text.contains(&format!("PASS entry[{n}].deal: round id \"{CONTEST}/{n}\"")),
+            "{text}"
+        );
+        assert!(text.contains(&format!("PASS entry[{n}].plays")), "{text}");
+    }
+    assert!(text.ends_with("VERIFIED\n"), "{text}");
+
+    // Entrant 1 shown entrant 3's deck, round id and all: a shuffle that verifies, but not theirs.
+    let mut swapped = doc.clone();
+    swapped["entrants"][0]["shuffle"] = doc["entrants"][2]["shuffle"].clone();
+    // With a round transcript in the same list, each is reported under its own label.
+    let vectors: Vec<serde_json::Value> = serde_json::from_str(&std::fs::read_to_string(vectors()).unwrap()).unwrap();
+    let bad = dir.path().join("swapped.json");
+    std::fs::write(&bad, serde_json::to_string(&[swapped, vectors[0].clone()]).unwrap()).unwrap();
+    let o = djego(&["verify", "round", bad.to_str().unwrap()]);
+    let text = stdout(&o);
+    assert_eq!(o.status.code(), Some(1), "{text}");
+    assert!(
+        text.contains(&format!("transcript 1 of 2: lobo_contest round \"{CONTEST}\"")),
+        "{text}"
+    );
+    assert!(text.contains("FAIL entry[1].deal: round id"), "{text}");
+    assert!(text.contains("PASS entry[3].deal"), "{text}");
+    assert!(text.contains("1 of 2 transcripts verified"), "{text}");
+
+    let o = djego(&["verify", "round", "--json", good.to_str().unwrap()]);
+    let items: serde_json::Value = serde_json::from_str(&stdout(&o)).unwrap();
+    assert_eq!(items[0]["game"], "lobo_contest");
+    assert_eq!(items[0]["report"]["passed"], true);
 }
 
 #[test]

@@ -60,7 +60,7 @@ impl From<ContestError> for ApiError {
 #[serde(deny_unknown_fields)]
 pub struct EnterContest {
     /// Optional, 1 to 64 printable ASCII characters. When entry closes, every entrant's seed
-    /// is combined (sorted, joined by newlines, SHA-256) into the deck's client seed.
+    /// is combined (sorted, joined by newlines, SHA-256) into the client seed of every entrant's deck.
     #[schema(min_length = 1, max_length = 64, pattern = r"^[ -~]*$")]
     pub client_seed: Option<String>,
 }
@@ -83,7 +83,7 @@ fn view_for(
     )?)
 }
 
-/// Creates a three-round contest at an open Lobo table (pit boss): its deck is committed at
+/// Creates a three-round contest at an open Lobo table (pit boss): its decks are committed at
 /// once (`commitment`), before anyone enters. A significant event.
 #[utoipa::path(tag = "lobo contests", security(("bearer" = [])), request_body = ContestOptions,
     params(("id" = String, Path, description = "Table id"),
@@ -223,8 +223,9 @@ pub async fn enter(
     .await
 }
 
-/// Closes entry (pit boss): the entrants' seeds are combined and the deck fixed, and play
-/// begins; with fewer entrants than `min_players` the contest is voided and every entry refunded.
+/// Closes entry (pit boss): the entrants' seeds are combined and every entrant's deck fixed,
+/// and play begins; with fewer entrants than `min_players` the contest is voided and every
+/// entry refunded.
 #[utoipa::path(tag = "lobo contests", security(("bearer" = [])),
     params(("id" = String, Path, description = "Contest id"),
            super::contract::IdempotencyKeyHeader),
@@ -422,8 +423,8 @@ pub async fn void(
 }
 
 /// The recall of a settled or voided contest (its entrants, pit boss, auditor): the revealed
-/// seed and the deck, every entrant's seed, plays and rounds, every transfer, and the server's
-/// verification of all of it.
+/// seed, every entrant's seed, deck (their own shuffle transcript), plays and rounds, every
+/// transfer, and the server's verification of all of it.
 #[utoipa::path(tag = "lobo contests", security(("bearer" = [])),
     params(("id" = String, Path, description = "Contest id")),
     responses(

@@ -7,7 +7,7 @@ use std::process::ExitCode;
 
 use djego::cards::transcript::VerificationReport;
 use djego::checkpoints::{Checkpoint, PublicKey, EXPORT_FORMAT};
-use djego::rounds::peg_leg;
+use djego::rounds::{lobo_contests, peg_leg};
 use djego::transcript::{verify_document, verify_text};
 
 use crate::{VerifyLedgerArgs, VerifyRoundArgs, VerifyRoundsArgs};
@@ -95,7 +95,7 @@ fn read_text(path: &Path) -> Result<String, String> {
 }
 
 /// The documents of a file: one JSON document (a transcript, a response
-/// holding one, or a list of either), or JSON Lines.
+/// holding one, a Lobo contest's recall, or a list of these), or JSON Lines.
 pub fn read_documents(path: &Path) -> Result<Vec<serde_json::Value>, String> {
     let shown = path.display();
     let text = read_text(path)?;
@@ -115,11 +115,15 @@ pub fn read_documents(path: &Path) -> Result<Vec<serde_json::Value>, String> {
     if docs.is_empty() {
         return Err(format!("{shown} holds no transcript to verify"));
     }
-    // A transcript of either version names its version or its algorithm; anything
-    // else is the wrong file, not a round that fails to verify.
+    // A transcript of either version names its version or its algorithm, and a contest's
+    // recall holds its contest and entrants; anything else is the wrong file, not a round
+    // that fails to verify.
     let looks_like_one = |d: &serde_json::Value| {
         let t = d.get("transcript").filter(|t| t.is_object()).unwrap_or(d);
-        t.get("version").is_some() || t.get("algorithm").is_some() || peg_leg::is_recall(d)
+        t.get("version").is_some()
+            || t.get("algorithm").is_some()
+            || lobo_contests::is_recall_document(d)
+            || peg_leg::is_recall_document(d)
     };
     if let Some(i) = docs.iter().position(|d| !looks_like_one(d)) {
         return Err(format!(
@@ -132,9 +136,13 @@ pub fn read_documents(path: &Path) -> Result<Vec<serde_json::Value>, String> {
 
 /// What a document says it is, for the report.
 fn label(doc: &serde_json::Value) -> (String, String) {
-    if peg_leg::is_recall(doc) {
-        let id = doc["round"]["id"].as_str().unwrap_or("?").to_owned();
-        return ("peg_leg".into(), id);
+    if lobo_contests::is_recall_document(doc) {
+        let id = doc["contest"].get("id").and_then(|v| v.as_str()).unwrap_or("?");
+        return ("lobo_contest".to_owned(), id.to_owned());
+    }
+    if peg_leg::is_recall_document(doc) {
+        let id = doc["round"].get("id").and_then(|v| v.as_str()).unwrap_or("?");
+        return ("peg_leg".to_owned(), id.to_owned());
     }
     let t = doc.get("transcript").filter(|t| t.is_object()).unwrap_or(doc);
     let field = |k: &str| t.get(k).and_then(|v| v.as_str()).unwrap_or("?").to_owned();
@@ -146,8 +154,10 @@ pub fn round(args: VerifyRoundArgs) -> Result<ExitCode, String> {
     let reports: Vec<VerificationReport> = docs
         .iter()
         .map(|d| {
-            if peg_leg::is_recall(d) {
-                peg_leg::verify_document(d)
+            if lobo_contests::is_recall_document(d) {
+                lobo_contests::verify_recall_document(d)
+            } else if peg_leg::is_recall_document(d) {
+                peg_leg::verify_recall_document(d)
             } else {
                 verify_document(d)
             }

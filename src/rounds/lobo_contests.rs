@@ -1,22 +1,24 @@
 //! Three-round Lobo contests (docs/lobo.md §9): a pot among players, hosted by the house.
 //!
 //! A pit boss creates a contest at an open Lobo table: the entry fee, the house's rake, the
-//! number of players and the entry window. Its deck's server seed is drawn and sealed at once
-//! and its commitment published, before anyone enters. Players enter by paying the fee into
-//! the contest's pot (`pot:<contest>`), each with an optional client seed. When entry closes
-//! (the pit boss, the window's end, or the last seat taken) the entrants' seeds are combined
-//! as Prima Carta combines them at the close of betting, and that fixes the one deck
-//! (shuffle-v1, game `lobo`, the contest id as the round id, the combined seed as Lobo's one
-//! client seed). Every entrant then plays the same deck — duplicate deals — through the pure
-//! engine's three-round play (`games::lobo::ThreeRounds`); only the plays are stored.
+//! number of players and the entry window. Its one server seed is drawn and sealed at once and
+//! its commitment published, before anyone enters. Players enter by paying the fee into the
+//! contest's pot (`pot:<contest>`), each with an optional client seed. When entry closes (the
+//! pit boss, the window's end, or the last seat taken) the entrants' seeds are combined as
+//! Prima Carta combines them at the close of betting, and that fixes every entrant's deck:
+//! entrant `n` is dealt shuffle-v1 with game `lobo`, the round id `<contest id>/<n>`
+//! (`entrant_round_id`) and the combined seed as Lobo's one client seed. A deck per entrant,
+//! not one shared deck, so that an entrant who has played cannot tell a partner still playing
+//! what is coming. Each entrant plays their deck through the pure engine's three-round play
+//! (`games::lobo::ThreeRounds`); only the plays are stored.
 //! When the last entrant finishes, or the play time runs out (the entrants still playing are
 //! folded, as the rules settle a player who stops), the pot less the rake goes to the best
 //! total, ties split to the cent (`games::lobo::split_pot`), and the seed is revealed.
 //!
 //! Every change runs in one write transaction holding the contest's row lock, so entries,
 //! plays and the settlement apply once and in one order. Nothing another entrant did is shown
-//! to a player before the contest is over: with duplicate deals, a finished player's cards
-//! would show the deck to those still playing.
+//! to a player before the contest is over, and nothing of any deck but the player's own round:
+//! the decks share the server seed, which stays secret until then.
 
 use diesel::prelude::*;
 use serde::{Deserialize, Serialize};
@@ -174,9 +176,9 @@ impl ContestConfig {
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize, ToSchema)]
 #[serde(rename_all = "snake_case")]
 pub enum ContestStatus {
-    /// Players may enter; the deck is committed but not yet fixed (the client seeds are not in).
+    /// Players may enter; the decks are committed but not yet fixed (the client seeds are not in).
     Entry,
-    /// Entry is closed and the deck fixed; entrants are playing their three rounds.
+    /// Entry is closed and every entrant's deck fixed; entrants are playing their three rounds.
     InPlay,
     Settled,
     Voided,
@@ -299,10 +301,18 @@ pub struct ContestResult {
     pub standings: Vec<Standing>,
 }
 
-/// The deck of a contest whose entry has closed: shuffle-v1, game `lobo`, the contest id as
-/// the round id, the combined client seed as Lobo's one client seed.
-fn deck_of(seed: &ServerSeed, row: &ContestRow, client_seed: &str, mode: Mode) -> Vec<Card> {
-    shuffle::shuffled_deck(seed, Game::Lobo, &row.id, client_seed, mode.max_rank()).0
+/// The round id of entrant `entry_number`'s deck: `<contest id>/<entry number>`. The `/` is
+/// safe in the shuffle's message (docs/shuffle.md): within one contest's server seed only the
+/// entry number varies, and the combined client seed after it is 64 hex digits, never a `/`.
+pub fn entrant_round_id(contest_id: &str, entry_number: i32) -> String {
+    format!("{contest_id}/{entry_number}")
+}
+
+/// Entrant `entry_number`'s deck once entry has closed: shuffle-v1, game `lobo`, the entrant's
+/// round id, the combined client seed as Lobo's one client seed.
+fn deck_of(seed: &ServerSeed, contest_id: &str, entry_number: i32, client_seed: &str, mode: Mode) -> Vec<Card> {
+    let round_id = entrant_round_id(contest_id, entry_number);
+    shuffle::shuffled_deck(seed, Game::Lobo, &round_id, client_seed, mode.max_rank()).0
 }
 
 fn open_seed(vault: &SeedVault, row: &ContestRow) -> Result<ServerSeed, ContestError> {
@@ -373,11 +383,35 @@ pub fn for_table(conn: &mut AnyConnection, table_id: &str, limit: i64) -> Result
         .load(conn)?)
 }
 
-/// The deck, once entry has closed: `None` while entry is open (the client seeds are not in).
-fn fixed_deck(vault: &SeedVault, row: &ContestRow, mode: Mode) -> Result<Option<Vec<Card>>, ContestError> {
-    match &row.client_seed {
-        None => Ok(None),
-        Some(client_seed) => Ok(Some(deck_of(&open_seed(vault, row)?, row, client_seed, mode))),
+/// What every entrant's deck is shuffled from, once entry has closed: the server seed and the
+/// combined client seed.
+struct FixedDeal {
+    seed: ServerSeed,
+    client_seed: String,
+    mode: Mode,
+}
+
+impl FixedDeal {
+    /// `None` while entry is open (the client seeds are not in).
+    fn of(vault: &SeedVault, row: &ContestRow, mode: Mode) -> Result<Option<FixedDeal>, ContestError> {
+        match &row.client_seed {
+            None => Ok(None),
+            Some(client_seed) => Ok(Some(FixedDeal {
+                seed: open_seed(vault, row)?,
+                client_seed: client_seed.clone(),
+                mode,
+            })),
+        }
+    }
+
+    /// Like `of`, for a contest in play, where the deal must be fixed.
+    fn in_play(vault: &SeedVault, row: &ContestRow, mode: Mode) -> Result<FixedDeal, ContestError> {
+        FixedDeal::of(vault, row, mode)?
+            .ok_or_else(|| ContestError::Corrupt("a contest in play without its client seed".into()))
+    }
+
+    fn deck(&self, row: &ContestRow, entry_number: i32) -> Vec<Card> {
+        deck_of(&self.seed, &row.id, entry_number, &self.client_seed, self.mode)
     }
 }
 
@@ -481,7 +515,7 @@ pub struct ContestView {
     pub play_closes_at_us: Option<i64>,
     /// hex(SHA-256(server seed)), published when the contest is created, before any entry.
     pub commitment: String,
-    /// The entrants' seeds combined, fixed when entry closes (the deck's client seed).
+    /// The entrants' seeds combined, fixed when entry closes (every entrant's deck's client seed).
     pub client_seed: Option<String>,
     /// Revealed once the contest is settled or voided.
     pub server_seed: Option<String>,
@@ -508,11 +542,14 @@ pub fn view(
 ) -> Result<ContestView, ContestError> {
     let config = row.config()?;
     let mode = config.mode();
-    let deck = fixed_deck(vault, row, mode)?;
     let own = entries.iter().find(|en| en.player_id == viewer.user_id);
     let my_entry = match own {
         None => None,
-        Some(entry) => Some(entry_view(deck.as_deref(), mode, entry)?),
+        Some(entry) => {
+            // Only the caller's own deck is ever shuffled for a view.
+            let deck = FixedDeal::of(vault, row, mode)?.map(|deal| deal.deck(row, entry.entry_number));
+            Some(entry_view(deck.as_deref(), mode, entry)?)
+        }
     };
     let mut finished = 0;
     let mut progress = Vec::new();
@@ -619,7 +656,7 @@ fn amount(minor: i64) -> Result<Amount, ContestError> {
     Amount::from_minor(minor).map_err(|err| ContestError::Corrupt(err.to_string()))
 }
 
-/// Creates a contest at an open Lobo table: draws and seals the deck's server seed and
+/// Creates a contest at an open Lobo table: draws and seals the contest's one server seed and
 /// publishes its commitment, before anyone can enter. A significant event.
 pub fn create(
     conn: &mut AnyConnection,
@@ -747,8 +784,8 @@ pub fn close(
     find(conn, contest_id)
 }
 
-/// Fixes the deck from the entrants' seeds and starts the play; with too few entrants the
-/// contest is voided and every entry refunded.
+/// Fixes every entrant's deck from the entrants' seeds and starts the play; with too few
+/// entrants the contest is voided and every entry refunded.
 fn close_entry(
     conn: &mut AnyConnection,
     vault: &SeedVault,
@@ -780,14 +817,20 @@ fn close_entry(
         return Err(ContestError::Changed);
     }
     let row = find(conn, &row.id)?;
-    // A deal may end all three rounds at once (no capture in any): those entrants are done.
-    let deck = deck_of(&open_seed(vault, &row)?, &row, &client_seed, config.mode());
-    let game = ThreeRounds::deal(config.mode(), &deck)
-        .map_err(|err| ContestError::Corrupt(format!("shuffled deck refused: {err}")))?;
-    if game.is_over() {
-        for entry in &entered {
+    // A deal may end all three rounds at once (no capture in any): those entrants are done,
+    // and if every entrant's deal did, so is the contest.
+    let deal = FixedDeal::in_play(vault, &row, config.mode())?;
+    let mut everyone_done = true;
+    for entry in &entered {
+        let game = ThreeRounds::deal(config.mode(), &deal.deck(&row, entry.entry_number))
+            .map_err(|err| ContestError::Corrupt(format!("shuffled deck refused: {err}")))?;
+        if game.is_over() {
             store_plays(conn, entry, &game, false)?;
+        } else {
+            everyone_done = false;
         }
+    }
+    if everyone_done {
         settle_locked(conn, vault, &row, None)?;
     }
     Ok(())
@@ -844,8 +887,7 @@ pub fn make_play(
         return Err(ContestError::PlayOver);
     }
     let config = row.config()?;
-    let deck = fixed_deck(vault, &row, config.mode())?
-        .ok_or_else(|| ContestError::Corrupt("a contest in play without its client seed".into()))?;
+    let deck = FixedDeal::in_play(vault, &row, config.mode())?.deck(&row, entry.entry_number);
     let game = replay(&deck, config.mode(), entry)?;
     let made = game.plays().len();
     if made != expected_plays {
@@ -897,12 +939,11 @@ fn settle_locked(
 ) -> Result<(), ContestError> {
     let config = row.config()?;
     let mode = config.mode();
-    let deck = fixed_deck(vault, row, mode)?
-        .ok_or_else(|| ContestError::Corrupt("a contest in play without its client seed".into()))?;
+    let deal = FixedDeal::in_play(vault, row, mode)?;
     let mut standings = Vec::new();
     let mut totals = Vec::new();
     for entry in entries(conn, &row.id)? {
-        let mut game = replay(&deck, mode, &entry)?;
+        let mut game = replay(&deal.deck(row, entry.entry_number), mode, &entry)?;
         let stopped = !game.is_over();
         if stopped {
             let folds = game.folds_to_stop();
@@ -1157,7 +1198,7 @@ pub fn advance(
 }
 
 // ---------------------------------------------------------------------------
-// Recall: the revealed deck, everyone's play, every transfer, verified
+// Recall: the revealed decks, everyone's play, every transfer, verified
 // ---------------------------------------------------------------------------
 
 /// One entrant in the recall.
@@ -1170,6 +1211,11 @@ pub struct EntrantRecall {
     pub player_id: Option<String>,
     /// The client seed sent with the entry ("" when none).
     pub client_seed: String,
+    /// The entrant's own deck: game `lobo`, round id `<contest id>/<entry number>`, the
+    /// entrants' seeds combined as the client seed (docs/shuffle.md), with the revealed server
+    /// seed (the contest's one).
+    #[schema(value_type = Object)]
+    pub shuffle: ShuffleTranscript,
     /// Every play of the three rounds, in order.
     pub plays: Vec<LoboPlay>,
     /// The rounds' scores as the replay gives them.
@@ -1179,25 +1225,23 @@ pub struct EntrantRecall {
     pub stopped: bool,
 }
 
-/// A settled or voided contest, everything in it: anyone given it can redo the deck, every
-/// entrant's play and the money.
+/// A settled or voided contest, everything in it: anyone given it can redo every entrant's
+/// deck and play, and the money.
 #[derive(Serialize, ToSchema, Debug)]
 pub struct ContestRecall {
     pub contest: ContestView,
-    /// The deck's shuffle: game `lobo`, the contest id as the round id, the combined seed as
-    /// the client seed (docs/shuffle.md), with the revealed server seed.
-    #[schema(value_type = Object)]
-    pub shuffle: ShuffleTranscript,
-    /// The entrants' seeds combined give `shuffle.client_seed` (a voided contest whose entry
-    /// never closed shows the combination of the seeds it had).
+    /// In entry order, each with their deck's shuffle. The entrants' seeds combined give every
+    /// deck's client seed (a voided contest whose entry never closed shows the combination of
+    /// the seeds it had, and the decks they would have given).
     pub entrants: Vec<EntrantRecall>,
     #[schema(value_type = Vec<Object>)]
     pub parties: Vec<Party<'static>>,
     /// Every ledger transfer of the contest, in ledger order.
     #[schema(value_type = Vec<Object>)]
     pub transfers: Vec<TransferEntry<'static>>,
-    /// The shuffle recomputed, the seeds recombined, every entrant's play replayed to its
-    /// total, and the pot's split and transfers recomputed.
+    /// Every entrant's shuffle recomputed under their own round id from the one revealed seed,
+    /// the seeds recombined, every entrant's play replayed on their deck to its total, and the
+    /// pot's split and transfers recomputed.
     #[schema(value_type = Object)]
     pub verification: VerificationReport,
 }
@@ -1221,13 +1265,21 @@ pub fn recall(
         Some(s) => s.clone(),
         None => combined_seed(&entered)?,
     };
-    let deck = deck_of(&seed, &row, &client_seed, mode);
     let combined =
         ClientSeed::parse(&client_seed).map_err(|err| ContestError::Corrupt(format!("combined client seed: {err}")))?;
-    let shuffle = ShuffleTranscript::record(&seed, Game::Lobo, &row.id, &[combined], &deck, Vec::new());
     let mut names = Pseudonyms::default();
     let mut recalled = Vec::new();
     for entry in &entered {
+        let deck = deck_of(&seed, &row.id, entry.entry_number, &client_seed, mode);
+        let round_id = entrant_round_id(&row.id, entry.entry_number);
+        let shuffle = ShuffleTranscript::record(
+            &seed,
+            Game::Lobo,
+            &round_id,
+            std::slice::from_ref(&combined),
+            &deck,
+            Vec::new(),
+        );
         let game = replay(&deck, mode, entry)?;
         let player = names.of(&entry.player_id);
         let shown = viewer.sees_identities || entry.player_id == viewer.user_id;
@@ -1236,6 +1288,7 @@ pub fn recall(
             player,
             player_id: shown.then(|| entry.player_id.clone()),
             client_seed: entry.client_seed.clone().unwrap_or_default(),
+            shuffle,
             plays: game.plays().iter().map(LoboPlay::from).collect(),
             rounds: game.scores().to_vec(),
             total: game.total(),
@@ -1247,7 +1300,6 @@ pub fn recall(
     let contest = view(vault, &row, &entered, viewer)?;
     let mut recall = ContestRecall {
         contest,
-        shuffle,
         entrants: recalled,
         parties: names.parties(viewer),
         transfers,
@@ -1256,15 +1308,187 @@ pub fn recall(
             checks: Vec::new(),
         },
     };
-    recall.verification = verify(&recall, &config);
+    recall.verification = verify(&recall);
     Ok(recall)
 }
 
+/// What a contest recall claims, as its verification reads it: taken from a recall, or read back
+/// from a recall's JSON (`djego verify round`), so that both are checked by the same code. The
+/// terms come from the recall's `contest`, not from the database: a recall verifies on its own.
+#[derive(Deserialize, Debug, Clone)]
+pub struct RecallClaims {
+    pub contest: ContestClaims,
+    pub entrants: Vec<EntrantClaims>,
+    pub transfers: Vec<TransferClaims>,
+}
+
+/// The parts of a recall's `contest` the verification reads.
+#[derive(Deserialize, Debug, Clone)]
+pub struct ContestClaims {
+    pub id: String,
+    pub status: ContestStatus,
+    pub mode: String,
+    /// As text, so that a malformed fee fails a check rather than the reading.
+    pub entry_fee: String,
+    pub rake_basis_points: u32,
+    pub commitment: String,
+    pub client_seed: Option<String>,
+    pub server_seed: Option<String>,
+}
+
+/// The parts of a recall's entrant the verification reads.
+#[derive(Deserialize, Debug, Clone)]
+pub struct EntrantClaims {
+    pub entry_number: i32,
+    pub player: String,
+    pub client_seed: String,
+    pub shuffle: ShuffleTranscript,
+    pub plays: Vec<LoboPlay>,
+    pub total: i64,
+}
+
+/// A transfer as a recall shows it.
+#[derive(Deserialize, Debug, Clone)]
+pub struct TransferClaims {
+    pub kind: String,
+    pub from: String,
+    pub to: String,
+    pub amount: String,
+}
+
+impl From<&ContestRecall> for RecallClaims {
+    fn from(recall: &ContestRecall) -> RecallClaims {
+        let c = &recall.contest;
+        RecallClaims {
+            contest: ContestClaims {
+                id: c.id.clone(),
+                status: c.status,
+                mode: c.mode.clone(),
+                entry_fee: format_minor(c.entry_fee.minor()),
+                rake_basis_points: u32::from(c.rake_basis_points),
+                commitment: c.commitment.clone(),
+                client_seed: c.client_seed.clone(),
+                server_seed: c.server_seed.clone(),
+            },
+            entrants: recall
+                .entrants
+                .iter()
+                .map(|en| EntrantClaims {
+                    entry_number: en.entry_number,
+                    player: en.player.clone(),
+                    client_seed: en.client_seed.clone(),
+                    shuffle: en.shuffle.clone(),
+                    plays: en.plays.clone(),
+                    total: en.total,
+                })
+                .collect(),
+            transfers: recall
+                .transfers
+                .iter()
+                .map(|t| TransferClaims {
+                    kind: t.kind.to_string(),
+                    from: t.from.to_string(),
+                    to: t.to.to_string(),
+                    amount: t.amount.to_string(),
+                })
+                .collect(),
+        }
+    }
+}
+
+/// A document that looks like a contest recall (a `contest` and its `entrants`), rather than a
+/// round's transcript.
+pub fn is_recall_document(doc: &serde_json::Value) -> bool {
+    doc.get("contest").is_some_and(serde_json::Value::is_object)
+        && doc.get("entrants").is_some_and(serde_json::Value::is_array)
+}
+
+/// Verifies a contest recall's JSON (a saved `GET /api/v1/lobo-contests/{id}/recall`); one that
+/// does not read fails a `recall` check instead.
+pub fn verify_recall_document(doc: &serde_json::Value) -> VerificationReport {
+    match RecallClaims::deserialize(doc) {
+        Ok(claims) => verify_claims(&claims),
+        Err(err) => VerificationReport {
+            passed: false,
+            checks: vec![shuffle_transcript::fail(
+                "recall",
+                None,
+                format!("not a readable contest recall: {err}"),
+            )],
+        },
+    }
+}
+
 /// Recomputes everything a contest recall claims from its own contents and the rules.
-pub fn verify(recall: &ContestRecall, config: &ContestConfig) -> VerificationReport {
+pub fn verify(recall: &ContestRecall) -> VerificationReport {
+    verify_claims(&RecallClaims::from(recall))
+}
+
+/// The verification of a recall's claims. Checks, in order: `terms` (the mode, fee and rake
+/// read), `seed` (the revealed server seed hashes to the commitment published before entry),
+/// `entrants` (numbered 1 to n in entry order, so no deck is claimed twice), `entrant_seeds`
+/// (the entrants' seeds combine to the client seed the contest fixed); then for each entrant
+/// `n` the shuffle checks of any Lobo transcript run on their `shuffle`, named `entry[n].deck`
+/// and so on, `entry[n].deal` (that transcript is the entrant's own deck: the contest's seeds
+/// and commitment, the round id `<contest id>/<n>`) and `entry[n].plays` (the plays replay on
+/// that deck to the stated total); last `transfers`.
+pub fn verify_claims(recall: &RecallClaims) -> VerificationReport {
     use shuffle_transcript::{fail, pass};
-    let (mut report, recomputed) = shuffle_transcript::verify_dealing(&recall.shuffle);
-    let checks = &mut report.checks;
+    let contest = &recall.contest;
+    let mut checks = Vec::new();
+
+    let mode = Mode::parse(&contest.mode);
+    let rake = RakeRate::new(contest.rake_basis_points);
+    let fee = Amount::parse(&contest.entry_fee).map(Amount::minor);
+    let terms = match (mode, rake, fee) {
+        (Some(mode), Some(rake), Ok(fee)) => {
+            checks.push(pass(
+                "terms",
+                format!(
+                    "{} mode, entry fee {}, rake {} basis points",
+                    mode.name(),
+                    contest.entry_fee,
+                    contest.rake_basis_points
+                ),
+            ));
+            Some((mode, rake, fee))
+        }
+        _ => {
+            checks.push(fail(
+                "terms",
+                None,
+                format!(
+                    "mode {:?}, entry fee {:?} or rake {} basis points is not a contest's",
+                    contest.mode, contest.entry_fee, contest.rake_basis_points
+                ),
+            ));
+            None
+        }
+    };
+
+    let revealed = contest.server_seed.as_deref().map(ServerSeed::from_hex);
+    checks.push(match revealed {
+        Some(Ok(seed)) if shuffle::commitment(&seed).eq_ignore_ascii_case(&contest.commitment) => pass(
+            "seed",
+            "the revealed server seed hashes to the commitment published before entry",
+        ),
+        Some(Ok(_)) => fail("seed", None, "the revealed server seed does not hash to the commitment"),
+        Some(Err(err)) => fail("seed", None, format!("the revealed server seed is unusable: {err}")),
+        None => fail("seed", None, "no server seed revealed"),
+    });
+
+    let misnumbered = (1..).zip(&recall.entrants).find(|(n, en)| en.entry_number != *n);
+    checks.push(match misnumbered {
+        None => pass(
+            "entrants",
+            format!("{} entrant(s), numbered 1 to {0} in entry order", recall.entrants.len()),
+        ),
+        Some((n, en)) => fail(
+            "entrants",
+            Some(n as usize - 1),
+            format!("entrant {n} in entry order is numbered {}", en.entry_number),
+        ),
+    });
 
     let seeds: Result<Vec<ClientSeed>, _> = recall
         .entrants
@@ -1272,52 +1496,94 @@ pub fn verify(recall: &ContestRecall, config: &ContestConfig) -> VerificationRep
         .filter(|en| !en.client_seed.is_empty())
         .map(|en| ClientSeed::parse(&en.client_seed))
         .collect();
-    checks.push(match seeds {
-        Ok(seeds) if shuffle::combined_client_seed(&seeds) == recall.shuffle.client_seed => pass(
+    // A contest whose entry never closed fixed no client seed; its decks use the combination.
+    let combined = seeds.as_ref().ok().map(|seeds| shuffle::combined_client_seed(seeds));
+    checks.push(match (&seeds, &combined) {
+        (Ok(seeds), Some(c)) if contest.client_seed.as_ref().map_or(true, |fixed| fixed == c) => pass(
             "entrant_seeds",
-            format!("{} entrant seed(s) combine to the client seed", seeds.len()),
+            format!("{} entrant seed(s) combine to the client seed {c}", seeds.len()),
         ),
-        Ok(_) => fail(
+        (Err(err), _) => fail("entrant_seeds", None, format!("an entrant's seed is invalid: {err}")),
+        _ => fail(
             "entrant_seeds",
             None,
-            "the entrants' seeds do not combine to the client seed",
+            "the entrants' seeds do not combine to the contest's client seed",
         ),
-        Err(err) => fail("entrant_seeds", None, format!("an entrant's seed is invalid: {err}")),
     });
 
-    let settled = recall.contest.status == ContestStatus::Settled;
+    let settled = contest.status == ContestStatus::Settled;
     let mut totals = Vec::new();
-    match &recomputed {
-        None => checks.push(fail("plays", None, "not replayed: the deck did not verify")),
-        Some(r) => {
-            for en in &recall.entrants {
-                let name = format!("entry[{}]", en.entry_number);
-                let plays: Result<Vec<Play>, _> = en.plays.iter().map(super::lobo::to_engine_play).collect();
-                let game = plays.map_err(|err| err.to_string()).and_then(|plays| {
-                    replay_three_rounds(config.mode(), &r.deck, &plays).map_err(|err| err.to_string())
-                });
-                checks.push(match game {
-                    Err(why) => fail(name, None, format!("the plays do not replay: {why}")),
-                    Ok(g) if settled && !g.is_over() => fail(name, None, "settled with rounds still in play"),
-                    Ok(g) if g.total() != en.total => fail(
-                        name,
-                        None,
-                        format!("replayed total {} where the recall says {}", g.total(), en.total),
-                    ),
-                    Ok(g) => {
-                        totals.push(g.total());
-                        pass(
-                            name,
-                            format!("{} plays replay to a total of {}", en.plays.len(), g.total()),
-                        )
-                    }
-                });
-            }
+    for en in &recall.entrants {
+        let (shuffled, recomputed) = shuffle_transcript::verify_dealing(&en.shuffle);
+        for check in shuffled.checks {
+            checks.push(shuffle_transcript::Check {
+                name: format!("entry[{}].{}", en.entry_number, check.name).into(),
+                ..check
+            });
         }
+
+        // A transcript that verifies on its own may still be another entrant's deck, or
+        // another contest's: it must be this entrant's, from this contest's seeds.
+        let t = &en.shuffle;
+        let round_id = entrant_round_id(&contest.id, en.entry_number);
+        let name = format!("entry[{}].deal", en.entry_number);
+        let same_seed = contest
+            .server_seed
+            .as_deref()
+            .is_some_and(|s| s.eq_ignore_ascii_case(&t.server_seed));
+        checks.push(if t.round_id != round_id {
+            fail(
+                name,
+                None,
+                format!(
+                    "round id {:?}, where entrant {} is dealt {round_id:?}",
+                    t.round_id, en.entry_number
+                ),
+            )
+        } else if !same_seed || !t.commitment.eq_ignore_ascii_case(&contest.commitment) {
+            fail(name, None, "not the contest's server seed and commitment")
+        } else if combined.as_deref() != Some(t.client_seed.as_str()) {
+            fail(name, None, "not the entrants' combined client seed")
+        } else {
+            pass(name, format!("round id {round_id:?}, the contest's seeds"))
+        });
+
+        let name = format!("entry[{}].plays", en.entry_number);
+        let (Some(r), Some((mode, _, _))) = (recomputed, terms) else {
+            checks.push(fail(
+                name,
+                None,
+                "not replayed: the entrant's deck or the terms did not verify",
+            ));
+            continue;
+        };
+        let plays: Result<Vec<Play>, _> = en.plays.iter().map(super::lobo::to_engine_play).collect();
+        let game = plays
+            .map_err(|err| err.to_string())
+            .and_then(|plays| replay_three_rounds(mode, &r.deck, &plays).map_err(|err| err.to_string()));
+        checks.push(match game {
+            Err(why) => fail(name, None, format!("the plays do not replay: {why}")),
+            Ok(g) if settled && !g.is_over() => fail(name, None, "settled with rounds still in play"),
+            Ok(g) if g.total() != en.total => fail(
+                name,
+                None,
+                format!("replayed total {} where the recall says {}", g.total(), en.total),
+            ),
+            Ok(g) => {
+                totals.push(g.total());
+                pass(
+                    name,
+                    format!("{} plays replay to a total of {}", en.plays.len(), g.total()),
+                )
+            }
+        });
     }
 
     // The money: the entries in, then the rake and prizes (settled) or the refunds (voided) out.
-    let fee = config.options.entry_fee.minor();
+    let Some((_, rake, fee)) = terms else {
+        checks.push(fail("transfers", None, "not checked: the terms did not read"));
+        return VerificationReport { passed: false, checks };
+    };
     let mut expected: Vec<(String, String, String, i64)> = Vec::new();
     for en in &recall.entrants {
         expected.push((
@@ -1328,7 +1594,7 @@ pub fn verify(recall: &ContestRecall, config: &ContestConfig) -> VerificationRep
         ));
     }
     if settled {
-        let split = split_pot(fee, &totals, config.options.rake_basis_points);
+        let split = split_pot(fee, &totals, rake);
         if split.rake_minor > 0 {
             expected.push((
                 "contest_rake".into(),
@@ -1357,7 +1623,7 @@ pub fn verify(recall: &ContestRecall, config: &ContestConfig) -> VerificationRep
         .iter()
         .map(|t| {
             let minor = Amount::parse(&t.amount).map(Amount::minor).unwrap_or(-1);
-            (t.kind.to_string(), t.from.to_string(), t.to.to_string(), minor)
+            (t.kind.clone(), t.from.clone(), t.to.clone(), minor)
         })
         .collect();
     let (mut want, mut got) = (expected, actual);
@@ -1377,8 +1643,124 @@ pub fn verify(recall: &ContestRecall, config: &ContestConfig) -> VerificationRep
             ),
         )
     });
-    report.passed = report.checks.iter().all(|c| c.passed);
-    report
+    VerificationReport {
+        passed: checks.iter().all(|c| c.passed),
+        checks,
+    }
+}
+
+/// A settled contest whose entrants (with these client seeds, "" for none) fold every round,
+/// recalled honestly as `recall` would, without a database: for the verifiers' tests. Easy
+/// mode, an entry fee of 10.00, a rake of 500 basis points.
+pub fn sample_recall(contest_id: &str, server_seed: [u8; 32], entrant_seeds: &[&str]) -> ContestRecall {
+    let config = ContestConfig {
+        mode: LoboMode::Easy,
+        options: ContestOptions {
+            entry_fee: Amount::parse("10.00").expect("a valid amount"),
+            rake_basis_points: RakeRate::new(500).expect("a valid rake"),
+            min_players: 2,
+            max_players: MAX_PLAYERS,
+            entry_seconds: ENTRY_SECONDS.0,
+            play_seconds: PLAY_SECONDS.0,
+        },
+    };
+    let mode = config.mode();
+    let seed = ServerSeed::from_bytes(server_seed);
+    let seeds: Vec<ClientSeed> = entrant_seeds
+        .iter()
+        .filter(|s| !s.is_empty())
+        .map(|s| ClientSeed::parse(s).expect("a valid client seed"))
+        .collect();
+    let client_seed = shuffle::combined_client_seed(&seeds);
+    let combined = ClientSeed::parse(&client_seed).expect("a combined seed is valid");
+    let mut entrants = Vec::new();
+    for (i, entrant_seed) in entrant_seeds.iter().enumerate() {
+        let n = i as i32 + 1;
+        let deck = deck_of(&seed, contest_id, n, &client_seed, mode);
+        let mut game = ThreeRounds::deal(mode, &deck).expect("a full deck deals");
+        for fold in game.folds_to_stop() {
+            game = game.apply(&fold).expect("a fold is legal");
+        }
+        entrants.push(EntrantRecall {
+            entry_number: n,
+            player: format!("P{n}"),
+            player_id: None,
+            client_seed: entrant_seed.to_string(),
+            shuffle: ShuffleTranscript::record(
+                &seed,
+                Game::Lobo,
+                &entrant_round_id(contest_id, n),
+                std::slice::from_ref(&combined),
+                &deck,
+                Vec::new(),
+            ),
+            plays: game.plays().iter().map(LoboPlay::from).collect(),
+            rounds: game.scores().to_vec(),
+            total: game.total(),
+            stopped: false,
+        });
+    }
+    let fee = config.options.entry_fee.minor();
+    let totals: Vec<i64> = entrants.iter().map(|en| en.total).collect();
+    let split = split_pot(fee, &totals, config.options.rake_basis_points);
+    let mut moves: Vec<(&str, String, String, i64)> = entrants
+        .iter()
+        .map(|en| ("contest_entry", format!("wallet:{}", en.player), "pot".to_string(), fee))
+        .collect();
+    if split.rake_minor > 0 {
+        moves.push(("contest_rake", "pot".into(), "house:revenue".into(), split.rake_minor));
+    }
+    for (en, &prize) in entrants.iter().zip(&split.prizes_minor) {
+        if prize > 0 {
+            moves.push(("contest_prize", "pot".into(), format!("wallet:{}", en.player), prize));
+        }
+    }
+    let transfers = moves
+        .into_iter()
+        .enumerate()
+        .map(|(seq, (kind, from, to, minor))| TransferEntry {
+            seq: seq as i64 + 1,
+            kind: kind.into(),
+            from: from.into(),
+            to: to.into(),
+            amount: format_minor(minor).into(),
+            hash: String::new().into(),
+        })
+        .collect();
+    let contest = ContestView {
+        id: contest_id.to_string(),
+        table_id: "table".into(),
+        status: ContestStatus::Settled,
+        mode: mode.name().to_string(),
+        entry_fee: config.options.entry_fee,
+        rake_basis_points: config.options.rake_basis_points.basis_points(),
+        min_players: config.options.min_players,
+        max_players: config.options.max_players,
+        rounds_per_player: ROUNDS,
+        entry_closes_at_us: 0,
+        play_closes_at_us: Some(0),
+        commitment: shuffle::commitment(&seed),
+        client_seed: Some(client_seed),
+        server_seed: Some(seed.to_hex()),
+        entrants: entrants.len(),
+        finished: entrants.len(),
+        pot: format_minor(split.pot_minor),
+        my_entry: None,
+        progress: None,
+        result: None,
+    };
+    let mut recall = ContestRecall {
+        contest,
+        entrants,
+        parties: Vec::new(),
+        transfers,
+        verification: VerificationReport {
+            passed: false,
+            checks: Vec::new(),
+        },
+    };
+    recall.verification = verify(&recall);
+    recall
 }
 
 #[cfg(test)]
@@ -1413,6 +1795,167 @@ mod tests {
         let json = serde_json::json!({ "entry_fee": "10.00", "rake_basis_points": 2001, "min_players": 2,
             "max_players": 3, "entry_seconds": 600, "play_seconds": 600 });
         assert!(serde_json::from_value::<ContestOptions>(json).is_err());
+    }
+
+    const CONTEST: &str = "7b1e5a42-4c1d-4f0e-9a59-2f3c7d2b1a01";
+
+    fn honest_recall(entrant_seeds: &[&str]) -> ContestRecall {
+        sample_recall(CONTEST, [0x5a; 32], entrant_seeds)
+    }
+
+    fn failed(report: &VerificationReport) -> Vec<String> {
+        report
+            .checks
+            .iter()
+            .filter(|c| !c.passed)
+            .map(|c| c.name.to_string())
+            .collect()
+    }
+
+    #[test]
+    fn each_entrant_is_dealt_the_deck_of_their_own_round_id() {
+        let seed = ServerSeed::from_bytes([0x5a; 32]);
+        let client_seed = shuffle::combined_client_seed(&[]);
+        assert_eq!(entrant_round_id(CONTEST, 2), format!("{CONTEST}/2"));
+        let decks: Vec<Vec<Card>> = (1..=3)
+            .map(|n| deck_of(&seed, CONTEST, n, &client_seed, Mode::Easy))
+            .collect();
+        for (i, deck) in decks.iter().enumerate() {
+            let round_id = format!("{CONTEST}/{}", i + 1);
+            let expected = shuffle::shuffled_deck(&seed, Game::Lobo, &round_id, &client_seed, 8).0;
+            assert_eq!(deck, &expected);
+        }
+        assert_ne!(decks[0], decks[1]);
+        assert_ne!(decks[1], decks[2]);
+        // Not the one deck every entrant used to share.
+        let shared = shuffle::shuffled_deck(&seed, Game::Lobo, CONTEST, &client_seed, 8).0;
+        assert!(decks.iter().all(|d| *d != shared));
+    }
+
+    #[test]
+    fn an_honest_recall_verifies_entrant_by_entrant() {
+        let recall = honest_recall(&["alpha", "", "gamma"]);
+        let report = verify(&recall);
+        assert!(report.passed, "{}", report.to_text());
+        for n in 1..=3 {
+            for check in ["commitment", "client_seed", "deck", "deal", "plays"] {
+                let name = format!("entry[{n}].{check}");
+                assert!(report.check(&name).is_some_and(|c| c.passed), "{name}");
+            }
+        }
+        assert!(report.check("seed").unwrap().passed);
+        assert!(report.check("transfers").unwrap().passed);
+    }
+
+    #[test]
+    fn another_entrants_deck_fails_verification() {
+        // Entrant 1's transcript swapped for entrant 2's, round id and all: it verifies as a
+        // shuffle, but it is not entrant 1's deal.
+        let mut recall = honest_recall(&["alpha", "beta"]);
+        recall.entrants[0].shuffle = recall.entrants[1].shuffle.clone();
+        let report = verify(&recall);
+        assert!(!report.passed);
+        assert!(report.check("entry[1].deck").unwrap().passed);
+        assert!(!report.check("entry[1].deal").unwrap().passed);
+        assert!(report.check("entry[2].deal").unwrap().passed);
+
+        // Entrant 2's cards under entrant 1's round id: the deck does not recompute.
+        let mut recall = honest_recall(&["alpha", "beta"]);
+        recall.entrants[0].shuffle.deck = recall.entrants[1].shuffle.deck.clone();
+        let report = verify(&recall);
+        assert!(!report.check("entry[1].deck").unwrap().passed);
+        assert!(!report.check("entry[1].plays").unwrap().passed);
+        assert_eq!(failed(&report), ["entry[1].deck", "entry[1].plays", "transfers"]);
+    }
+
+    #[test]
+    fn a_deck_under_a_wrong_round_id_fails_verification() {
+        let seed = ServerSeed::from_bytes([0x5a; 32]);
+        for round_id in [CONTEST.to_string(), format!("{CONTEST}/3"), format!("{CONTEST}/01")] {
+            // A transcript consistent in itself: the shared deck of old, or another number's.
+            let mut recall = honest_recall(&["alpha", "beta"]);
+            let t = &recall.entrants[0].shuffle;
+            let combined = ClientSeed::parse(&t.client_seed).unwrap();
+            let deck = shuffle::shuffled_deck(&seed, Game::Lobo, &round_id, &t.client_seed, 8).0;
+            recall.entrants[0].shuffle =
+                ShuffleTranscript::record(&seed, Game::Lobo, &round_id, &[combined], &deck, Vec::new());
+            let report = verify(&recall);
+            assert!(report.check("entry[1].deck").unwrap().passed, "{round_id}");
+            let deal = report.check("entry[1].deal").unwrap();
+            assert!(!deal.passed, "{round_id}");
+            assert!(deal.detail.contains("round id"), "{}", deal.detail);
+            assert!(!report.passed);
+        }
+    }
+
+    #[test]
+    fn an_entrant_claimed_twice_fails_verification() {
+        let mut recall = honest_recall(&["alpha", "beta"]);
+        let mut twin = recall.entrants[0].clone();
+        twin.player = "P2".into();
+        recall.entrants[1] = twin;
+        let report = verify(&recall);
+        let check = report.check("entrants").unwrap();
+        assert!(!check.passed);
+        assert_eq!(check.first_mismatch, Some(1));
+    }
+
+    #[test]
+    fn a_deck_from_another_seed_fails_verification() {
+        let mut recall = honest_recall(&["alpha", "beta"]);
+        let other = ServerSeed::from_bytes([0x11; 32]);
+        let t = recall.entrants[1].shuffle.clone();
+        let combined = ClientSeed::parse(&t.client_seed).unwrap();
+        let deck = shuffle::shuffled_deck(&other, Game::Lobo, &t.round_id, &t.client_seed, 8).0;
+        recall.entrants[1].shuffle =
+            ShuffleTranscript::record(&other, Game::Lobo, &t.round_id, &[combined], &deck, Vec::new());
+        let report = verify(&recall);
+        assert!(!report.check("entry[2].deal").unwrap().passed);
+        assert!(!report.passed);
+
+        // A seed that is not the committed one fails the contest's own check.
+        let mut recall = honest_recall(&["alpha", "beta"]);
+        recall.contest.server_seed = Some(other.to_hex());
+        let report = verify(&recall);
+        assert!(!report.check("seed").unwrap().passed);
+        assert!(!report.check("entry[1].deal").unwrap().passed);
+
+        // Seeds that do not combine to the fixed client seed.
+        let mut recall = honest_recall(&["alpha", "beta"]);
+        recall.entrants[0].client_seed = "alpha2".into();
+        let report = verify(&recall);
+        assert!(!report.check("entrant_seeds").unwrap().passed);
+    }
+
+    #[test]
+    fn a_recall_read_back_from_its_json_verifies_the_same() {
+        let recall = honest_recall(&["alpha", "beta", ""]);
+        assert!(recall.verification.passed, "{}", recall.verification.to_text());
+        let doc = serde_json::to_value(&recall).unwrap();
+        assert!(is_recall_document(&doc));
+        assert_eq!(verify_recall_document(&doc), recall.verification);
+
+        let mut swapped = doc.clone();
+        let first = swapped["entrants"][0]["shuffle"].clone();
+        swapped["entrants"][0]["shuffle"] = swapped["entrants"][1]["shuffle"].clone();
+        swapped["entrants"][1]["shuffle"] = first;
+        let report = verify_recall_document(&swapped);
+        assert!(!report.passed);
+        assert!(!report.check("entry[1].deal").unwrap().passed);
+        assert!(!report.check("entry[2].deal").unwrap().passed);
+
+        let mut bad_terms = doc.clone();
+        bad_terms["contest"]["mode"] = "impossible".into();
+        let report = verify_recall_document(&bad_terms);
+        assert!(!report.check("terms").unwrap().passed);
+        assert!(!report.check("entry[1].plays").unwrap().passed);
+
+        let mut unreadable = doc;
+        unreadable["entrants"][0]["shuffle"] = serde_json::json!(7);
+        let report = verify_recall_document(&unreadable);
+        assert!(!report.passed);
+        assert_eq!(report.checks.len(), 1);
+        assert_eq!(report.checks[0].name, "recall");
     }
 
     #[test]

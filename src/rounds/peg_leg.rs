@@ -1388,12 +1388,12 @@ pub struct CardClaim {
 }
 
 /// Whether a JSON document is a Peg Leg recall (for `djego verify round`).
-pub fn is_recall(doc: &serde_json::Value) -> bool {
+pub fn is_recall_document(doc: &serde_json::Value) -> bool {
     doc.get("quotes").is_some_and(|q| q.is_array()) && doc.get("shuffle").is_some_and(|s| s.is_object())
 }
 
 /// Verifies a recall as its JSON says it, exactly as anyone given the document would.
-pub fn verify_document(doc: &serde_json::Value) -> VerificationReport {
+pub fn verify_recall_document(doc: &serde_json::Value) -> VerificationReport {
     match RecallClaims::deserialize(doc) {
         Ok(claims) => verify(&claims),
         Err(e) => VerificationReport {
@@ -1407,10 +1407,10 @@ pub fn verify_document(doc: &serde_json::Value) -> VerificationReport {
     }
 }
 
-/// [`verify_document`] on a recall about to be served.
+/// [`verify_recall_document`] on a recall about to be served.
 pub fn verify_recall(recall: &PegLegRecall) -> VerificationReport {
     match serde_json::to_value(recall) {
-        Ok(doc) => verify_document(&doc),
+        Ok(doc) => verify_recall_document(&doc),
         Err(e) => VerificationReport {
             passed: false,
             checks: vec![shuffle_transcript::fail("document", None, e.to_string())],

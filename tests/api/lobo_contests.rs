@@ -1,12 +1,15 @@
 //! Three-round Lobo contests over HTTP: the commitment before entry, entries into the pot
-//! (idempotent, refused when closed, duplicate or unfunded), duplicate deals played to the end,
-//! the pot, the rake and a tie split reconciled to the cent in the ledger, nothing of the deck
-//! or of another entrant shown before settlement, voids refunding every entry, the play time
-//! running out, and the recall verifying.
+//! (idempotent, refused when closed, duplicate or unfunded), a deck per entrant (each the
+//! shuffle of their own round id) played to the end, the pot, the rake and a tie split
+//! reconciled to the cent in the ledger, nothing of any deck but the caller's own round or of
+//! another entrant shown before settlement, voids refunding every entry, the play time running
+//! out, and the recall verifying.
 
 use serde_json::{json, Value};
 
+use djego::cards::shuffle::{self, ClientSeed, Game, ServerSeed};
 use djego::domain::Role;
+use djego::games::lobo::{Mode, ThreeRounds};
 
 use crate::helpers::{TestApp, TestUser};
 use crate::lobo::{funded_player, lobo_table};
@@ -110,16 +113,62 @@ async fn play_out(app: &TestApp, player: &TestUser, contest: &str, fold_only: bo
     panic!("three rounds did not end in 200 plays")
 }
 
-/// Nothing of the deck beyond the caller's own table, and nothing of another entrant.
+/// Nothing of any deck beyond the caller's own table, and nothing of another entrant.
 fn assert_private(view: &Value, others: &[&TestUser]) {
     let text = view.to_string();
     assert!(!text.contains("\"deck\""), "a view shows a deck: {view}");
+    assert!(!text.contains("\"shuffle\""), "a view shows a shuffle: {view}");
     assert!(view["server_seed"].is_null(), "{view}");
     assert!(view["progress"].is_null(), "a player sees others' progress: {view}");
     assert!(view["result"].is_null(), "{view}");
     for other in others {
         assert!(!text.contains(&other.id), "a view names another entrant: {view}");
     }
+}
+
+/// The contest's server seed, unsealed as only the house can: for a test that must know the
+/// decks before they are revealed.
+fn sealed_seed(app: &TestApp, contest: &str) -> ServerSeed {
+    let row = app
+        .state
+        .db
+        .read(|conn| djego::rounds::lobo_contests::find(conn, contest))
+        .expect("the contest reads");
+    app.state
+        .vault
+        .open(&row.id, &row.server_seed_sealed)
+        .expect("the seed unseals")
+}
+
+/// Entrant `n`'s deck by the public shuffle: shuffle-v1, game `lobo`, round id
+/// `<contest>/<n>`, the combined client seed; easy mode (the test tables'), 40 cards.
+fn entrant_deck(seed: &ServerSeed, contest: &str, n: i32, client_seed: &str) -> Vec<djego::cards::Card> {
+    let round_id = format!("{contest}/{n}");
+    shuffle::shuffled_deck(seed, Game::Lobo, &round_id, client_seed, Mode::Easy.max_rank()).0
+}
+
+/// The total of an entrant who folds every round of their deck.
+fn folding_total(deck: &[djego::cards::Card]) -> i64 {
+    let mut game = ThreeRounds::deal(Mode::Easy, deck).expect("a full deck deals");
+    for fold in game.folds_to_stop() {
+        game = game.apply(&fold).expect("a fold is always legal");
+    }
+    game.total()
+}
+
+fn seeds(texts: &[&str]) -> Vec<ClientSeed> {
+    texts.iter().map(|t| ClientSeed::parse(t).unwrap()).collect()
+}
+
+fn ids(values: &Value) -> Vec<u8> {
+    let mut ids: Vec<u8> = values
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|v| v.as_u64().unwrap() as u8)
+        .collect();
+    ids.sort_unstable();
+    ids
 }
 
 both_backends!(
@@ -203,17 +252,30 @@ both_backends!(
         .assert_error(409, "wrong_contest_state");
 
         enter(&app, &players[1], &id, json!({}), None).await.expect(201);
-        // The last seat closes entry: the seeds combine and the deck is fixed.
-        let full = enter(&app, &players[2], &id, json!({ "client_seed": "gamma" }), None)
+        // Each entrant has a deck of their own, so a tie takes finding: the last entrant's seed
+        // is picked (knowing the sealed seed, as no player can) so that folding every round
+        // gives the three decks the same total.
+        let seed = sealed_seed(&app, &id);
+        let (gamma, combined) = (0..200_000)
+            .map(|k| {
+                let gamma = format!("gamma {k}");
+                let combined = shuffle::combined_client_seed(&seeds(&["alpha", &gamma]));
+                (gamma, combined)
+            })
+            .find(|(_, combined)| {
+                let totals: Vec<i64> = (1..=3)
+                    .map(|n| folding_total(&entrant_deck(&seed, &id, n, combined)))
+                    .collect();
+                totals[0] == totals[1] && totals[1] == totals[2]
+            })
+            .expect("a seed that ties the three decks");
+        // The last seat closes entry: the seeds combine and the decks are fixed.
+        let full = enter(&app, &players[2], &id, json!({ "client_seed": gamma }), None)
             .await
             .expect(201);
         assert_eq!(full["status"], "in_play");
         assert_eq!(full["entrants"], 3);
         assert_eq!(full["pot"], "9.99");
-        let combined = djego::cards::shuffle::combined_client_seed(&[
-            djego::cards::shuffle::ClientSeed::parse("alpha").unwrap(),
-            djego::cards::shuffle::ClientSeed::parse("gamma").unwrap(),
-        ]);
         assert_eq!(full["client_seed"], combined.as_str());
         assert!(full["play_closes_at_us"].as_i64().is_some());
         enter(&app, &poor, &id, json!({}), None)
@@ -222,12 +284,24 @@ both_backends!(
         let tb = app.trial_balance().await;
         assert_eq!(account_minor(&tb, &format!("pot:{id}")), 999);
 
-        // Each entrant sees only their own table: two hands of four, no deck, nobody else.
+        // Each entrant sees only their own table, dealt from their own deck: two hands of four,
+        // no deck, nobody else.
         let v0 = contest_as(&app, &players[0], &id).await;
         assert_private(&v0, &[&players[1], &players[2]]);
         assert_eq!(v0["my_entry"]["round_in_play"], 1);
         assert_eq!(v0["my_entry"]["table"]["player_hand"].as_array().unwrap().len(), 4);
         assert_eq!(v0["my_entry"]["table"]["wolf_hand"].as_array().unwrap().len(), 4);
+        for (n, player) in players.iter().enumerate() {
+            let deck = entrant_deck(&seed, &id, n as i32 + 1, &combined);
+            let table = &contest_as(&app, player, &id).await["my_entry"]["table"];
+            let dealt = |range: std::ops::Range<usize>| {
+                let mut ids: Vec<u8> = deck[range].iter().map(|c| c.id()).collect();
+                ids.sort_unstable();
+                ids
+            };
+            assert_eq!(ids(&table["wolf_hand"]), dealt(0..4));
+            assert_eq!(ids(&table["player_hand"]), dealt(4..8));
+        }
         // Staff see progress, never cards or scores.
         let staff = contest_as(&app, &pit_boss, &id).await;
         assert_eq!(staff["progress"].as_array().unwrap().len(), 3);
@@ -252,8 +326,8 @@ both_backends!(
         .await
         .assert_error(403, "forbidden");
 
-        // Duplicate deals: the same plays on the same deck give the same totals, a three-way tie.
-        let done0 = play_out(&app, &players[0], &id, false).await;
+        // Every entrant folds every round of their own deck: the three-way tie picked above.
+        let done0 = play_out(&app, &players[0], &id, true).await;
         assert_eq!(done0["status"], "in_play");
         assert_eq!(done0["my_entry"]["finished"], true);
         assert_eq!(done0["finished"], 1);
@@ -272,8 +346,8 @@ both_backends!(
         app.get(&format!("/api/v1/lobo-contests/{id}/recall"), Some(&players[0].token))
             .await
             .assert_error(409, "wrong_contest_state");
-        play_out(&app, &players[1], &id, false).await;
-        let settled = play_out(&app, &players[2], &id, false).await;
+        play_out(&app, &players[1], &id, true).await;
+        let settled = play_out(&app, &players[2], &id, true).await;
 
         assert_eq!(settled["status"], "settled");
         assert_eq!(settled["server_seed"].as_str().unwrap().len(), 64);
@@ -299,19 +373,29 @@ both_backends!(
         assert_eq!(account_minor(&tb, &format!("pot:{id}")), 0);
         assert_eq!(account_minor(&tb, "house:revenue") - revenue_before, 74);
 
-        // The recall: revealed seed, deck, everyone's plays, every transfer, all verified.
+        // The recall: revealed seed, each entrant's deck, everyone's plays, every transfer, all
+        // verified.
         let recall = app
             .get(&format!("/api/v1/lobo-contests/{id}/recall"), Some(&players[1].token))
             .await
             .expect(200);
         assert_eq!(recall["verification"]["passed"], true, "{}", recall["verification"]);
-        assert_eq!(recall["shuffle"]["game"], "lobo");
-        assert_eq!(recall["shuffle"]["round_id"], id.as_str());
-        assert_eq!(recall["shuffle"]["client_seed"], combined.as_str());
-        assert_eq!(recall["shuffle"]["deck"].as_array().unwrap().len(), 40);
+        assert!(recall.get("shuffle").is_none());
         let entrants = recall["entrants"].as_array().unwrap();
         assert_eq!(entrants.len(), 3);
-        assert_eq!(entrants[0]["plays"], entrants[2]["plays"]);
+        for (n, entrant) in entrants.iter().enumerate() {
+            let shuffle = &entrant["shuffle"];
+            assert_eq!(shuffle["game"], "lobo");
+            assert_eq!(shuffle["round_id"], format!("{id}/{}", n + 1).as_str());
+            assert_eq!(shuffle["client_seed"], combined.as_str());
+            assert_eq!(shuffle["server_seed"], seed.to_hex().as_str());
+            let deck: Vec<u8> = entrant_deck(&seed, &id, n as i32 + 1, &combined)
+                .iter()
+                .map(|c| c.id())
+                .collect();
+            assert_eq!(shuffle["deck"], json!(deck));
+        }
+        assert_ne!(entrants[0]["shuffle"]["deck"], entrants[2]["shuffle"]["deck"]);
         assert!(entrants[0]["player_id"].is_null() && entrants[1]["player_id"] == players[1].id.as_str());
         let kinds: Vec<&str> = recall["transfers"]
             .as_array()
@@ -335,6 +419,101 @@ both_backends!(
             .assert_error(403, "forbidden");
         let reveals = app.events("seed_revealed").await;
         assert!(reveals.iter().any(|e| e["subject"] == id.as_str()));
+    }
+);
+
+both_backends!(
+    async fn each_entrant_plays_a_deck_of_their_own_and_sees_nothing_of_another(app: TestApp) {
+        let table = lobo_table(&app, false);
+        let pit_boss = app.create_user(Role::Pitboss).await;
+        let first = funded_player(&app, "30.00").await;
+        let second = funded_player(&app, "30.00").await;
+        let contest = create(&app, &pit_boss, &table, terms("5.00", 500, 2, 2)).await;
+        let id = contest["id"].as_str().unwrap().to_string();
+        enter(&app, &first, &id, json!({ "client_seed": "north" }), None)
+            .await
+            .expect(201);
+        let full = enter(&app, &second, &id, json!({ "client_seed": "south" }), None)
+            .await
+            .expect(201);
+        assert_eq!(full["status"], "in_play");
+        let combined = shuffle::combined_client_seed(&seeds(&["north", "south"]));
+        assert_eq!(full["client_seed"], combined.as_str());
+
+        // The two entrants are dealt from two decks: the shuffles of round ids `<id>/1` and
+        // `<id>/2` under the one server seed, so their first tables differ.
+        let seed = sealed_seed(&app, &id);
+        let decks = [
+            entrant_deck(&seed, &id, 1, &combined),
+            entrant_deck(&seed, &id, 2, &combined),
+        ];
+        assert_ne!(decks[0], decks[1]);
+        let v1 = contest_as(&app, &first, &id).await;
+        let v2 = contest_as(&app, &second, &id).await;
+        assert_private(&v1, &[&second]);
+        assert_private(&v2, &[&first]);
+        assert_eq!(v1["my_entry"]["entry_number"], 1);
+        assert_eq!(v2["my_entry"]["entry_number"], 2);
+        let hand = |deck: &[djego::cards::Card]| {
+            let mut ids: Vec<u8> = deck[4..8].iter().map(|c| c.id()).collect();
+            ids.sort_unstable();
+            ids
+        };
+        assert_eq!(ids(&v1["my_entry"]["table"]["player_hand"]), hand(&decks[0]));
+        assert_eq!(ids(&v2["my_entry"]["table"]["player_hand"]), hand(&decks[1]));
+        assert_ne!(
+            v1["my_entry"]["table"]["player_hand"],
+            v2["my_entry"]["table"]["player_hand"]
+        );
+
+        // The first plays out; the second's view shows nothing of it but the count of those
+        // finished, and nothing of any deck but their own table.
+        play_out(&app, &first, &id, false).await;
+        let v2_after = contest_as(&app, &second, &id).await;
+        assert_private(&v2_after, &[&first]);
+        assert_eq!(v2_after["finished"], 1);
+        let mut unchanged = v2_after.clone();
+        unchanged["finished"] = v2["finished"].clone();
+        assert_eq!(unchanged, v2, "the second's view changed with the first's play");
+
+        let settled = play_out(&app, &second, &id, false).await;
+        assert_eq!(settled["status"], "settled");
+        assert_eq!(settled["server_seed"], seed.to_hex().as_str());
+
+        // The recall carries each entrant's own shuffle and verifies entrant by entrant.
+        let recall = app
+            .get(&format!("/api/v1/lobo-contests/{id}/recall"), Some(&second.token))
+            .await
+            .expect(200);
+        let verification = &recall["verification"];
+        assert_eq!(verification["passed"], true, "{verification}");
+        let names: Vec<&str> = verification["checks"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|c| c["name"].as_str().unwrap())
+            .collect();
+        for name in [
+            "seed",
+            "entrant_seeds",
+            "entry[1].deck",
+            "entry[1].deal",
+            "entry[1].plays",
+        ] {
+            assert!(names.contains(&name), "{name} in {names:?}");
+        }
+        for name in ["entry[2].deck", "entry[2].deal", "entry[2].plays", "transfers"] {
+            assert!(names.contains(&name), "{name} in {names:?}");
+        }
+        for (n, entrant) in recall["entrants"].as_array().unwrap().iter().enumerate() {
+            let deck: Vec<u8> = decks[n].iter().map(|c| c.id()).collect();
+            assert_eq!(entrant["shuffle"]["round_id"], format!("{id}/{}", n + 1).as_str());
+            assert_eq!(entrant["shuffle"]["deck"], json!(deck));
+            // Each entrant's transcript is an ordinary Lobo shuffle transcript.
+            let t: djego::cards::transcript::ShuffleTranscript =
+                serde_json::from_value(entrant["shuffle"].clone()).unwrap();
+            assert!(djego::cards::transcript::verify(&t).passed);
+        }
     }
 );
 
