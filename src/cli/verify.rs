@@ -115,9 +115,9 @@ pub fn read_documents(path: &Path) -> Result<Vec<serde_json::Value>, String> {
     if docs.is_empty() {
         return Err(format!("{shown} holds no transcript to verify"));
     }
-    // A transcript of either version names its version or its algorithm, and a contest's
-    // recall holds its contest and entrants; anything else is the wrong file, not a round
-    // that fails to verify.
+    // A transcript of either version names its version or its algorithm, a contest's recall
+    // holds its contest and entrants, a Peg Leg recall its quotes and shuffle; anything else
+    // is the wrong file, not a round that fails to verify.
     let looks_like_one = |d: &serde_json::Value| {
         let t = d.get("transcript").filter(|t| t.is_object()).unwrap_or(d);
         t.get("version").is_some()
