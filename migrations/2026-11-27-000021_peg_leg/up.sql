@@ -16,6 +16,8 @@ ALTER TABLE casino_tables RENAME COLUMN game_new TO game;
 CREATE TABLE peg_leg_rounds (
     id TEXT PRIMARY KEY NOT NULL,
     table_id TEXT NOT NULL REFERENCES casino_tables (id),
+    -- The round's number at its table, from 1.
+    number BIGINT NOT NULL,
     -- seeding: client seeds accepted, no card dealt; dealing: cards are being
     -- dealt and bets taken between them; settled; voided.
     status TEXT NOT NULL CHECK (status IN ('seeding', 'dealing', 'settled', 'voided')),
@@ -32,7 +34,8 @@ CREATE TABLE peg_leg_rounds (
     version BIGINT NOT NULL,
     created_by TEXT NOT NULL REFERENCES users (id),
     created_at_us BIGINT NOT NULL,
-    updated_at_us BIGINT NOT NULL
+    updated_at_us BIGINT NOT NULL,
+    UNIQUE (table_id, number)
 );
 -- At most one unfinished Peg Leg round per table.
 CREATE UNIQUE INDEX peg_leg_rounds_one_active_per_table ON peg_leg_rounds (table_id)
@@ -79,3 +82,4 @@ CREATE TABLE peg_leg_bets (
 );
 CREATE INDEX peg_leg_bets_by_round ON peg_leg_bets (round_id, player_id);
 CREATE INDEX peg_leg_bets_by_player ON peg_leg_bets (player_id, placed_at_us);
+CREATE INDEX peg_leg_client_seeds_by_player ON peg_leg_client_seeds (player_id);

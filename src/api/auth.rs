@@ -438,10 +438,10 @@ pub struct MyRounds {
     pub recent: Vec<MyRound>,
 }
 
-/// The caller's own rounds (player): the Lobo rounds they started and the
-/// Prima Carta rounds where they took a seat or placed a side bet, those
-/// still going and the latest that are over. The way back to a round whose id
-/// the app lost.
+/// The caller's own rounds (player): the Lobo rounds they started, the Prima Carta rounds
+/// where they took a seat or placed a side bet, and the Peg Leg rounds where they bet or gave
+/// a client seed; those still going and the latest that are over. The way back to a round
+/// whose id the app lost.
 #[utoipa::path(tag = "auth", security(("bearer" = [])), responses(
     (status = 200, body = MyRounds),
     (status = 403, body = super::error::ErrorBody),
@@ -449,14 +449,22 @@ pub struct MyRounds {
 #[get("/api/v1/me/rounds")]
 pub async fn my_rounds(state: web::Data<AppState>, caller: Caller) -> ApiResult<web::Json<MyRounds>> {
     caller.require(&[Role::Player])?;
-    let (open, recent) = state
+    let ((open, recent), (peg_open, peg_recent)) = state
         .blocking(move |s| {
             let mut conn = s.db.conn()?;
-            Ok(crate::rounds::record::of_player(&mut conn, &caller.user_id)?)
+            Ok((
+                crate::rounds::record::of_player(&mut conn, &caller.user_id)?,
+                crate::rounds::peg_leg::of_player(
+                    &mut conn,
+                    &caller.user_id,
+                    crate::rounds::record::MAX_ROUNDS_LISTED,
+                )?,
+            ))
         })
         .await?;
-    let view = |rows: Vec<crate::rounds::record::RoundRow>| {
-        rows.into_iter()
+    let view = |rows: Vec<crate::rounds::record::RoundRow>, peg_leg: Vec<crate::rounds::peg_leg::PegLegRoundRow>| {
+        let mut all: Vec<MyRound> = rows
+            .into_iter()
             .map(|r| MyRound {
                 round_id: r.id,
                 table_id: r.table_id,
@@ -466,10 +474,26 @@ pub async fn my_rounds(state: web::Data<AppState>, caller: Caller) -> ApiResult<
                 created_at_us: r.created_at_us,
                 updated_at_us: r.updated_at_us,
             })
-            .collect()
+            .chain(peg_leg.into_iter().map(|r| MyRound {
+                round_id: r.id,
+                table_id: r.table_id,
+                game: "peg_leg".into(),
+                number: r.number,
+                status: r.status,
+                created_at_us: r.created_at_us,
+                updated_at_us: r.updated_at_us,
+            }))
+            .collect();
+        all.sort_by(|a, b| {
+            b.created_at_us
+                .cmp(&a.created_at_us)
+                .then_with(|| b.round_id.cmp(&a.round_id))
+        });
+        all.truncate(crate::rounds::record::MAX_ROUNDS_LISTED as usize);
+        all
     };
     Ok(web::Json(MyRounds {
-        open: view(open),
-        recent: view(recent),
+        open: view(open, peg_open),
+        recent: view(recent, peg_recent),
     }))
 }

@@ -218,6 +218,7 @@ pub async fn create_round(
     params(("id" = String, Path, description = "Table id"), RoundsQuery),
     responses(
         (status = 200, body = Vec<PegLegRoundView>),
+        (status = 400, body = ErrorBody),
         (status = 403, body = ErrorBody),
         (status = 404, body = ErrorBody),
 ))]
@@ -230,7 +231,7 @@ pub async fn list_rounds(
 ) -> ApiResult<web::Json<Vec<PegLegRoundView>>> {
     caller.require(&READERS)?;
     let table_id = path.into_inner();
-    let limit = query.limit.unwrap_or(50).clamp(1, 500);
+    let limit = super::pagination::Page::new(query.limit, None)?.limit;
     let views = state
         .blocking(move |s| {
             let mut conn = s.db.conn()?;
@@ -265,9 +266,6 @@ pub async fn get_round(
     let view = state
         .blocking(move |s| {
             let mut conn = s.db.conn()?;
-            if uuid::Uuid::parse_str(&round_id).is_err() {
-                return Err(ApiError::not_found("Peg Leg round"));
-            }
             let row = service::find(&mut conn, &round_id)?;
             view_for(&mut conn, s, &row, &viewer(&caller))
         })
@@ -499,9 +497,6 @@ pub async fn recall(
     let recall = state
         .blocking(move |s| {
             let mut conn = s.db.conn()?;
-            if uuid::Uuid::parse_str(&round_id).is_err() {
-                return Err(ApiError::not_found("Peg Leg round"));
-            }
             let row = service::find(&mut conn, &round_id)?;
             if caller.role == Role::Player
                 && !service::bets(&mut conn, &row.id)?

@@ -17,4 +17,4 @@ pub mod verify;
 pub use accounts::{AccountId, AccountKind};
 pub use chain::{link_hash, transfer_hash, GENESIS_HASH};
 pub(crate) use post::sql_text;
-pub use post::{post, Appender, LedgerError, Refs, Transfer, TransferKind, TransferSpec};
+pub use post::{post, post_paid_by, Appender, LedgerError, PaymentRefused, Refs, Transfer, TransferKind, TransferSpec};

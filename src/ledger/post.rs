@@ -169,6 +169,38 @@ pub enum LedgerError {
     Db(#[from] diesel::result::Error),
 }
 
+/// Why a player's payment (transfers out of their wallet) was refused.
+#[derive(Debug, thiserror::Error)]
+pub enum PaymentRefused {
+    /// The wallet holds too little; `balance_minor` is what it holds now, before any of
+    /// the transfers.
+    #[error("the wallet holds {}", format_minor(*balance_minor))]
+    Short { balance_minor: i64 },
+    #[error("the player has no wallet")]
+    NoWallet,
+    #[error(transparent)]
+    Ledger(#[from] LedgerError),
+}
+
+/// [`post`] for transfers that take money from `player_id`'s wallet: a wallet too short
+/// or missing is told apart from other failures, so each service can say what was needed.
+pub fn post_paid_by(
+    conn: &mut AnyConnection,
+    player_id: &str,
+    specs: &[TransferSpec],
+) -> Result<Vec<Transfer>, PaymentRefused> {
+    match post(conn, specs) {
+        Ok(posted) => Ok(posted),
+        // The wallet as it stands, not as the first transfer would have left it.
+        Err(LedgerError::InsufficientFunds { .. }) => Err(PaymentRefused::Short {
+            balance_minor: super::accounts::balance_minor(conn, &AccountId::wallet(player_id))
+                .map_err(LedgerError::Db)?,
+        }),
+        Err(LedgerError::UnknownAccount(_)) => Err(PaymentRefused::NoWallet),
+        Err(other) => Err(other.into()),
+    }
+}
+
 /// Posts `specs` in order, atomically with the caller's transaction.
 ///
 /// Takes the ledger head's row lock first (PostgreSQL), so concurrent writers

@@ -30,7 +30,7 @@ use crate::domain::{format_minor, Amount};
 use crate::games::lobo::{
     self as engine, proven_edge, HouseRule, LoboState, Mode, Outcome, Play, PlayKind, ProvenEdge,
 };
-use crate::ledger::{self, accounts, AccountId, LedgerError, Refs, TransferKind, TransferSpec};
+use crate::ledger::{self, accounts, AccountId, LedgerError, PaymentRefused, Refs, TransferKind, TransferSpec};
 use crate::significant_events::{self, EventKind};
 use crate::store::{lock_for_update, new_id, AnyConnection};
 use crate::tables::config::LoboConfig;
@@ -527,23 +527,18 @@ pub fn start_round(
             .memo(format!("house rule {}", table_config.house_rule.describe())),
         );
     }
-    match ledger::post(conn, &specs) {
-        Ok(_) => {}
-        // The wallet as it stands, not as the first transfer would have left it.
-        Err(LedgerError::InsufficientFunds { .. }) => {
-            let held_minor = accounts::balance_minor(conn, &AccountId::wallet(player_id))?;
-            return Err(LoboError::InsufficientFunds {
-                unit,
-                escrow: format_minor(money.escrow_minor),
-                loss_cap_points: table_config.loss_cap_points,
-                charge: format_minor(money.charge_minor),
-                needed: format_minor(money.escrow_minor + money.charge_minor),
-                balance: format_minor(held_minor),
-            });
-        }
-        Err(LedgerError::UnknownAccount(_)) => return Err(LoboError::NoWallet),
-        Err(other) => return Err(other.into()),
-    }
+    ledger::post_paid_by(conn, player_id, &specs).map_err(|refused| match refused {
+        PaymentRefused::Short { balance_minor } => LoboError::InsufficientFunds {
+            unit,
+            escrow: format_minor(money.escrow_minor),
+            loss_cap_points: table_config.loss_cap_points,
+            charge: format_minor(money.charge_minor),
+            needed: format_minor(money.escrow_minor + money.charge_minor),
+            balance: format_minor(balance_minor),
+        },
+        PaymentRefused::NoWallet => LoboError::NoWallet,
+        PaymentRefused::Ledger(e) => e.into(),
+    })?;
 
     let row = reload(conn, &id)?;
     if dealt.is_over() {

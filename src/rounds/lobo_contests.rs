@@ -33,7 +33,7 @@ use crate::domain::{format_minor, Amount};
 use crate::games::lobo::{
     replay_three_rounds, split_pot, Mode, Play, PotSplit, RakeRate, RoundScore, ThreeRounds, ROUNDS,
 };
-use crate::ledger::{self, accounts, AccountId, LedgerError, Refs, TransferKind, TransferSpec};
+use crate::ledger::{self, accounts, AccountId, LedgerError, PaymentRefused, Refs, TransferKind, TransferSpec};
 use crate::significant_events::{self, EventKind};
 use crate::store::schema::{lobo_contest_entries as e, lobo_contests as c};
 use crate::store::{lock_for_update, new_id, now_us, AnyConnection};
@@ -739,18 +739,14 @@ pub fn enter(
     .refs(refs(&row, player_id))
     .idempotency_key(idempotency_key)
     .memo("three-round Lobo contest entry");
-    match ledger::post(conn, &[spec]) {
-        Ok(_) => {}
-        Err(LedgerError::InsufficientFunds { .. }) => {
-            let held = accounts::balance_minor(conn, &AccountId::wallet(player_id))?;
-            return Err(ContestError::InsufficientFunds {
-                fee: format_minor(fee.minor()),
-                balance: format_minor(held),
-            });
-        }
-        Err(LedgerError::UnknownAccount(_)) => return Err(ContestError::NoWallet),
-        Err(other) => return Err(other.into()),
-    }
+    ledger::post_paid_by(conn, player_id, &[spec]).map_err(|refused| match refused {
+        PaymentRefused::Short { balance_minor } => ContestError::InsufficientFunds {
+            fee: format_minor(fee.minor()),
+            balance: format_minor(balance_minor),
+        },
+        PaymentRefused::NoWallet => ContestError::NoWallet,
+        PaymentRefused::Ledger(e) => e.into(),
+    })?;
     let now = now_us();
     diesel::insert_into(e::table)
         .values((

@@ -31,7 +31,7 @@ use crate::cards::transcript::{self as shuffle_transcript, ShuffleTranscript, Ve
 use crate::cards::{Card, Suit};
 use crate::domain::{format_minor, Amount};
 use crate::games::peg_leg::{self as engine, CardStep, Distribution, Method, PegLegPass, PricingConfig, Quote};
-use crate::ledger::{self, accounts, AccountId, LedgerError, Refs, TransferKind, TransferSpec};
+use crate::ledger::{self, accounts, AccountId, LedgerError, PaymentRefused, Refs, TransferKind, TransferSpec};
 use crate::significant_events::{self, EventKind};
 use crate::store::schema::{peg_leg_bets as b, peg_leg_client_seeds as cs, peg_leg_quotes as q, peg_leg_rounds as r};
 use crate::store::{lock_for_update, new_id, now_us, AnyConnection};
@@ -137,6 +137,7 @@ impl PegLegStatus {
 pub struct PegLegRoundRow {
     pub id: String,
     pub table_id: String,
+    pub number: i64,
     pub status: String,
     pub config: String,
     pub commitment: String,
@@ -335,6 +336,10 @@ pub struct BetRow {
 }
 
 pub fn find(conn: &mut AnyConnection, id: &str) -> Result<PegLegRoundRow> {
+    // Ids are UUIDs: anything else is a round that does not exist.
+    if uuid::Uuid::parse_str(id).is_err() {
+        return Err(PegLegRoundError::RoundNotFound);
+    }
     r::table
         .find(id)
         .select(PegLegRoundRow::as_select())
@@ -346,9 +351,8 @@ pub fn find(conn: &mut AnyConnection, id: &str) -> Result<PegLegRoundRow> {
 /// The round, with its row locked for the rest of the transaction (PostgreSQL; SQLite's
 /// single writer already serializes).
 fn lock(conn: &mut AnyConnection, id: &str) -> Result<PegLegRoundRow> {
-    if uuid::Uuid::parse_str(id).is_err() {
-        return Err(PegLegRoundError::RoundNotFound);
-    }
+    // The id is checked (a UUID, a round) before it enters the statement.
+    find(conn, id)?;
     lock_for_update(
         conn,
         &format!("SELECT id FROM peg_leg_rounds WHERE id = '{id}' FOR UPDATE"),
@@ -374,6 +378,30 @@ pub fn unfinished(conn: &mut AnyConnection, table_id: &str) -> Result<Option<Peg
         .select(PegLegRoundRow::as_select())
         .first(conn)
         .optional()?)
+}
+
+/// A player's rounds, newest first: those where they bet or gave a client seed, split into
+/// those not yet over and the latest `limit` that are.
+pub fn of_player(
+    conn: &mut AnyConnection,
+    player_id: &str,
+    limit: i64,
+) -> Result<(Vec<PegLegRoundRow>, Vec<PegLegRoundRow>)> {
+    let going = [PegLegStatus::Seeding.as_str(), PegLegStatus::Dealing.as_str()];
+    let mine = || {
+        r::table
+            .filter(
+                r::id
+                    .eq_any(b::table.filter(b::player_id.eq(player_id)).select(b::round_id))
+                    .or(r::id.eq_any(cs::table.filter(cs::player_id.eq(player_id)).select(cs::round_id))),
+            )
+            .order((r::created_at_us.desc(), r::id.desc()))
+            .select(PegLegRoundRow::as_select())
+            .limit(limit)
+    };
+    let open = mine().filter(r::status.eq_any(going)).load(conn)?;
+    let recent = mine().filter(r::status.ne_all(going)).load(conn)?;
+    Ok((open, recent))
 }
 
 pub fn bets(conn: &mut AnyConnection, round_id: &str) -> Result<Vec<BetRow>> {
@@ -547,10 +575,15 @@ pub fn create_round(
     let id = new_id();
     let seed = SeedVault::draw_seed();
     let now = now_us();
+    let last: Option<i64> = r::table
+        .filter(r::table_id.eq(&table.id))
+        .select(diesel::dsl::max(r::number))
+        .first(conn)?;
     let inserted = diesel::insert_into(r::table)
         .values((
             r::id.eq(&id),
             r::table_id.eq(&table.id),
+            r::number.eq(last.unwrap_or(0) + 1),
             r::status.eq(PegLegStatus::Seeding.as_str()),
             r::config.eq(serde_json::to_string(config).expect("configs serialize")),
             r::commitment.eq(shuffle::commitment(&seed)),
@@ -844,18 +877,14 @@ pub fn place_bet(
     .refs(refs(&row, player_id, &id))
     .idempotency_key(idempotency_key)
     .memo(format!("Peg Leg bet on a count of {count}"));
-    match ledger::post(conn, &[spec]) {
-        Ok(_) => {}
-        Err(LedgerError::InsufficientFunds { .. }) => {
-            let held = accounts::balance_minor(conn, &AccountId::wallet(player_id))?;
-            return Err(PegLegRoundError::InsufficientFunds {
-                needed: format_minor(stake.minor()),
-                balance: format_minor(held),
-            });
-        }
-        Err(LedgerError::UnknownAccount(_)) => return Err(PegLegRoundError::NoWallet),
-        Err(other) => return Err(other.into()),
-    }
+    ledger::post_paid_by(conn, player_id, &[spec]).map_err(|refused| match refused {
+        PaymentRefused::Short { balance_minor } => PegLegRoundError::InsufficientFunds {
+            needed: format_minor(stake.minor()),
+            balance: format_minor(balance_minor),
+        },
+        PaymentRefused::NoWallet => PegLegRoundError::NoWallet,
+        PaymentRefused::Ledger(e) => e.into(),
+    })?;
     diesel::insert_into(b::table)
         .values((
             b::id.eq(&id),
@@ -1106,6 +1135,8 @@ impl From<&CardStep> for DealtCardView {
 pub struct PegLegRoundView {
     pub id: String,
     pub table_id: String,
+    /// The round's number at its table, from 1.
+    pub number: i64,
     pub status: PegLegStatus,
     /// SHA-256 of the server seed, published when the round opened.
     pub commitment: String,
@@ -1175,6 +1206,7 @@ pub fn view(
     Ok(PegLegRoundView {
         id: row.id.clone(),
         table_id: row.table_id.clone(),
+        number: row.number,
         status,
         commitment: row.commitment.clone(),
         client_seed: row.client_seed.clone(),
@@ -1730,6 +1762,7 @@ mod tests {
             round: PegLegRoundView {
                 id: ROUND.into(),
                 table_id: "table".into(),
+                number: 1,
                 status: PegLegStatus::Settled,
                 commitment: shuffle::commitment(&seed),
                 client_seed: Some(client_seed),

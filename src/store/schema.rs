@@ -335,6 +335,7 @@ diesel::table! {
     peg_leg_rounds (id) {
         id -> Text,
         table_id -> Text,
+        number -> BigInt,
         status -> Text,
         config -> Text,
         commitment -> Text,

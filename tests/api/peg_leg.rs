@@ -189,6 +189,12 @@ both_backends!(
         .await
         .expect(200);
 
+        assert_eq!(round["number"], 1, "the table's first round: {round}");
+        // The player finds the round among their own once they have given a seed.
+        let mine = app.get("/api/v1/me/rounds", Some(&a.token)).await.expect(200);
+        assert_eq!(mine["open"][0]["round_id"], id.as_str(), "{mine}");
+        assert_eq!(mine["open"][0]["game"], "peg_leg");
+
         // The first card sets the key suit and brings the first quote.
         let first = deal(&app, &c, &id).await.expect(200);
         let view = &first["round"];
@@ -269,6 +275,11 @@ both_backends!(
         let final_count = settled["final_count"].as_u64().expect("a final count");
         assert_eq!(settled["key_count"].as_u64(), Some(final_count));
         deal(&app, &c, &id).await.assert_error(409, "wrong_round_state");
+
+        let mine = app.get("/api/v1/me/rounds", Some(&b.token)).await.expect(200);
+        assert!(mine["open"].as_array().unwrap().is_empty(), "{mine}");
+        assert_eq!(mine["recent"][0]["round_id"], id.as_str());
+        assert_eq!(mine["recent"][0]["status"], "settled");
 
         // Every bet paid by the rules, every coin accounted for.
         let mut returned = [0i64, offered];
@@ -483,6 +494,12 @@ both_backends!(
             .await
             .expect(200);
         assert_eq!(listed.as_array().unwrap().len(), 1);
+        app.get(
+            &format!("/api/v1/tables/{}/peg-leg-rounds?limit=0", c.table),
+            Some(&b.token),
+        )
+        .await
+        .assert_error(400, "invalid_limit");
         assert!(listed[0]["server_seed"].is_null());
 
         // A void refunds every open bet; the seed is revealed and the recall verifies.
