@@ -19,6 +19,9 @@ struct Fixture {
     other_player: TestUser,
     /// A dealer that pit bosses may update.
     staff_target: TestUser,
+    /// An open Peg Leg table and an open Lobo table.
+    peg_leg_table: String,
+    lobo_table: String,
 }
 
 struct Case {
@@ -50,6 +53,18 @@ fn case(
         ok_status,
         authenticated: true,
     }
+}
+
+/// A table with `config`, opened.
+fn open_table(app: &crate::helpers::TestApp, config: djego::tables::TableConfig) -> String {
+    app.state
+        .db
+        .write(|conn| -> Result<String, djego::store::StoreError> {
+            let t = djego::tables::create(conn, &fresh_name("table"), &config, None)?;
+            djego::tables::set_status(conn, &t.id, djego::tables::TableStatus::Open, "test", json!({}))?;
+            Ok(t.id)
+        })
+        .expect("table created")
 }
 
 fn fresh_name(prefix: &str) -> String {
@@ -255,6 +270,30 @@ fn cases() -> Vec<Case> {
             &[Auditor],
             200,
         ),
+        case(
+            "Peg Leg rounds of a table",
+            Method::GET,
+            |f| format!("/api/v1/tables/{}/peg-leg-rounds", f.peg_leg_table),
+            none,
+            &[Player, Dealer, Pitboss, Auditor],
+            200,
+        ),
+        case(
+            "Peg Leg observed RTP",
+            Method::GET,
+            |f| format!("/api/v1/tables/{}/peg-leg-rtp", f.peg_leg_table),
+            none,
+            &[Pitboss, Auditor],
+            200,
+        ),
+        case(
+            "Lobo contests of a table",
+            Method::GET,
+            |f| format!("/api/v1/tables/{}/lobo-contests", f.lobo_table),
+            none,
+            &[Player, Dealer, Pitboss, Auditor],
+            200,
+        ),
     ];
     for (name, path) in [("health", "/health"), ("ready", "/ready"), ("metrics", "/metrics")] {
         let mut c = case(name, Method::GET, move |_| path.into(), none, ALL, 200);
@@ -280,6 +319,8 @@ both_backends!(
             player,
             other_player,
             staff_target,
+            peg_leg_table: open_table(&app, djego::tables::TableConfig::demo_peg_leg()),
+            lobo_table: open_table(&app, djego::tables::TableConfig::demo_lobo()),
         };
 
         let mut failures = Vec::new();
