@@ -39,9 +39,15 @@ pub fn relay_remote(state: &AppState, announcement: crate::live::Announcement) {
         match &announcement.round_id {
             Some(round_id) => {
                 let Some(row) = crate::rounds::record::find(&mut conn, round_id)? else {
-                    // Peg Leg rounds are stored apart.
-                    let row = crate::rounds::peg_leg::find(&mut conn, round_id)?;
-                    super::peg_leg::publish_locally(state, &super::peg_leg::watcher_view(&mut conn, state, &row)?);
+                    // Peg Leg rounds and Lobo contests are stored apart.
+                    if let Ok(row) = crate::rounds::peg_leg::find(&mut conn, round_id) {
+                        let view = super::peg_leg::watcher_view(&mut conn, state, &row)?;
+                        super::peg_leg::publish_locally(state, &view);
+                    } else {
+                        let row = crate::rounds::lobo_contests::find(&mut conn, round_id)?;
+                        let view = super::lobo_contests::watcher_view(&mut conn, state, &row)?;
+                        super::lobo_contests::publish_locally(state, &view);
+                    }
                     return Ok(());
                 };
                 if row.game == "lobo" {

@@ -65,6 +65,50 @@ pub struct EnterContest {
     pub client_seed: Option<String>,
 }
 
+/// The contest as the table's watchers see it: its terms, commitment, entrants and pot, and
+/// once settled its result; no entrant's cards.
+pub fn watcher_view(
+    conn: &mut AnyConnection,
+    s: &AppState,
+    row: &service::ContestRow,
+) -> Result<ContestView, ApiError> {
+    let entries = service::entries(conn, &row.id)?;
+    let watcher = Viewer {
+        user_id: String::new(),
+        sees_identities: false,
+    };
+    Ok(service::view(&s.vault, row, &entries, &watcher)?)
+}
+
+/// Tells this instance's watchers of the table (`lobo_contest`).
+pub fn publish_locally(state: &AppState, view: &ContestView) {
+    state.live.publish(&view.table_id, "lobo_contest", view);
+}
+
+/// Tells the table's watchers (here and, on PostgreSQL, on every instance) how the contest
+/// stands after a change that succeeded.
+async fn publish(
+    state: &web::Data<AppState>,
+    response: ApiResult<HttpResponse>,
+    contest_id: String,
+) -> ApiResult<HttpResponse> {
+    let response = response?;
+    if response.status().is_success() {
+        let view = state
+            .blocking(move |s| {
+                let mut conn = s.db.conn()?;
+                let row = service::find(&mut conn, &contest_id)?;
+                watcher_view(&mut conn, s, &row)
+            })
+            .await;
+        if let Ok(view) = view {
+            publish_locally(state, &view);
+            super::live_relay::announce(state, &view.table_id, Some(&view.id));
+        }
+    }
+    Ok(response)
+}
+
 /// The roles that may see a contest (a player to decide whether to enter).
 const READERS: [Role; 4] = [Role::Player, Role::Dealer, Role::Pitboss, Role::Auditor];
 
@@ -109,7 +153,8 @@ pub async fn create_contest(
     let options = body.into_inner();
     let table_id = path.into_inner();
     let s = state.get_ref().clone();
-    idempotency::run(
+    let table = table_id.clone();
+    let response = idempotency::run(
         &state,
         &caller.user_id.clone(),
         idem,
@@ -120,7 +165,18 @@ pub async fn create_contest(
             view_for(conn, &s, &row, &caller)
         },
     )
-    .await
+    .await?;
+    // The contest just made is the table's newest.
+    let newest = state
+        .blocking(move |s| {
+            let mut conn = s.db.conn()?;
+            Ok(service::for_table(&mut conn, &table, 1)?.into_iter().next())
+        })
+        .await;
+    match newest {
+        Ok(Some(row)) => publish(&state, Ok(response), row.id).await,
+        _ => Ok(response),
+    }
 }
 
 /// A Lobo table's contests, newest first (at most 50), as the caller may see them.
@@ -210,7 +266,8 @@ pub async fn enter(
     let idem = IdempotentRequest::from_request(&req, &*body)?;
     let contest_id = path.into_inner();
     let s = state.get_ref().clone();
-    idempotency::run(
+    let published = contest_id.clone();
+    let response = idempotency::run(
         &state,
         &caller.user_id.clone(),
         idem,
@@ -220,7 +277,8 @@ pub async fn enter(
             view_for(conn, &s, &row, &caller)
         },
     )
-    .await
+    .await;
+    publish(&state, response, published).await
 }
 
 /// Closes entry (pit boss): the entrants' seeds are combined and every entrant's deck fixed,
@@ -246,7 +304,8 @@ pub async fn close_entry(
     let idem = IdempotentRequest::from_request(&req, &())?;
     let contest_id = path.into_inner();
     let s = state.get_ref().clone();
-    idempotency::run(
+    let published = contest_id.clone();
+    let response = idempotency::run(
         &state,
         &caller.user_id.clone(),
         idem,
@@ -256,7 +315,8 @@ pub async fn close_entry(
             view_for(conn, &s, &row, &caller)
         },
     )
-    .await
+    .await;
+    publish(&state, response, published).await
 }
 
 /// Makes a play in the caller's round in play, by card ids. 422 with the engine's reason when
@@ -327,7 +387,8 @@ async fn run_play(
     expected_plays: u32,
 ) -> ApiResult<HttpResponse> {
     let s = state.get_ref().clone();
-    idempotency::run(
+    let published = contest_id.clone();
+    let response = idempotency::run(
         &state,
         &caller.user_id.clone(),
         idem,
@@ -344,7 +405,8 @@ async fn run_play(
             view_for(conn, &s, &row, &caller)
         },
     )
-    .await
+    .await;
+    publish(&state, response, published).await
 }
 
 /// Settles a contest whose play time has run out (pit boss): the rounds of anyone still
@@ -370,7 +432,8 @@ pub async fn settle(
     let idem = IdempotentRequest::from_request(&req, &())?;
     let contest_id = path.into_inner();
     let s = state.get_ref().clone();
-    idempotency::run(
+    let published = contest_id.clone();
+    let response = idempotency::run(
         &state,
         &caller.user_id.clone(),
         idem,
@@ -381,7 +444,8 @@ pub async fn settle(
             view_for(conn, &s, &row, &caller)
         },
     )
-    .await
+    .await;
+    publish(&state, response, published).await
 }
 
 /// Voids a contest not yet over (pit boss): every entry fee goes back to its wallet and the
@@ -409,7 +473,8 @@ pub async fn void(
     let reason = super::contract::check_reason(&body.into_inner().reason, "a void")?;
     let contest_id = path.into_inner();
     let s = state.get_ref().clone();
-    idempotency::run(
+    let published = contest_id.clone();
+    let response = idempotency::run(
         &state,
         &caller.user_id.clone(),
         idem,
@@ -419,7 +484,8 @@ pub async fn void(
             view_for(conn, &s, &row, &caller)
         },
     )
-    .await
+    .await;
+    publish(&state, response, published).await
 }
 
 /// The recall of a settled or voided contest (its entrants, pit boss, auditor): the revealed

@@ -767,3 +767,41 @@ both_backends!(
             .assert_error(404, "not_found");
     }
 );
+
+both_backends!(
+    async fn a_tables_watchers_see_its_contests_and_no_entrants_cards(app: TestApp) {
+        let table = lobo_table(&app, false);
+        let pit_boss = app.create_user(Role::Pitboss).await;
+        let a = funded_player(&app, "100.00").await;
+        let b = funded_player(&app, "100.00").await;
+        // On PostgreSQL the watcher is on another instance: the change crosses over.
+        let other = match app.backend {
+            crate::helpers::Backend::Postgres => Some(crate::lobo::same_casino(&app, |_| {}).await),
+            crate::helpers::Backend::Sqlite => None,
+        };
+        let watcher = other.as_ref().unwrap_or(&app);
+        let (mut stream, mut seen) = crate::lobo::watch_table(watcher, &table, &pit_boss.token).await;
+        let contest = create(&app, &pit_boss, &table, terms("5.00", 500, 2, 2)).await;
+        let id = contest["id"].as_str().unwrap().to_string();
+        crate::lobo::read_until(&mut stream, &mut seen, |t| {
+            t.contains("event: lobo_contest") && t.contains(&id)
+        })
+        .await;
+        enter(&app, &a, &id, json!({ "client_seed": "a" }), None)
+            .await
+            .expect(201);
+        crate::lobo::read_until(&mut stream, &mut seen, |t| t.contains("\"entrants\":1")).await;
+        // The last seat closes entry: play begins, and still nothing of anyone's deck is shown.
+        enter(&app, &b, &id, json!({}), None).await.expect(201);
+        crate::lobo::read_until(&mut stream, &mut seen, |t| t.contains("\"status\":\"in_play\"")).await;
+        assert!(
+            !seen.contains("\"my_entry\":{") && !seen.contains("\"shuffle\""),
+            "{seen}"
+        );
+        assert!(!seen.contains("\"server_seed\":\""), "{seen}");
+        assert!(
+            !seen.contains(&a.id) && !seen.contains(&b.id),
+            "watchers are not told who entered: {seen}"
+        );
+    }
+);
