@@ -12,7 +12,7 @@ use utoipa::ToSchema;
 
 use super::error::{ApiError, ApiResult, ErrorBody};
 use super::idempotency::{self, IdempotentRequest};
-use super::prima_carta::RoundsQuery;
+use super::prima_carta::{require_dealer_of, RoundsQuery};
 use super::state::AppState;
 use super::tables::load_table;
 use crate::auth::Caller;
@@ -23,7 +23,6 @@ use crate::rounds::peg_leg::{
     PegLegRtp,
 };
 use crate::store::AnyConnection;
-use crate::tables::Table;
 use crate::transcript::Viewer;
 
 impl From<PegLegRoundError> for ApiError {
@@ -32,7 +31,6 @@ impl From<PegLegRoundError> for ApiError {
         let message = e.to_string();
         match e {
             P::RoundNotFound => ApiError::not_found("Peg Leg round"),
-            P::TableNotFound => ApiError::not_found("table"),
             P::BetNotFound => ApiError::not_found("bet"),
             P::WrongGame => ApiError::unprocessable("wrong_game", message),
             P::TableClosed => ApiError::conflict("table_closed", message),
@@ -104,25 +102,8 @@ pub struct PegLegDealt {
 /// The roles that may see a round.
 const READERS: [Role; 4] = [Role::Player, Role::Dealer, Role::Pitboss, Role::Auditor];
 
-fn require_dealer_of(caller: &Caller, table: &Table) -> Result<(), ApiError> {
-    caller.require(&[Role::Dealer])?;
-    if table.dealer_ids.iter().any(|d| d == &caller.user_id) {
-        Ok(())
-    } else {
-        Err(ApiError::forbidden("you are not assigned to this table"))
-    }
-}
-
 fn viewer(caller: &Caller) -> Viewer {
     Viewer::new(&caller.user_id, caller.role)
-}
-
-/// What watchers see: every bettor pseudonymous.
-fn watcher() -> Viewer {
-    Viewer {
-        user_id: String::new(),
-        sees_identities: false,
-    }
 }
 
 fn view_for(
@@ -141,7 +122,7 @@ async fn publish(state: &web::Data<AppState>, round_id: String) {
         .blocking(move |s| {
             let mut conn = s.db.conn()?;
             let row = service::find(&mut conn, &round_id)?;
-            view_for(&mut conn, s, &row, &watcher())
+            view_for(&mut conn, s, &row, &Viewer::public())
         })
         .await;
     if let Ok(view) = view {
@@ -161,7 +142,7 @@ pub fn watcher_view(
     state: &AppState,
     row: &PegLegRoundRow,
 ) -> Result<PegLegRoundView, ApiError> {
-    view_for(conn, state, row, &watcher())
+    view_for(conn, state, row, &Viewer::public())
 }
 
 /// Opens a Peg Leg round (the table's assigned dealer): the server seed is drawn and sealed

@@ -43,7 +43,7 @@ fn parse_suit(name: &str) -> Result<Suit, ApiError> {
         .ok_or_else(|| ApiError::bad_request("invalid_suit", "suit must be crowns, locks, fruit, swords or cups"))
 }
 
-fn require_dealer_of(caller: &Caller, table: &Table) -> Result<(), ApiError> {
+pub(super) fn require_dealer_of(caller: &Caller, table: &Table) -> Result<(), ApiError> {
     caller.require(&[Role::Dealer])?;
     if table.dealer_ids.iter().any(|d| d == &caller.user_id) {
         Ok(())

@@ -47,8 +47,6 @@ pub const PASS_CARDS: usize = Card::DECK_SIZE;
 pub enum PegLegRoundError {
     #[error("Peg Leg round not found")]
     RoundNotFound,
-    #[error("table not found")]
-    TableNotFound,
     #[error("this table does not deal Peg Leg")]
     WrongGame,
     #[error("this table is closed")]
