@@ -25,7 +25,7 @@ pub struct Application {
     pub state: AppState,
     /// The periodic checkpoints; they stop when this is dropped.
     pub checkpoint_schedule: Option<CheckpointSchedule>,
-    /// The fold of silent Lobo rounds; it stops when this is dropped.
+    /// The fold of silent Lobo rounds and the clock of Lobo contests; it stops when this is dropped.
     pub lobo_timeouts: Option<TimeoutSweep>,
     /// The floor's minute meters kept up with the ledger; it stops when this is dropped.
     pub floor_meters: Option<crate::floor::meters::MeterSchedule>,
@@ -78,7 +78,7 @@ impl Application {
             state.db.clone(),
             state.vault.clone(),
             Duration::from_millis(state.settings.lobo_timeout_sweep_ms),
-            move |view| api::lobo::tell_watchers(&told, view),
+            move |swept| api::lobo::tell_swept(&told, swept),
         );
         let floor_meters = crate::floor::meters::MeterSchedule::start(
             state.db.clone(),

@@ -45,7 +45,7 @@ pub fn relay_remote(state: &AppState, announcement: crate::live::Announcement) {
                         super::peg_leg::publish_locally(state, &view);
                     } else {
                         let row = crate::rounds::lobo_contests::find(&mut conn, round_id)?;
-                        let view = super::lobo_contests::watcher_view(&mut conn, state, &row)?;
+                        let view = crate::rounds::lobo_contests::watcher_view(&mut conn, &state.vault, &row)?;
                         super::lobo_contests::publish_locally(state, &view);
                     }
                     return Ok(());

@@ -408,9 +408,20 @@ pub fn publish_locally(state: &AppState, view: &LoboView) {
 }
 
 /// [`publish`] for a change made outside a request (a round folded by its timeout).
-pub fn tell_watchers(state: &AppState, view: &LoboView) {
+fn tell_watchers(state: &AppState, view: &LoboView) {
     publish_locally(state, view);
     super::live_relay::announce_now(state, &view.table_id, Some(&view.id));
+}
+
+/// Tells the tables' watchers, here and on the other instances, of everything a pass of the
+/// sweep changed: rounds folded (`lobo_round`) and contests moved on (`lobo_contest`).
+pub fn tell_swept(state: &AppState, swept: &crate::rounds::lobo_timeouts::Swept) {
+    for view in &swept.rounds {
+        tell_watchers(state, view);
+    }
+    for view in &swept.contests {
+        super::lobo_contests::tell_watchers(state, view);
+    }
 }
 
 pub(super) fn round_view(vault: &crate::rounds::SeedVault, row: &RoundRow) -> Result<LoboView, ApiError> {

@@ -65,20 +65,15 @@ pub struct EnterContest {
     pub client_seed: Option<String>,
 }
 
-/// The contest as the table's watchers see it: its terms, commitment, entrants and pot, and
-/// once settled its result; no entrant's cards.
-pub fn watcher_view(
-    conn: &mut AnyConnection,
-    s: &AppState,
-    row: &service::ContestRow,
-) -> Result<ContestView, ApiError> {
-    let entries = service::entries(conn, &row.id)?;
-    Ok(service::view(&s.vault, row, &entries, &Viewer::public())?)
-}
-
 /// Tells this instance's watchers of the table (`lobo_contest`).
 pub fn publish_locally(state: &AppState, view: &ContestView) {
     state.live.publish(&view.table_id, "lobo_contest", view);
+}
+
+/// [`publish`] for a change made outside a request (an entry window or play time run out).
+pub(super) fn tell_watchers(state: &AppState, view: &ContestView) {
+    publish_locally(state, view);
+    super::live_relay::announce_now(state, &view.table_id, Some(&view.id));
 }
 
 /// Tells the table's watchers (here and, on PostgreSQL, on every instance) how the contest
@@ -94,7 +89,7 @@ async fn publish(
             .blocking(move |s| {
                 let mut conn = s.db.conn()?;
                 let row = service::find(&mut conn, &contest_id)?;
-                watcher_view(&mut conn, s, &row)
+                Ok(service::watcher_view(&mut conn, &s.vault, &row)?)
             })
             .await;
         if let Ok(view) = view {

@@ -596,6 +596,16 @@ pub fn view(
     })
 }
 
+/// The contest as a table's watchers see it: its terms, commitment, entrants and pot, and once
+/// settled its result; never an entrant's cards, deck or id.
+pub fn watcher_view(
+    conn: &mut AnyConnection,
+    vault: &SeedVault,
+    row: &ContestRow,
+) -> Result<ContestView, ContestError> {
+    view(vault, row, &entries(conn, &row.id)?, &Viewer::public())
+}
+
 fn entry_view(deck: Option<&[Card]>, mode: Mode, entry: &EntryRow) -> Result<EntryView, ContestError> {
     let client_seed = entry.client_seed.clone().unwrap_or_default();
     let Some(deck) = deck else {
@@ -1171,26 +1181,27 @@ pub fn overdue(conn: &mut AnyConnection, now_us: i64, limit: i64) -> QueryResult
         .load(conn)
 }
 
-/// Moves an overdue contest on, under its lock and re-checked there: closes its entry, or
-/// settles it. `None` when there was nothing to do.
+/// Moves an overdue contest on, under its lock and re-checked there: closes its entry (or voids
+/// it, too few having entered), or settles it. Returns the contest as its table's watchers now
+/// see it, to be sent once this commits; `None` when there was nothing to do.
 pub fn advance(
     conn: &mut AnyConnection,
     vault: &SeedVault,
     contest_id: &str,
     now: i64,
-) -> Result<Option<ContestRow>, ContestError> {
+) -> Result<Option<ContestView>, ContestError> {
     let row = lock(conn, contest_id)?;
     match row.status() {
         ContestStatus::Entry if now >= row.entry_closes_at_us => {
             close_entry(conn, vault, &row, None, now)?;
-            Ok(Some(find(conn, contest_id)?))
         }
         ContestStatus::InPlay if row.play_closes_at_us.is_some_and(|t| now >= t) => {
             settle_locked(conn, vault, &row, None)?;
-            Ok(Some(find(conn, contest_id)?))
         }
-        _ => Ok(None),
+        _ => return Ok(None),
     }
+    let moved = find(conn, contest_id)?;
+    watcher_view(conn, vault, &moved).map(Some)
 }
 
 // ---------------------------------------------------------------------------

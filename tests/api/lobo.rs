@@ -854,6 +854,7 @@ async fn sweep_ahead(app: &TestApp, ahead_s: i64) -> Vec<String> {
     let (db, vault) = (app.state.db.clone(), app.state.vault.clone());
     tokio::task::spawn_blocking(move || {
         djego::rounds::lobo_timeouts::sweep(&db, &vault, djego::store::now_us() + ahead_s * 1_000_000)
+            .rounds
             .into_iter()
             .map(|v| v.id)
             .collect()

@@ -692,6 +692,9 @@ async fn sweep_ahead(app: &TestApp, ahead_s: i64) -> Vec<String> {
     let (db, vault) = (app.state.db.clone(), app.state.vault.clone());
     tokio::task::spawn_blocking(move || {
         djego::rounds::lobo_timeouts::advance_contests(&db, &vault, djego::store::now_us() + ahead_s * 1_000_000)
+            .into_iter()
+            .map(|view| view.id)
+            .collect()
     })
     .await
     .expect("the sweep ran")
@@ -803,5 +806,122 @@ both_backends!(
             !seen.contains(&a.id) && !seen.contains(&b.id),
             "watchers are not told who entered: {seen}"
         );
+    }
+);
+
+/// Moves the contest's clock on by `seconds`, as if they had passed: its entry window, or its
+/// play time once entry has closed.
+fn run_clock(app: &TestApp, contest: &str, seconds: i64) {
+    use diesel::RunQueryDsl;
+    let shift = seconds * 1_000_000;
+    let n = app
+        .state
+        .db
+        .write(|conn| -> Result<usize, djego::store::StoreError> {
+            Ok(diesel::sql_query(format!(
+                "UPDATE lobo_contests SET entry_closes_at_us = entry_closes_at_us - {shift}, \
+                 play_closes_at_us = play_closes_at_us - {shift} WHERE id = '{contest}'"
+            ))
+            .execute(conn)?)
+        })
+        .expect("the contest's clock moved on");
+    assert_eq!(n, 1);
+}
+
+/// The `lobo_contest` events about `contest` the stream has sent so far.
+fn contest_events(seen: &str, contest: &str) -> Vec<Value> {
+    let mut events = Vec::new();
+    let mut name = "";
+    for line in seen.lines() {
+        if let Some(n) = line.strip_prefix("event: ") {
+            name = n;
+        } else if let Some(data) = line.strip_prefix("data: ") {
+            if name == "lobo_contest" {
+                if let Ok(v) = serde_json::from_str::<Value>(data) {
+                    if v["id"] == contest {
+                        events.push(v);
+                    }
+                }
+            }
+        }
+    }
+    events
+}
+
+both_backends!(
+    async fn the_sweeps_changes_are_sent_live_as_a_watcher_sees_them(app: TestApp) {
+        let table = lobo_table(&app, false);
+        let pit_boss = app.create_user(Role::Pitboss).await;
+        let a = funded_player(&app, "20.00").await;
+        let b = funded_player(&app, "20.00").await;
+        // The sweep runs on its own on a second instance, every 100 ms; on PostgreSQL the
+        // watcher is on the first instance, so the sweep's changes cross over.
+        let sweeping = crate::lobo::same_casino(&app, |s| s.lobo_timeout_sweep_ms = 100).await;
+        let watched = match app.backend {
+            crate::helpers::Backend::Postgres => &app,
+            crate::helpers::Backend::Sqlite => &sweeping,
+        };
+        let (mut stream, mut seen) = crate::lobo::watch_table(watched, &table, &pit_boss.token).await;
+
+        // The shortest entry window and play time a contest may have.
+        let short = json!({ "entry_fee": "2.00", "rake_basis_points": 500, "min_players": 2,
+            "max_players": 10, "entry_seconds": 30, "play_seconds": 60 });
+        let contest = create(&app, &pit_boss, &table, short.clone()).await;
+        let id = contest["id"].as_str().unwrap().to_string();
+        let lonely = create(&app, &pit_boss, &table, short).await;
+        let lonely_id = lonely["id"].as_str().unwrap().to_string();
+        enter(&app, &a, &id, json!({ "client_seed": "a" }), None)
+            .await
+            .expect(201);
+        enter(&app, &b, &id, json!({}), None).await.expect(201);
+        enter(&app, &a, &lonely_id, json!({}), None).await.expect(201);
+
+        // The entry windows run out: the sweep closes one and voids the other (one entrant of
+        // the two needed), and the watcher is told of both.
+        run_clock(&app, &id, 31);
+        run_clock(&app, &lonely_id, 31);
+        crate::lobo::read_until(&mut stream, &mut seen, |s| {
+            contest_events(s, &id).iter().any(|v| v["status"] == "in_play")
+                && contest_events(s, &lonely_id).iter().any(|v| v["status"] == "voided")
+        })
+        .await;
+        let closed = contest_events(&seen, &id)
+            .into_iter()
+            .find(|v| v["status"] == "in_play")
+            .unwrap();
+        assert_eq!(closed["entrants"], 2, "{closed}");
+        assert!(
+            closed["client_seed"].is_string() && closed["play_closes_at_us"].is_i64(),
+            "{closed}"
+        );
+        assert!(closed["server_seed"].is_null(), "{closed}");
+        let voided = contest_events(&seen, &lonely_id).pop().unwrap();
+        assert_eq!(voided["status"], "voided");
+        assert_eq!(voided["server_seed"].as_str().unwrap().len(), 64, "{voided}");
+        assert_eq!(app.balance(&a.id).await, "18.00", "the lonely entry refunded");
+
+        // One entrant plays out; the play time runs out: the sweep folds the other and settles,
+        // and the watcher is told, the standings without anyone's id.
+        play_out(&app, &a, &id, false).await;
+        run_clock(&app, &id, 61);
+        crate::lobo::read_until(&mut stream, &mut seen, |s| {
+            contest_events(s, &id).iter().any(|v| v["status"] == "settled")
+        })
+        .await;
+        let settled = contest_events(&seen, &id).pop().unwrap();
+        assert_eq!(settled["status"], "settled", "{settled}");
+        assert_eq!(settled["server_seed"].as_str().unwrap().len(), 64);
+        let standings = settled["result"]["standings"].as_array().unwrap();
+        assert_eq!(standings.len(), 2);
+        assert_eq!(standings[1]["stopped"], true, "{settled}");
+        assert!(standings.iter().all(|s| s["player_id"] == ""), "{settled}");
+        // Nothing of any entrant's cards, deck or id in anything the stream sent.
+        assert!(
+            !seen.contains("\"my_entry\":{") && !seen.contains("\"shuffle\"") && !seen.contains("\"deck\""),
+            "{seen}"
+        );
+        assert!(!seen.contains(&a.id) && !seen.contains(&b.id), "{seen}");
+        assert_eq!(contest_as(&app, &b, &id).await["status"], "settled");
+        drop(sweeping);
     }
 );
