@@ -420,10 +420,11 @@ pub async fn me(state: web::Data<AppState>, OwnAccountCaller(caller): OwnAccount
 pub struct MyRound {
     pub round_id: String,
     pub table_id: String,
+    /// lobo, prima_carta, peg_leg, or lobo_contest (then `round_id` is the contest's id).
     #[schema(example = "lobo")]
     pub game: String,
-    /// The round's number at its table.
-    pub number: i64,
+    /// The round's number at its table; null for a Lobo contest, which has none.
+    pub number: Option<i64>,
     pub status: String,
     pub created_at_us: i64,
     pub updated_at_us: i64,
@@ -439,9 +440,10 @@ pub struct MyRounds {
 }
 
 /// The caller's own rounds (player): the Lobo rounds they started, the Prima Carta rounds
-/// where they took a seat or placed a side bet, and the Peg Leg rounds where they bet or gave
-/// a client seed; those still going and the latest that are over. The way back to a round
-/// whose id the app lost.
+/// where they took a seat or placed a side bet, the Peg Leg rounds where they bet or gave
+/// a client seed, and the Lobo contests they entered (`game` `lobo_contest`, open while entry
+/// is open or play goes on); those still going and the latest that are over. The way back to a
+/// round whose id the app lost.
 #[utoipa::path(tag = "auth", security(("bearer" = [])), responses(
     (status = 200, body = MyRounds),
     (status = 403, body = super::error::ErrorBody),
@@ -449,27 +451,27 @@ pub struct MyRounds {
 #[get("/api/v1/me/rounds")]
 pub async fn my_rounds(state: web::Data<AppState>, caller: Caller) -> ApiResult<web::Json<MyRounds>> {
     caller.require(&[Role::Player])?;
-    let ((open, recent), (peg_open, peg_recent)) = state
+    let ((open, recent), (peg_open, peg_recent), (contests_open, contests_recent)) = state
         .blocking(move |s| {
             let mut conn = s.db.conn()?;
+            let limit = crate::rounds::record::MAX_ROUNDS_LISTED;
             Ok((
                 crate::rounds::record::of_player(&mut conn, &caller.user_id)?,
-                crate::rounds::peg_leg::of_player(
-                    &mut conn,
-                    &caller.user_id,
-                    crate::rounds::record::MAX_ROUNDS_LISTED,
-                )?,
+                crate::rounds::peg_leg::of_player(&mut conn, &caller.user_id, limit)?,
+                crate::rounds::lobo_contests::of_player(&mut conn, &caller.user_id, limit)?,
             ))
         })
         .await?;
-    let view = |rows: Vec<crate::rounds::record::RoundRow>, peg_leg: Vec<crate::rounds::peg_leg::PegLegRoundRow>| {
+    let view = |rows: Vec<crate::rounds::record::RoundRow>,
+                peg_leg: Vec<crate::rounds::peg_leg::PegLegRoundRow>,
+                contests: Vec<crate::rounds::lobo_contests::ContestRow>| {
         let mut all: Vec<MyRound> = rows
             .into_iter()
             .map(|r| MyRound {
                 round_id: r.id,
                 table_id: r.table_id,
                 game: r.game,
-                number: r.number,
+                number: Some(r.number),
                 status: r.status,
                 created_at_us: r.created_at_us,
                 updated_at_us: r.updated_at_us,
@@ -478,10 +480,19 @@ pub async fn my_rounds(state: web::Data<AppState>, caller: Caller) -> ApiResult<
                 round_id: r.id,
                 table_id: r.table_id,
                 game: "peg_leg".into(),
-                number: r.number,
+                number: Some(r.number),
                 status: r.status,
                 created_at_us: r.created_at_us,
                 updated_at_us: r.updated_at_us,
+            }))
+            .chain(contests.into_iter().map(|c| MyRound {
+                round_id: c.id,
+                table_id: c.table_id,
+                game: "lobo_contest".into(),
+                number: None,
+                status: c.status,
+                created_at_us: c.created_at_us,
+                updated_at_us: c.updated_at_us,
             }))
             .collect();
         all.sort_by(|a, b| {
@@ -493,7 +504,7 @@ pub async fn my_rounds(state: web::Data<AppState>, caller: Caller) -> ApiResult<
         all
     };
     Ok(web::Json(MyRounds {
-        open: view(open, peg_open),
-        recent: view(recent, peg_recent),
+        open: view(open, peg_open, contests_open),
+        recent: view(recent, peg_recent, contests_recent),
     }))
 }

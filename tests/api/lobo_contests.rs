@@ -809,6 +809,94 @@ both_backends!(
     }
 );
 
+/// The caller's own rounds that are Lobo contests, in the list they are in.
+async fn my_contests(app: &TestApp, player: &TestUser) -> (Vec<Value>, Vec<Value>) {
+    let mine = app.get("/api/v1/me/rounds", Some(&player.token)).await.expect(200);
+    let contests = |list: &str| -> Vec<Value> {
+        mine[list]
+            .as_array()
+            .unwrap()
+            .iter()
+            .filter(|r| r["game"] == "lobo_contest")
+            .cloned()
+            .collect()
+    };
+    (contests("open"), contests("recent"))
+}
+
+fn round_ids(rounds: &[Value]) -> Vec<&str> {
+    rounds.iter().map(|r| r["round_id"].as_str().unwrap()).collect()
+}
+
+both_backends!(
+    async fn a_players_own_rounds_list_the_contests_they_entered(app: TestApp) {
+        let table = lobo_table(&app, false);
+        let pit_boss = app.create_user(Role::Pitboss).await;
+        let a = funded_player(&app, "50.00").await;
+        let b = funded_player(&app, "50.00").await;
+        let outsider = funded_player(&app, "50.00").await;
+        let first = create(&app, &pit_boss, &table, terms("2.00", 500, 2, 2)).await;
+        let first_id = first["id"].as_str().unwrap().to_string();
+        let second = create(&app, &pit_boss, &table, terms("3.00", 500, 2, 3)).await;
+        let second_id = second["id"].as_str().unwrap().to_string();
+        enter(&app, &a, &first_id, json!({}), None).await.expect(201);
+        enter(&app, &a, &second_id, json!({}), None).await.expect(201);
+
+        // Entry open: both listed as open, newest first, each with its table and status.
+        let (open, recent) = my_contests(&app, &a).await;
+        assert_eq!(round_ids(&open), [second_id.as_str(), first_id.as_str()], "{open:?}");
+        assert!(recent.is_empty(), "{recent:?}");
+        let listed = &open[1];
+        assert_eq!(listed["table_id"], table.as_str());
+        assert_eq!(listed["status"], "entry");
+        assert!(listed["number"].is_null(), "contests are not numbered: {listed}");
+        let (created, updated) = (
+            listed["created_at_us"].as_i64().unwrap(),
+            listed["updated_at_us"].as_i64().unwrap(),
+        );
+        assert!(created > 0 && updated >= created, "{listed}");
+        // Someone who did not enter sees neither.
+        let mine = app.get("/api/v1/me/rounds", Some(&outsider.token)).await.expect(200);
+        assert_eq!(mine, json!({ "open": [], "recent": [] }));
+
+        // The last seat closes entry: still open while play goes on.
+        enter(&app, &b, &first_id, json!({}), None).await.expect(201);
+        let (open, _) = my_contests(&app, &a).await;
+        assert_eq!(open[1]["status"], "in_play", "{open:?}");
+        assert!(open[1]["updated_at_us"].as_i64().unwrap() >= updated);
+        let (open_b, _) = my_contests(&app, &b).await;
+        assert_eq!(round_ids(&open_b), [first_id.as_str()]);
+
+        // Settled: recent, for both entrants.
+        play_out(&app, &a, &first_id, true).await;
+        let settled = play_out(&app, &b, &first_id, true).await;
+        assert_eq!(settled["status"], "settled");
+        let (open, recent) = my_contests(&app, &a).await;
+        assert_eq!(round_ids(&open), [second_id.as_str()]);
+        assert_eq!(round_ids(&recent), [first_id.as_str()]);
+        assert_eq!(recent[0]["status"], "settled");
+        let (open_b, recent_b) = my_contests(&app, &b).await;
+        assert!(open_b.is_empty());
+        assert_eq!(round_ids(&recent_b), [first_id.as_str()]);
+
+        // Voided: recent too, newest first.
+        app.post(
+            &format!("/api/v1/lobo-contests/{second_id}/void"),
+            Some(&pit_boss.token),
+            &json!({ "reason": "table moved" }),
+            None,
+        )
+        .await
+        .expect(200);
+        let (open, recent) = my_contests(&app, &a).await;
+        assert!(open.is_empty(), "{open:?}");
+        assert_eq!(round_ids(&recent), [second_id.as_str(), first_id.as_str()]);
+        assert_eq!(recent[0]["status"], "voided");
+        let mine = app.get("/api/v1/me/rounds", Some(&outsider.token)).await.expect(200);
+        assert_eq!(mine, json!({ "open": [], "recent": [] }));
+    }
+);
+
 /// Moves the contest's clock on by `seconds`, as if they had passed: its entry window, or its
 /// play time once entry has closed.
 fn run_clock(app: &TestApp, contest: &str, seconds: i64) {
