@@ -6,15 +6,18 @@ definition, and Prima Carta (every variant and the side-bet deal-out), the
 side bets and Lobo are written from the rules in docs/, sharing no code with
 djego. A version-2 transcript is replayed whole: the shuffle, the play, the
 outcome, every bet's return and every ledger transfer; a version-1 shuffle
-transcript gets the shuffle checks only. Usage:
+transcript gets the shuffle checks only. A saved Lobo contest recall is checked
+whole too: the seed against the commitment, the entrants' seeds combined, each
+entrant's deck (the shuffle of round id `<contest id>/<n>` under the contest's
+seeds) and three rounds replayed to their total, and the pot's transfers. Usage:
 
     python3 verify_round.py round.json [more.json ...]
     python3 verify_round.py --json rounds.jsonl          # machine-readable output
     python3 verify_round.py --self-test                  # check this script itself
 
 A file may hold a transcript, a saved recall or verification response (its
-`transcript` is read), a JSON list of them, or JSON Lines (the auditor's
-export). The checks, their names and their order are those of djego's
+`transcript` is read), a saved contest recall, a JSON list of them, or JSON
+Lines (the auditor's export). The checks, their names and their order are those of djego's
 `djego verify round`. Exit status 0 only if every transcript verifies.
 """
 
@@ -704,13 +707,13 @@ def has_capture(player, wolf):
     return any(wolf_sums.get(p, 0) >= 2 for p in pr)
 
 
-def play_lobo(deck, plays, voided=False):
-    """Replays a Lobo round. `plays`: (kind, player_cards, wolf_cards). Returns the outcome; for a
-    voided round (voided only while in play, so its plays stop short of the end), the opening only."""
+def lobo_round(deck, plays, first=0):
+    """Deals a Lobo round from `deck` (the Wolf's hand, the player's, then the cub) and plays
+    plays[first:] until the round ends. Returns (end reason or None while in play, the player's
+    hand, the Wolf's, the Wolf's opening points, the cards dealt from `deck`, the plays used)."""
     wolf, player = sorted(deck[0:4]), sorted(deck[4:8])
     opening = sum(rank_of(c) for c in wolf)
     nxt = 8
-    end = None
 
     def settle_end():
         if not wolf:
@@ -718,10 +721,10 @@ def play_lobo(deck, plays, voided=False):
         return None if has_capture(player, wolf) else "no_legal_play"
 
     end = settle_end()
-    for i, (kind, pcards, wcards) in enumerate(plays):
+    i = first
+    while end is None and i < len(plays):
+        kind, pcards, wcards = plays[i]
         where = "play %d" % i
-        if end is not None:
-            raise RuleError("%s: the round is already over" % where, i)
         pcards, wcards = sorted(pcards), sorted(wcards)
         for cards in (pcards, wcards):
             if len(set(cards)) != len(cards):
@@ -737,6 +740,7 @@ def play_lobo(deck, plays, voided=False):
             raise RuleError("%s: no capture takes %s with %s" % (where, wcards, pcards), i)
         if actual != kind:
             raise RuleError("%s: stated %s, the cards make %s" % (where, kind, actual), i)
+        i += 1
         if kind == "fold":
             end = "folded"
             continue
@@ -754,6 +758,15 @@ def play_lobo(deck, plays, voided=False):
         player.sort()
         wolf.sort()
         end = settle_end()
+    return end, player, wolf, opening, nxt, i - first
+
+
+def play_lobo(deck, plays, voided=False):
+    """Replays a Lobo round. `plays`: (kind, player_cards, wolf_cards). Returns the outcome; for a
+    voided round (voided only while in play, so its plays stop short of the end), the opening only."""
+    end, player, wolf, opening, _, used = lobo_round(deck, plays)
+    if used < len(plays):
+        raise RuleError("play %d: the round is already over" % used, used)
     if voided:
         if end is not None:
             raise RuleError("a voided Lobo round was over before its void", len(plays))
@@ -763,6 +776,48 @@ def play_lobo(deck, plays, voided=False):
     won = end == "wolf_emptied"
     points = sum(rank_of(c) for c in (player if won else wolf))
     return {"player_won": won, "points": points, "reason": end, "wolf_opening_points": opening}
+
+
+CONTEST_ROUNDS = 3
+
+
+def play_three_rounds(deck, plays):
+    """Replays one contest entrant's three rounds (docs/lobo.md §9): one list of plays; each
+    round dealt, as any round is, from the cards the round before left undealt (its cub first);
+    a round that finds fewer than two hands' worth left is not dealt, and none after it. A round
+    won scores +the player's points, one lost -the Wolf's. Returns the total so far and, while a
+    round is in play, its (player's hand, Wolf's hand); None once every round is over."""
+    total, first, rest = 0, 0, list(deck)
+    for _ in range(CONTEST_ROUNDS):
+        if len(rest) < 8:
+            break
+        end, player, wolf, _, dealt, used = lobo_round(rest, plays, first)
+        first += used
+        if end is None:
+            return total, (player, wolf)
+        won = end == "wolf_emptied"
+        points = sum(rank_of(c) for c in (player if won else wolf))
+        total += points if won else -points
+        rest = rest[dealt:]
+    if first < len(plays):
+        raise RuleError("play %d: the entrant's rounds are already over" % first, first)
+    return total, None
+
+
+def split_pot(fee_cents, totals, rake_bps):
+    """The rake (the pot's basis points, rounded down to the cent) and each entrant's prize: the
+    rest of the pot split equally among the best totals, the odd cents one each to the earliest."""
+    pot = fee_cents * len(totals)
+    rake = pot * rake_bps // 10000
+    pool = pot - rake
+    prizes = [0] * len(totals)
+    if totals:
+        best = max(totals)
+        winners = [i for i, t in enumerate(totals) if t == best]
+        share, odd = divmod(pool, len(winners))
+        for k, i in enumerate(winners):
+            prizes[i] = share + (1 if k < odd else 0)
+    return rake, prizes
 
 
 # --- Version 2: the whole round (docs/transcript.md) -------------------------------
@@ -1239,16 +1294,149 @@ def expected_lobo_transfers(s):
     return out
 
 
+def is_contest_recall(t):
+    """A saved Lobo contest recall (a `contest` and its `entrants`), rather than a round's transcript."""
+    return isinstance(t, dict) and isinstance(t.get("contest"), dict) and isinstance(t.get("entrants"), list)
+
+
 def verify_document(t):
-    """A version-2 round transcript, or (without `version`, or version 1) a shuffle transcript."""
+    """A Lobo contest recall, a version-2 round transcript, or (without `version`, or version 1)
+    a shuffle transcript."""
     try:
+        if is_contest_recall(t):
+            return verify_contest(t)
         if isinstance(t, dict) and t.get("version") is not None and not same(t.get("version"), 1):
             return verify_v2(t)
         return verify(t)
     except Exception as e:  # never crash on a malformed document: report it
-        check = {"name": "transcript", "passed": False, "first_mismatch": None,
-                 "detail": "cannot read the transcript: %s: %s" % (type(e).__name__, e)}
+        name = "recall" if is_contest_recall(t) else "transcript"
+        check = {"name": name, "passed": False, "first_mismatch": None,
+                 "detail": "cannot read the %s: %s: %s" % (name, type(e).__name__, e)}
         return {"passed": False, "checks": [check]}
+
+
+# --- Lobo contests (docs/lobo.md §9) -------------------------------------------------
+
+def verify_contest(recall):
+    """A saved contest recall (GET /api/v1/lobo-contests/{id}/recall), from its own contents: the
+    terms, the seed against the commitment, the entrants numbered in entry order, their seeds
+    combined into the contest's client seed, then per entrant n the shuffle checks of their
+    transcript (entry[n].deck and so on), that it is their own deck (round id `<contest id>/<n>`,
+    the contest's seeds), and their plays replayed to their total; last the transfers."""
+    checks = []
+
+    def add(name, passed, detail, first=None):
+        checks.append({"name": name, "passed": passed, "first_mismatch": first, "detail": detail})
+
+    contest = recall["contest"]
+    entrants = recall["entrants"]
+    if not isinstance(contest.get("id"), str) or not all(isinstance(en, dict) for en in entrants):
+        raise RuleError("the contest has no id, or an entrant is not an object")
+
+    mode, bps, fee = contest.get("mode"), contest.get("rake_basis_points"), parse_cents(contest.get("entry_fee"))
+    terms = mode in LOBO_MODES and is_int(bps) and 0 <= bps <= 2000 and fee is not None
+    add("terms", terms, "%s mode, entry fee %s, rake %s basis points" % (show(mode), show(contest.get("entry_fee")),
+                                                                         show(bps)))
+
+    seed_hex, commitment = contest.get("server_seed"), contest.get("commitment")
+    if not isinstance(seed_hex, str):
+        add("seed", False, "no server seed revealed")
+    elif len(seed_hex) != 64 or not set(seed_hex) <= HEX_DIGITS:
+        add("seed", False, "the revealed server seed is not 64 hex digits")
+    else:
+        ok = isinstance(commitment, str) and commitment.lower() == sha256_hex(bytes.fromhex(seed_hex))
+        add("seed", ok, "sha256(server seed) = " + sha256_hex(bytes.fromhex(seed_hex)))
+
+    numbers = [en.get("entry_number") for en in entrants]
+    wrong = next((i for i, n in enumerate(numbers) if not same(n, i + 1)), None)
+    add("entrants", wrong is None, "%d entrant(s), numbered 1 to %d in entry order" % (len(numbers), len(numbers))
+        if wrong is None else "entrant %d in entry order is numbered %s" % (wrong + 1, show(numbers[wrong])), wrong)
+
+    # Each entrant's seed ("" for none) joins the combination, sorted bytewise, as a Prima Carta
+    # round's seeds do; a contest voided before entry closed fixed none and uses the combination.
+    seeds = [en.get("client_seed") for en in entrants]
+    seeds = [s for s in seeds if s != ""]
+    problem = next((p for p in map(client_seed_problem, seeds) if p), None)
+    combined = None if problem else combined_client_seed(seeds)
+    fixed = contest.get("client_seed")
+    if problem:
+        add("entrant_seeds", False, "an entrant's seed is invalid: " + problem)
+    else:
+        add("entrant_seeds", fixed is None or fixed == combined,
+            "%d entrant seed(s) combine to the client seed %s" % (len(seeds), combined))
+
+    settled = contest.get("status") == "settled"
+    totals = []
+    for en in entrants:
+        n = en.get("entry_number")
+        shuffle = en.get("shuffle")
+        shuffled, stream = shuffle_checks(shuffle)
+        checks.extend(dict(c, name="entry[%s].%s" % (n, c["name"])) for c in shuffled)
+        deck_ok = stream is not None  # the deck recomputed, as djego replays from it
+
+        # A transcript that verifies alone may still be another entrant's deck or another
+        # contest's: it must be this entrant's, from this contest's seeds.
+        t = shuffle if isinstance(shuffle, dict) else {}
+        round_id = "%s/%s" % (contest["id"], n)
+        name = "entry[%s].deal" % n
+        same_seed = isinstance(seed_hex, str) and isinstance(t.get("server_seed"), str) \
+            and seed_hex.lower() == t["server_seed"].lower()
+        same_commitment = isinstance(commitment, str) and isinstance(t.get("commitment"), str) \
+            and commitment.lower() == t["commitment"].lower()
+        if t.get("round_id") != round_id:
+            add(name, False, "round id %s, where entrant %s is dealt %r" % (show(t.get("round_id")), n, round_id))
+        elif not same_seed or not same_commitment:
+            add(name, False, "not the contest's server seed and commitment")
+        elif combined is None or t.get("client_seed") != combined:
+            add(name, False, "not the entrants' combined client seed")
+        else:
+            add(name, True, "round id %r, the contest's seeds" % round_id)
+
+        name = "entry[%s].plays" % n
+        if not deck_ok or not terms:
+            add(name, False, "not replayed: the entrant's deck or the terms did not verify")
+            continue
+        deck = t["deck"]
+        try:
+            if len(deck) != 5 * LOBO_MODES[mode]:
+                raise RuleError("a %d-card deck is not a %s deck" % (len(deck), mode))
+            total, in_play = play_three_rounds(deck, parse_plays(en, LOBO_MODES[mode]))
+        except RuleError as e:
+            add(name, False, "the plays do not replay: %s" % e)
+            continue
+        if settled and in_play is not None:
+            add(name, False, "settled with rounds still in play")
+        elif not same(en.get("total"), total):
+            add(name, False, "replayed total %d where the recall says %s" % (total, show(en.get("total"))))
+        else:
+            totals.append(total)
+            add(name, True, "%d plays replay to a total of %d" % (len(en.get("plays") or []), total))
+
+    # The money: the entries in, then the rake and prizes (settled) or the refunds (voided) out.
+    if not terms:
+        add("transfers", False, "not checked: the terms did not read")
+        return {"passed": False, "checks": checks}
+    players = [en.get("player") for en in entrants]
+    expected = [("contest_entry", "wallet:%s" % p, "pot", fee) for p in players]
+    if settled:
+        rake, prizes = split_pot(fee, totals, bps)
+        if rake > 0:
+            expected.append(("contest_rake", "pot", "house:revenue", rake))
+        expected += [("contest_prize", "pot", "wallet:%s" % p, prize) for p, prize in zip(players, prizes) if prize > 0]
+    else:
+        expected += [("refund", "pot", "wallet:%s" % p, fee) for p in players]
+    transfers = recall.get("transfers")
+    if not isinstance(transfers, list) or not all(isinstance(tr, dict) for tr in transfers):
+        raise RuleError("transfers is not a list of transfers")
+    actual = []
+    for tr in transfers:
+        cents = parse_cents(tr.get("amount"))
+        actual.append((tr.get("kind"), tr.get("from"), tr.get("to"), -1 if cents is None else cents))
+    key = lambda x: tuple(show(v) for v in x)
+    add("transfers", sorted(expected, key=key) == sorted(actual, key=key),
+        "%d transfers; the pot ends at 0.00" % len(actual) if sorted(expected, key=key) == sorted(actual, key=key)
+        else "expected %s, the recall shows %s" % (sorted(expected, key=key), sorted(actual, key=key)))
+    return {"passed": all(c["passed"] for c in checks), "checks": checks}
 
 
 # --- Honest transcripts built from the rules (for the self-test) --------------------
@@ -1352,6 +1540,33 @@ def honest_lobo(server_seed, round_id, rules, choose):
             "bets": [], "outcome": outcome,
             "transfers": [{"seq": i + 1, "kind": k, "from": a, "to": b, "amount": money(c), "hash": "0" * 64}
                           for i, (k, a, b, c) in enumerate(transfers)]}
+
+
+def honest_contest(server_seed, contest_id, entrant_seeds, choose, fee="10.00", rake_bps=500):
+    """A settled easy-mode contest's recall: entrant n (seed entrant_seeds[n - 1], "" for none)
+    plays their own deck, round id `<contest_id>/<n>`, by `choose(player, wolf)`."""
+    combined = combined_client_seed([s for s in entrant_seeds if s])
+    entrants = []
+    for n, seed in enumerate(entrant_seeds, 1):
+        shuffle, _ = shuffle_transcript(server_seed, "lobo", "%s/%d" % (contest_id, n), [combined], LOBO_MODES["easy"])
+        plays = []
+        total, in_play = play_three_rounds(shuffle["deck"], plays)
+        while in_play is not None:
+            plays.append(choose(*in_play))
+            total, in_play = play_three_rounds(shuffle["deck"], plays)
+        entrants.append({"entry_number": n, "player": "P%d" % n, "client_seed": seed, "shuffle": shuffle,
+                         "plays": [{"kind": k, "player_cards": sorted(p), "wolf_cards": sorted(w)} for k, p, w in plays],
+                         "total": total})
+    fee_cents = parse_cents(fee)
+    rake, prizes = split_pot(fee_cents, [en["total"] for en in entrants], rake_bps)
+    moves = [("contest_entry", "wallet:" + en["player"], "pot", fee_cents) for en in entrants]
+    moves += [("contest_rake", "pot", "house:revenue", rake)] if rake else []
+    moves += [("contest_prize", "pot", "wallet:" + en["player"], p) for en, p in zip(entrants, prizes) if p]
+    contest = {"id": contest_id, "status": "settled", "mode": "easy", "entry_fee": fee, "rake_basis_points": rake_bps,
+               "commitment": sha256_hex(server_seed), "client_seed": combined, "server_seed": server_seed.hex()}
+    return {"contest": contest, "entrants": entrants,
+            "transfers": [{"seq": i + 1, "kind": k, "from": a, "to": b, "amount": money(c), "hash": ""}
+                          for i, (k, a, b, c) in enumerate(moves)]}
 
 
 def lobo_hands(deck, plays):
@@ -1524,8 +1739,52 @@ def _round_tests():
     assert not failed(voided), failed(voided)
     assert failed(dict(voided, plays=lobo["plays"])) == ["play", "outcome", "transfers"]
     assert failed(dict(voided, transfers=voided["transfers"][:-1])) == ["transfers"]
+    _contest_tests()
     for junk in (None, [], "x", {"version": 2}, {"version": 2, "shuffle": prima["shuffle"], "seats": 5},
                  dict(prima, decisions=[{"suit": "cups"}] * 3), dict(prima, bets=[1]), dict(lobo, plays=[{"kind": 3}])):
+        assert not verify_document(junk)["passed"]
+
+
+def _contest_tests():
+    """An honest contest recall verifies; one showing an entrant another's deck, a deck card
+    swapped, seeds that do not combine or a prize moved fails at the right check."""
+    contest_id = "0190f3a2-0000-7000-8000-000000007c1d"
+    honest = honest_contest(bytes([42]) * 32, contest_id, ["north", "", "south"], simple_lobo_choice)
+    assert any(en["plays"][0]["kind"] != "fold" for en in honest["entrants"]), "some capture is played"
+
+    def failed(recall):
+        return [c["name"] for c in verify_document(recall)["checks"] if not c["passed"]]
+    assert not failed(honest), failed(honest)
+    names = [c["name"] for c in verify_document(honest)["checks"]]
+    assert names[:4] == ["terms", "seed", "entrants", "entrant_seeds"] and names[-1] == "transfers"
+    assert names[4:13] == ["entry[1].%s" % n for n in ("algorithm", "game", "server_seed", "commitment", "client_seeds",
+                                                        "client_seed", "deck", "deal", "plays")], names
+    # Entrant 2 shown entrant 1's deck: a transcript that verifies alone, not theirs.
+    doctored = json.loads(json.dumps(honest))
+    doctored["entrants"][1]["shuffle"] = doctored["entrants"][0]["shuffle"]
+    assert "entry[2].deal" in failed(doctored) and "entry[2].deck" not in failed(doctored)
+    doctored = json.loads(json.dumps(honest))
+    deck = doctored["entrants"][0]["shuffle"]["deck"]
+    deck[10], deck[30] = deck[30], deck[10]
+    assert failed(doctored)[:2] == ["entry[1].deck", "entry[1].plays"], failed(doctored)
+    doctored = json.loads(json.dumps(honest))
+    doctored["entrants"][2]["client_seed"] = "west"
+    assert failed(doctored)[0] == "entrant_seeds"
+    doctored = json.loads(json.dumps(honest))
+    doctored["contest"]["server_seed"] = "00" * 32
+    assert failed(doctored)[0] == "seed"
+    doctored = json.loads(json.dumps(honest))
+    doctored["entrants"][0]["entry_number"] = 2
+    assert failed(doctored)[0] == "entrants"
+    doctored = json.loads(json.dumps(honest))
+    doctored["entrants"][1]["total"] += 1
+    assert failed(doctored)[0] == "entry[2].plays"
+    doctored = json.loads(json.dumps(honest))
+    prize = next(tr for tr in doctored["transfers"] if tr["kind"] == "contest_prize")
+    prize["to"] = "wallet:P9"
+    assert failed(doctored) == ["transfers"]
+    for junk in ({"contest": {}, "entrants": []}, {"contest": {"id": contest_id}, "entrants": [1]},
+                 dict(honest, transfers=None)):
         assert not verify_document(junk)["passed"]
 
 

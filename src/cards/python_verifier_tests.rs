@@ -172,3 +172,96 @@ fn the_python_verifier_passes_its_self_test() {
     assert!(output.status.success(), "{}", String::from_utf8_lossy(&output.stderr));
     assert_eq!(String::from_utf8_lossy(&output.stdout).trim(), "self-test passed");
 }
+
+/// A settled contest's recall as djego hands it out, with one of several corruptions (none
+/// for `k` = 0).
+fn contest_recall(k: usize) -> serde_json::Value {
+    use serde_json::json;
+    let contest_id = "0190f3a2-0000-7000-8000-00000000c0de";
+    let recall = crate::rounds::lobo_contests::sample_recall(contest_id, [k as u8; 32], &["north", "", "south"]);
+    let mut doc = serde_json::to_value(&recall).unwrap();
+    let entrant = |doc: &mut serde_json::Value, n: usize| doc["entrants"][n].take();
+    match k % 16 {
+        0 => {}
+        1 => {
+            let deck = doc["entrants"][0]["shuffle"]["deck"].as_array_mut().unwrap();
+            deck.swap(3, 20);
+        }
+        2 => doc["entrants"][1]["shuffle"] = doc["entrants"][0]["shuffle"].clone(),
+        3 => doc["entrants"][2]["shuffle"]["round_id"] = json!(format!("{contest_id}/9")),
+        4 => doc["entrants"][0]["client_seed"] = json!("east"),
+        5 => doc["contest"]["server_seed"] = json!("00".repeat(32)),
+        6 => doc["contest"]["commitment"] = json!("ab".repeat(32)),
+        7 => {
+            let (a, b) = (entrant(&mut doc, 0), entrant(&mut doc, 1));
+            doc["entrants"][0] = b;
+            doc["entrants"][1] = a;
+        }
+        8 => doc["entrants"][1]["total"] = json!(doc["entrants"][1]["total"].as_i64().unwrap() + 1),
+        9 => doc["transfers"][0]["amount"] = json!("9.99"),
+        10 => {
+            doc["entrants"][2]["plays"].as_array_mut().unwrap().pop();
+        }
+        11 => doc["contest"]["rake_basis_points"] = json!(2001),
+        12 => doc["contest"]["mode"] = json!("ordinary"),
+        13 => doc["contest"]["client_seed"] = json!("0".repeat(64)),
+        14 => doc["contest"]["entry_fee"] = json!("10.001"),
+        _ => {
+            // Voided: every entry refunded, nothing else moved.
+            doc["contest"]["status"] = json!("voided");
+            let entries: Vec<serde_json::Value> = doc["transfers"]
+                .as_array()
+                .unwrap()
+                .iter()
+                .filter(|t| t["kind"] == "contest_entry")
+                .cloned()
+                .collect();
+            let refunds = entries.iter().map(|t| {
+                json!({ "seq": 0, "kind": "refund", "from": "pot", "to": t["from"], "amount": t["amount"], "hash": "" })
+            });
+            doc["transfers"] = json!(entries.iter().cloned().chain(refunds).collect::<Vec<_>>());
+        }
+    }
+    doc
+}
+
+#[test]
+fn the_python_verifier_agrees_with_the_rust_one_on_contest_recalls() {
+    let docs: Vec<serde_json::Value> = (0..32).map(contest_recall).collect();
+    let path = std::env::temp_dir().join(format!("djego-contest-recalls-{}.json", std::process::id()));
+    std::fs::write(&path, serde_json::to_string(&docs).unwrap()).unwrap();
+    let script = concat!(env!("CARGO_MANIFEST_DIR"), "/docs/verify/verify_round.py");
+    let output = Command::new("python3")
+        .arg(script)
+        .arg("--json")
+        .arg(&path)
+        .output()
+        .expect("python3 runs");
+    let _ = std::fs::remove_file(&path);
+    let python: serde_json::Value = serde_json::from_slice(&output.stdout)
+        .unwrap_or_else(|e| panic!("{e}: {}", String::from_utf8_lossy(&output.stderr)));
+    let python = python.as_array().unwrap();
+    assert_eq!(python.len(), docs.len());
+    for (k, (doc, p)) in docs.iter().zip(python).enumerate() {
+        let rust = crate::rounds::lobo_contests::verify_recall_document(doc);
+        // Honest recalls (and honest voids) verify; every other corruption fails.
+        assert_eq!(rust.passed, k % 16 == 0 || k % 16 == 15, "{k}: {}", rust.to_text());
+        let p_checks = p["checks"].as_array().unwrap();
+        let names = |checks: &[serde_json::Value]| -> Vec<String> {
+            checks.iter().map(|c| c["name"].as_str().unwrap().to_owned()).collect()
+        };
+        let r_names: Vec<String> = rust.checks.iter().map(|c| c.name.to_string()).collect();
+        assert_eq!(names(p_checks), r_names, "{k}: {}", rust.to_text());
+        for (r, pc) in rust.checks.iter().zip(p_checks) {
+            let ctx = format!("{k}\nrust {r:?}\npython {pc}");
+            assert_eq!(pc["passed"].as_bool(), Some(r.passed), "{ctx}");
+            assert_eq!(
+                pc["first_mismatch"].as_u64().map(|i| i as usize),
+                r.first_mismatch,
+                "{ctx}"
+            );
+        }
+        assert_eq!(p["passed"].as_bool(), Some(rust.passed));
+    }
+    assert_eq!(output.status.code(), Some(1), "the script exits 1 when a recall fails");
+}

@@ -514,6 +514,50 @@ both_backends!(
                 serde_json::from_value(entrant["shuffle"].clone()).unwrap();
             assert!(djego::cards::transcript::verify(&t).passed);
         }
+
+        // The independent Python verifier takes the saved recall and runs djego's checks, by
+        // name; it refuses a deck with two cards swapped and an entrant shown under another's
+        // round id.
+        let (ok, reports) = crate::transcripts::python_verdict(&recall.to_string()).await;
+        assert!(ok, "verify_round.py refuses the recall: {reports:?}");
+        let python_names: Vec<&str> = reports[0]["checks"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|c| c["name"].as_str().unwrap())
+            .collect();
+        assert_eq!(python_names, names);
+        let failing = |report: &Value| -> Vec<String> {
+            report["checks"]
+                .as_array()
+                .unwrap()
+                .iter()
+                .filter(|c| c["passed"] == false)
+                .map(|c| c["name"].as_str().unwrap().to_owned())
+                .collect()
+        };
+        let mut swapped = recall.clone();
+        let deck = swapped["entrants"][0]["shuffle"]["deck"].as_array_mut().unwrap();
+        deck.swap(4, 30);
+        let mut renamed = recall.clone();
+        renamed["entrants"][1]["shuffle"] = recall["entrants"][0]["shuffle"].clone();
+        let both = format!("{swapped}\n{renamed}\n");
+        let (ok, reports) = crate::transcripts::python_verdict(&both).await;
+        assert!(!ok, "verify_round.py exits 1 when a recall fails");
+        assert_eq!(reports.len(), 2);
+        assert_eq!(reports[0]["passed"], false);
+        assert!(
+            failing(&reports[0]).starts_with(&["entry[1].deck".to_owned(), "entry[1].plays".to_owned()]),
+            "{:?}",
+            failing(&reports[0])
+        );
+        assert_eq!(reports[1]["passed"], false);
+        assert!(
+            failing(&reports[1]).contains(&"entry[2].deal".to_owned()),
+            "{:?}",
+            failing(&reports[1])
+        );
+        assert!(!failing(&reports[1]).contains(&"entry[2].deck".to_owned()));
     }
 );
 

@@ -59,6 +59,26 @@ pub async fn every_verifier_accepts(what: &str, text: &str) {
     }
 }
 
+/// `docs/verify/verify_round.py --json FILE` on `text` saved as a file, as its users run it:
+/// whether it exits 0, and its report of each document.
+pub async fn python_verdict(text: &str) -> (bool, Vec<Value>) {
+    let file = tempfile::NamedTempFile::new().unwrap();
+    std::fs::write(file.path(), text).unwrap();
+    let path = file.path().to_str().unwrap().to_string();
+    let script = concat!(env!("CARGO_MANIFEST_DIR"), "/docs/verify/verify_round.py");
+    let out = tokio::task::spawn_blocking(move || {
+        std::process::Command::new("python3")
+            .args([script, "--json", &path])
+            .output()
+            .unwrap()
+    })
+    .await
+    .unwrap();
+    let reports: Value = serde_json::from_slice(&out.stdout)
+        .unwrap_or_else(|e| panic!("verify_round.py: {e}: {}", String::from_utf8_lossy(&out.stderr)));
+    (out.status.success(), reports.as_array().unwrap().clone())
+}
+
 /// Seats the players, closes, deals; returns the round id and the view after the deal.
 async fn deal_round(app: &TestApp, c: &Casino, salt: usize) -> (String, Value) {
     let round = create_round(app, c).await;
