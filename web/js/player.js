@@ -128,7 +128,17 @@ function tableName(id) {
 }
 
 function gameName(g) {
-  return g === "lobo" ? "Lobo" : "Prima Carta";
+  return g === "lobo" ? "Lobo" : g === "lobo_contest" ? "Lobo contest" : "Prima Carta";
+}
+
+// Contests are not numbered: a contest is named by its game alone.
+function roundName(r) {
+  return r.number == null ? gameName(r.game) : `${gameName(r.game)} round ${r.number}`;
+}
+
+function statusText(r) {
+  const contest = { entry: "Entry open", in_play: "Three rounds being played" };
+  return (r.game === "lobo_contest" && contest[r.status]) || roundStatusText(r.status);
 }
 
 async function loadRounds() {
@@ -138,16 +148,17 @@ async function loadRounds() {
     const mine = await get("/api/v1/me/rounds");
     fill($("open-rounds"), mine.open.length ? el("ul", { class: "round-list" }, mine.open.map((r) =>
       el("li", { class: "my-round open", "data-round-id": r.round_id },
-        el("span", {}, `${tableName(r.table_id)} — ${gameName(r.game)} round ${r.number}: ${roundStatusText(r.status)}`),
+        el("span", {}, `${tableName(r.table_id)} — ${roundName(r)}: ${statusText(r)}`),
         el("button", {
           type: "button", class: "resume-round", "data-round-id": r.round_id,
           onclick: () => go(`table=${encodeURIComponent(r.table_id)}` + (r.game === "lobo" ? `&round=${encodeURIComponent(r.round_id)}` : "")),
         }, "Resume")))) : el("p", { class: "empty" }, "None: every round of yours is over."));
     fill($("recent-rounds"), mine.recent.length ? el("ul", { class: "round-list" }, mine.recent.map((r) =>
       el("li", { class: "my-round recent", "data-round-id": r.round_id },
-        el("div", {}, el("strong", {}, `${tableName(r.table_id)} — ${gameName(r.game)} round ${r.number}`),
-          " ", el("span", { class: "muted" }, `${roundStatusText(r.status)}, ${when(r.updated_at_us)}`)),
-        (r.status === "settled" || r.status === "voided") ? verifyPanel(r.game, r.round_id) : null))) :
+        el("div", {}, el("strong", {}, `${tableName(r.table_id)} — ${roundName(r)}`),
+          " ", el("span", { class: "muted" }, `${statusText(r)}, ${when(r.updated_at_us)}`)),
+        // The browser checks a round's shuffle; a contest's recall is checked by djego verify round or verify_round.py.
+        (r.status === "settled" || r.status === "voided") && r.game !== "lobo_contest" ? verifyPanel(r.game, r.round_id) : null))) :
       el("p", { class: "empty" }, "No round of yours is over yet."));
   } catch (e) {
     say($("rounds-alert"), e);
