@@ -6,7 +6,7 @@ use std::process::ExitCode;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::Instant;
 
-use djego::games::lobo::solver::{self, deals, FreshValue, GameLimits, PenaltyChoice, SimplePolicy};
+use djego::games::lobo::solver::{self, deals, FreshValue, GameLimits, PenaltyChoice, SimplePolicy, Tiers};
 use djego::games::lobo::{default_house_rule, house_edge_percent, HouseRule, Mode};
 
 use super::{progress, threads_or_all_cores};
@@ -32,10 +32,10 @@ pub fn parse_rule(text: &str) -> Result<HouseRule, String> {
 }
 
 /// `none`, `tiered`, or the Over limit of the restricted game whose values are the penalty's.
-pub fn parse_penalty(text: &str, max_over_charged: u8) -> Result<PenaltyChoice, String> {
+pub fn parse_penalty(text: &str, max_over_charged: u8, tiers: Tiers) -> Result<PenaltyChoice, String> {
     match text {
         "none" => Ok(PenaltyChoice::None),
-        "tiered" => Ok(PenaltyChoice::Tiered),
+        "tiered" => Ok(PenaltyChoice::Tiered(tiers)),
         _ => text
             .parse()
             .map(|k| PenaltyChoice::Restricted { k, max_over_charged })
@@ -48,7 +48,7 @@ pub fn lobo(args: SolveLoboArgs) -> Result<ExitCode, String> {
     let rule = args.rule.unwrap_or_else(|| default_house_rule(mode));
     let threads = threads_or_all_cores(args.threads);
     let cap = args.cap;
-    let penalty = parse_penalty(&args.penalty, args.penalty_over)?;
+    let penalty = parse_penalty(&args.penalty, args.penalty_over, args.tiers)?;
     if args.samples == 0 {
         return Err("--samples must be at least 1".into());
     }
@@ -126,9 +126,11 @@ pub fn lobo(args: SolveLoboArgs) -> Result<ExitCode, String> {
                     "upper bound: clairvoyant player charged the information penalty of the Overs-limited-to-{k} values \
                      (Overs up to {max_over_charged} penalised)"
                 ),
-                PenaltyChoice::Tiered => "upper bound: clairvoyant player charged the tiered information penalty on \
-                    every play (V = Overs-limited-to-1 values up to 4 Wolf cards, no-Overs values at 5, the fold beyond)"
-                    .to_string(),
+                PenaltyChoice::Tiered(t) => format!(
+                    "upper bound: clairvoyant player charged the tiered information penalty on every play \
+                     (V = Overs-limited-to-1 values up to {} Wolf cards, no-Overs values up to {}, the fold beyond)",
+                    t.overs_1_up_to_cards, t.solved_up_to_cards
+                ),
             };
             results.push((what, l, v));
             if let Some(bracket) = low {

@@ -4,7 +4,7 @@ use super::super::Mode;
 use super::clairvoyant::Clairvoyant;
 use super::deals::{all_openings, deck_ranks, opening_of, sample_decks};
 use super::expectimax::{Expectimax, GameLimits};
-use super::penalty::{Penalty, Restricted, Tiered};
+use super::penalty::{Penalty, Restricted, Tiered, Tiers};
 use super::policy::{play_deck, SimplePolicy};
 use serde::{Deserialize, Serialize};
 use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
@@ -179,7 +179,7 @@ pub fn clairvoyant_value(
     let states = AtomicU64::new(0);
     let cap = limits.loss_cap_points;
     let (restricted, tiered) = match penalty {
-        PenaltyChoice::None => (None, false),
+        PenaltyChoice::None => (None, None),
         PenaltyChoice::Restricted { k, max_over_charged } => (
             Some(Restricted {
                 values: Expectimax::new(
@@ -191,9 +191,9 @@ pub fn clairvoyant_value(
                 ),
                 max_over_charged,
             }),
-            false,
+            None,
         ),
-        PenaltyChoice::Tiered => (None, true),
+        PenaltyChoice::Tiered(tiers) => (None, Some(tiers)),
     };
     // Each deal's Overs-≤-1 (or restricted) value, for the bracket's width deal by deal.
     let lows = Mutex::new(vec![f64::NAN; samples]);
@@ -201,7 +201,7 @@ pub fn clairvoyant_value(
         let ranks = deck_ranks(&decks[i]);
         // The tiered values a deal needs reach positions no other deal does: solved per deal,
         // so memory stays that of one deal per thread.
-        let own = tiered.then(|| Tiered::new(cap));
+        let own = tiered.map(|tiers| Tiered::with_tiers(cap, tiers));
         let vhat = restricted
             .as_ref()
             .map(|r| r as &dyn Penalty)
@@ -244,7 +244,7 @@ pub enum PenaltyChoice {
     /// The exact values of the game with Overs limited to `k`, charged on Overs up to `max_over_charged`.
     Restricted { k: u8, max_over_charged: u8 },
     /// The tiered estimate, every play charged.
-    Tiered,
+    Tiered(Tiers),
 }
 
 /// A simple strategy's value over `samples` seeded deals (exact for `FoldAtOnce`).

@@ -16,4 +16,5 @@ pub use fresh::{
     FreshValue, PenaltyChoice, Progress,
 };
 pub use hint::{hint, Hint, HintBasis};
+pub use penalty::Tiers;
 pub use policy::SimplePolicy;

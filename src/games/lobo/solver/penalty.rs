@@ -61,18 +61,52 @@ impl Penalty for Restricted {
 /// `V̂` by the size of the Wolf's hand (the module's docs).
 pub struct Tiered {
     limits: GameLimits,
+    tiers: Tiers,
     overs_1: Expectimax,
     no_overs: Expectimax,
 }
 
-/// The largest Wolf hand whose `V̂` is the Overs-≤-1 value.
-const OVERS_1_UP_TO_CARDS: u32 = 4;
-/// The largest Wolf hand `V̂` solves for (the no-Overs value above `OVERS_1_UP_TO_CARDS`);
-/// beyond, it is the fold value.
-const SOLVED_UP_TO_CARDS: u32 = 5;
+/// Where the tiered `V̂` changes estimate, by the number of cards in the Wolf's hand.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Tiers {
+    /// The largest Wolf hand whose `V̂` is the Overs-≤-1 value.
+    pub overs_1_up_to_cards: u32,
+    /// The largest Wolf hand `V̂` solves for (the no-Overs value above `overs_1_up_to_cards`);
+    /// beyond, it is the fold value.
+    pub solved_up_to_cards: u32,
+}
+
+impl Tiers {
+    /// The tiers of the bound the house rule stands on (docs/lobo.md §4).
+    pub const DEFAULT: Tiers = Tiers {
+        overs_1_up_to_cards: 4,
+        solved_up_to_cards: 5,
+    };
+
+    /// `"o,s"`: `overs_1_up_to_cards`, `solved_up_to_cards` (with `o ≤ s`).
+    pub fn parse(text: &str) -> Result<Tiers, String> {
+        let bad = || format!("tiers must be two card counts o,s with 1 <= o <= s <= 40, not {text:?}");
+        let (o, s) = text.split_once(',').ok_or_else(bad)?;
+        let (o, s): (u32, u32) = (
+            o.trim().parse().map_err(|_| bad())?,
+            s.trim().parse().map_err(|_| bad())?,
+        );
+        if !(1..=40).contains(&o) || o > s || s > 40 {
+            return Err(bad());
+        }
+        Ok(Tiers {
+            overs_1_up_to_cards: o,
+            solved_up_to_cards: s,
+        })
+    }
+}
 
 impl Tiered {
     pub fn new(loss_cap_points: Option<u32>) -> Tiered {
+        Tiered::with_tiers(loss_cap_points, Tiers::DEFAULT)
+    }
+
+    pub fn with_tiers(loss_cap_points: Option<u32>, tiers: Tiers) -> Tiered {
         let limited = |max_over_difference| {
             Expectimax::new(
                 GameLimits {
@@ -84,12 +118,13 @@ impl Tiered {
         };
         Tiered {
             limits: GameLimits::full(loss_cap_points),
+            tiers,
             overs_1: limited(1),
             no_overs: limited(0),
         }
     }
 
-    /// The Wolf's hand after `play`, when the deal leaves it past [`SOLVED_UP_TO_CARDS`]: the
+    /// The Wolf's hand after `play`, when the deal leaves it past [`Tiers::solved_up_to_cards`]: the
     /// cards it keeps, the cub and how many face-down cards it is dealt. `None` otherwise.
     fn past_solved(&self, pos: &Position, play: &RankPlay) -> Option<(Position, u32)> {
         if !matches!(play.kind, PlayKind::Split | PlayKind::Over) || pos.cub == 0 {
@@ -101,7 +136,7 @@ impl Tiered {
             PlayKind::Over => (play.difference as u32 - 1).min(next.unknown_count()),
             _ => 0,
         };
-        (card_count(&next.wolf) + more > SOLVED_UP_TO_CARDS).then_some((next, more))
+        (card_count(&next.wolf) + more > self.tiers.solved_up_to_cards).then_some((next, more))
     }
 }
 
@@ -110,8 +145,8 @@ impl Penalty for Tiered {
         let solved = |e: &Expectimax| e.value(pos).expect("the penalty solvers have no budget");
         match card_count(&pos.wolf) {
             0 => rank_total(&pos.player) as f64,
-            n if n <= OVERS_1_UP_TO_CARDS => solved(&self.overs_1),
-            n if n <= SOLVED_UP_TO_CARDS => solved(&self.no_overs),
+            n if n <= self.tiers.overs_1_up_to_cards => solved(&self.overs_1),
+            n if n <= self.tiers.solved_up_to_cards => solved(&self.no_overs),
             _ => -self.limits.loss_points(&pos.wolf),
         }
     }
@@ -157,5 +192,25 @@ impl Penalty for Tiered {
 
     fn states(&self) -> u64 {
         self.overs_1.states() + self.no_overs.states()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::Tiers;
+
+    #[test]
+    fn tiers_parse_two_ordered_card_counts() {
+        assert_eq!(Tiers::parse("4,5"), Ok(Tiers::DEFAULT));
+        assert_eq!(
+            Tiers::parse(" 4 , 6 "),
+            Ok(Tiers {
+                overs_1_up_to_cards: 4,
+                solved_up_to_cards: 6
+            })
+        );
+        for bad in ["", "4", "5,4", "0,3", "4,41", "a,5", "4,5,6", "-1,5"] {
+            assert!(Tiers::parse(bad).is_err(), "{bad:?} accepted");
+        }
     }
 }
