@@ -25,7 +25,7 @@ use crate::store::{AnyConnection, Database};
 
 pub const MINUTE_US: i64 = 60_000_000;
 
-/// Most transfers one step reads: bounds its memory and how long it holds the mark's lock.
+/// Most transfers one step reads: bounds its memory and the rows one write appends.
 pub const TRANSFERS_PER_STEP: i64 = 100_000;
 
 /// The transfers that settle a side bet: exactly one per settled bet (a lost stake collected,
@@ -36,14 +36,29 @@ fn minute_of(at_us: i64) -> i64 {
     at_us.div_euclid(MINUTE_US) * MINUTE_US
 }
 
-/// Brings the meters up to the ledger's committed head, a step (one transaction) at a time;
-/// returns the `seq` they have read through. Instances may run it at once: the mark's row lock
-/// (PostgreSQL) or the one writer (SQLite) lets one step at a time in.
+/// Brings the meters up to the ledger's committed head, a step at a time; returns the `seq` they
+/// have read through. Each step sums in a read-only snapshot, outside any write: on SQLite the
+/// writer's turn is the wager path's, and a step's read of up to [`TRANSFERS_PER_STEP`]
+/// transfers held it for 100 ms and more (every wager waited). Only appending the sums and
+/// moving the mark is a write, and it checks the mark has not moved since the snapshot:
+/// instances may run this at once, and the one that finds the mark moved sums again from there.
 pub fn catch_up(db: &Database) -> Result<i64, FloorError> {
     loop {
-        let (through_seq, more) = db.write(step)?;
-        if !more {
-            return Ok(through_seq);
+        let summed = {
+            let mut conn = db.conn()?;
+            in_snapshot(&mut conn, sum_after_mark)?
+        };
+        let summed = match summed {
+            Summed::UpToDate { through_seq } => return Ok(through_seq),
+            Summed::Step(step) => step,
+        };
+        match db.write(|conn| append(conn, &summed))? {
+            Appended::MarkMoved => continue,
+            Appended::Through { through_seq, more } => {
+                if !more {
+                    return Ok(through_seq);
+                }
+            }
         }
     }
 }
@@ -66,16 +81,45 @@ impl MeterSchedule {
     }
 }
 
-/// One step: the mark, locked; the transfers after it; their sums appended; the mark moved.
-/// Returns the new mark and whether transfers remain.
-fn step(conn: &mut AnyConnection) -> Result<(i64, bool), FloorError> {
-    let mark: i64 = match conn {
-        AnyConnection::Postgresql(c) => fm::table.find(1).select(fm::through_seq).for_update().first(c)?,
-        AnyConnection::Sqlite(c) => fm::table.find(1).select(fm::through_seq).first(c)?,
-    };
+/// What a snapshot found after the mark.
+enum Summed {
+    /// Nothing after the mark.
+    UpToDate {
+        through_seq: i64,
+    },
+    Step(Step),
+}
+
+/// One step's sums: of the transfers in `(mark, through_seq]` and the side bets they settled.
+struct Step {
+    /// The mark the sums start from.
+    mark: i64,
+    through_seq: i64,
+    /// The committed head when summed: more remains when `through_seq` is below it.
+    head: i64,
+    /// (table, minute) → transfers, drop, win, fees.
+    money: BTreeMap<(String, i64), [i64; 4]>,
+    /// (table, minute, pay table, bet) → sums.
+    bets: BTreeMap<(String, i64, String, String), RtpSums>,
+}
+
+enum Appended {
+    /// Another step moved the mark since the snapshot: nothing written.
+    MarkMoved,
+    Through {
+        through_seq: i64,
+        more: bool,
+    },
+}
+
+/// Sums the transfers after the mark up to the committed head (at most [`TRANSFERS_PER_STEP`]),
+/// and the side bets they settled. Run in one snapshot: committed transfers and settled bets
+/// never change, so the sums stay true after it.
+fn sum_after_mark(conn: &mut AnyConnection) -> Result<Summed, FloorError> {
+    let mark: i64 = fm::table.find(1).select(fm::through_seq).first(conn)?;
     let head: i64 = ledger_head::table.find(1).select(ledger_head::seq).first(conn)?;
     if head <= mark {
-        return Ok((mark, false));
+        return Ok(Summed::UpToDate { through_seq: mark });
     }
     // seq, round, bet, and the transfer as the report reads it.
     let mut rows: Vec<(i64, Option<String>, Option<String>, TransferRow)> = t::table
@@ -95,7 +139,6 @@ fn step(conn: &mut AnyConnection) -> Result<(i64, bool), FloorError> {
         through_seq = rows.last().map_or(head, |r| r.0);
     }
 
-    // (table, minute) → transfers, drop, win, fees.
     let mut money: BTreeMap<(String, i64), [i64; 4]> = BTreeMap::new();
     let mut settled: Vec<&str> = Vec::new();
     for (_, _, bet_id, transfer) in &rows {
@@ -111,17 +154,34 @@ fn step(conn: &mut AnyConnection) -> Result<(i64, bool), FloorError> {
         }
     }
     let settled = settled_bets(conn, &settled, None)?;
-    let bets = bets_rows(conn, &mut Certificates::default(), settled)?;
-    let mut by_minute: BTreeMap<(String, i64, String, String), RtpSums> = BTreeMap::new();
-    for b in bets {
-        by_minute
-            .entry((b.table_id, minute_of(b.at_us), b.pay_table_id, b.bet))
+    let mut bets: BTreeMap<(String, i64, String, String), RtpSums> = BTreeMap::new();
+    for b in bets_rows(conn, &mut Certificates::default(), settled)? {
+        bets.entry((b.table_id, minute_of(b.at_us), b.pay_table_id, b.bet))
             .or_default()
             .add(&b.sums);
     }
+    Ok(Summed::Step(Step {
+        mark,
+        through_seq,
+        head,
+        money,
+        bets,
+    }))
+}
 
-    let money_rows: Vec<_> = money
-        .into_iter()
+/// Appends a step's sums and moves the mark, if the mark is still where the step started.
+fn append(conn: &mut AnyConnection, step: &Step) -> Result<Appended, FloorError> {
+    let mark: i64 = match conn {
+        AnyConnection::Postgresql(c) => fm::table.find(1).select(fm::through_seq).for_update().first(c)?,
+        AnyConnection::Sqlite(c) => fm::table.find(1).select(fm::through_seq).first(c)?,
+    };
+    if mark != step.mark {
+        return Ok(Appended::MarkMoved);
+    }
+    let through_seq = step.through_seq;
+    let money_rows: Vec<_> = step
+        .money
+        .iter()
         .map(|((table_id, minute_us), [count, drop_minor, win_minor, fees_minor])| {
             (
                 fmm::table_id.eq(table_id),
@@ -141,8 +201,9 @@ fn step(conn: &mut AnyConnection) -> Result<(i64, bool), FloorError> {
             AnyConnection::Sqlite(c) => diesel::insert_into(fmm::table).values(chunk).execute(c)?,
         };
     }
-    let bet_rows: Vec<_> = by_minute
-        .into_iter()
+    let bet_rows: Vec<_> = step
+        .bets
+        .iter()
         .map(|((table_id, minute_us, pay_table_id, bet), s)| {
             (
                 fb::table_id.eq(table_id),
@@ -170,7 +231,10 @@ fn step(conn: &mut AnyConnection) -> Result<(i64, bool), FloorError> {
     diesel::update(fm::table.find(1))
         .set(fm::through_seq.eq(through_seq))
         .execute(conn)?;
-    Ok((through_seq, through_seq < head))
+    Ok(Appended::Through {
+        through_seq,
+        more: through_seq < step.head,
+    })
 }
 
 /// Rows per multi-row insert: under SQLite's limit on bound parameters (13 a bet row).

@@ -343,6 +343,45 @@ fn meter_mark(app: &TestApp) -> (i64, i64, i64) {
         .unwrap()
 }
 
+/// The table report from the meters and from every row, in one snapshot.
+fn reports_both_ways(app: &TestApp) -> (djego::floor::DayReport, djego::floor::DayReport) {
+    app.state
+        .db
+        .read(|conn| -> Result<_, djego::floor::FloorError> {
+            let period = djego::floor::period_or_today(conn, None)?;
+            Ok((
+                djego::floor::day_report(conn, period)?,
+                djego::floor::day_report_from_ledger(conn, period)?,
+            ))
+        })
+        .unwrap()
+}
+
+both_backends! {
+    async fn meters_stepped_by_many_at_once_count_every_transfer_once(app: TestApp) {
+        // Steps sum outside their write and append only if the mark has not moved: several
+        // instances (here threads) stepping at once must not count a transfer twice.
+        let c = casino(&app, TableOptions { seat_fee: Some("0.25"), ..Default::default() }).await;
+        for salt in 0..3 {
+            round_with_bets(&app, &c, salt).await;
+            let steppers: Vec<_> = (0..6)
+                .map(|_| {
+                    let db = app.state.db.clone();
+                    std::thread::spawn(move || djego::floor::meters::catch_up(&db).unwrap())
+                })
+                .collect();
+            let head = meter_mark(&app).1;
+            for stepper in steppers {
+                assert_eq!(stepper.join().unwrap(), head, "every stepper reports the head it reached");
+            }
+            let (mark, head, _) = meter_mark(&app);
+            assert_eq!(mark, head);
+            let (metered, from_ledger) = reports_both_ways(&app);
+            assert_eq!(without_clock(&metered.lines), without_clock(&from_ledger.lines));
+        }
+    }
+}
+
 both_backends! {
     async fn the_table_report_from_the_meters_is_the_report_from_every_row(app: TestApp) {
         let c = casino(&app, TableOptions { seat_fee: Some("0.25"), ..Default::default() }).await;
@@ -353,15 +392,6 @@ both_backends! {
         let body = json!({ "timezone": "UTC", "day_starts_at": at(12 * 3600 + 7),
             "shifts": [{ "name": "early", "starts_at": at(12 * 3600 + 7) }, { "name": "late", "starts_at": at(1) }] });
         app.put(PATH, Some(&c.pitboss.token), &body, None).await.expect(200);
-        let both = |app: &TestApp| {
-            app.state
-                .db
-                .read(|conn| -> Result<_, djego::floor::FloorError> {
-                    let period = djego::floor::period_or_today(conn, None)?;
-                    Ok((djego::floor::day_report(conn, period)?, djego::floor::day_report_from_ledger(conn, period)?))
-                })
-                .unwrap()
-        };
         // Rounds the meters have read, then a round after their mark.
         for salt in 0..2 {
             round_with_bets(&app, &c, salt).await;
@@ -371,7 +401,7 @@ both_backends! {
         assert_eq!((mark, through), (head, head));
         assert!(minutes > 0, "the meters hold the rounds' minutes");
         round_with_bets(&app, &c, 2).await;
-        let (metered, from_ledger) = both(&app);
+        let (metered, from_ledger) = reports_both_ways(&app);
         assert_eq!(without_clock(&metered.lines), without_clock(&from_ledger.lines));
         let line = from_ledger.lines.iter().find(|l| l.table_id.as_deref() == Some(c.table.as_str()) && l.shift.is_none()).unwrap();
         assert_eq!(line.rounds, 3, "{line:?}");
@@ -384,7 +414,7 @@ both_backends! {
         assert_eq!(mark, head);
         // Caught up, or caught up twice, or not at all: the same.
         djego::floor::meters::catch_up(&app.state.db).unwrap();
-        let (metered, from_ledger) = both(&app);
+        let (metered, from_ledger) = reports_both_ways(&app);
         assert_eq!(without_clock(&metered.lines), without_clock(&from_ledger.lines));
     }
 }
