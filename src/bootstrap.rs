@@ -62,10 +62,9 @@ pub fn first_admin(db: &Database, settings: &Settings) -> Result<(), BootstrapEr
                 username: &username,
                 display_name: "Pit boss",
                 role: Role::Pitboss,
-                password: &password,
+                password_hash: &crate::auth::hash_password(&password, settings.argon2_memory_kib),
             },
             None,
-            settings.argon2_memory_kib,
         )?;
         significant_events::record(
             conn,
@@ -137,10 +136,9 @@ pub fn demo(db: &Database, settings: &Settings) -> Result<(), BootstrapError> {
                     username: &username,
                     display_name: account.username,
                     role: account.role,
-                    password: account.password,
+                    password_hash: &crate::auth::hash_password(account.password, settings.argon2_memory_kib),
                 },
                 admin.as_deref(),
-                settings.argon2_memory_kib,
             )?;
             ids.push((account.role, user.id));
         }

@@ -52,6 +52,7 @@ pub async fn create_user(
             "display name must be 1 to 64 characters",
         ));
     }
+    let password_hash = super::auth::hash_bounded(&state, password).await?;
     let user = state
         .blocking(move |s| {
             s.db.write(|conn| {
@@ -59,9 +60,9 @@ pub async fn create_user(
                     username: &username,
                     display_name: &display_name,
                     role: req.role,
-                    password: password.expose(),
+                    password_hash: &password_hash,
                 };
-                users::create(conn, &new, Some(&caller.user_id), s.settings.argon2_memory_kib).map_err(|e| match e {
+                users::create(conn, &new, Some(&caller.user_id)).map_err(|e| match e {
                     CreateUserError::Taken(name) => {
                         ApiError::conflict("username_taken", format!("username {name} is taken"))
                     }

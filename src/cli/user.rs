@@ -19,6 +19,7 @@ pub fn create(args: UserCreateArgs) -> Result<ExitCode, String> {
     let password = Password::parse(&password)?;
     let db = open_db(&database)?;
     let display = display_name.unwrap_or_else(|| username.as_str().to_string());
+    let password_hash = djego::auth::hash_password(password.expose(), argon2::Params::DEFAULT_M_COST);
     let user = db
         .write(|conn| -> Result<_, djego::bootstrap::BootstrapError> {
             Ok(djego::users::create(
@@ -27,10 +28,9 @@ pub fn create(args: UserCreateArgs) -> Result<ExitCode, String> {
                     username: &username,
                     display_name: &display,
                     role,
-                    password: password.expose(),
+                    password_hash: &password_hash,
                 },
                 None,
-                argon2::Params::DEFAULT_M_COST,
             )?)
         })
         .map_err(|e| e.to_string())?;

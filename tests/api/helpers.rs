@@ -517,7 +517,7 @@ impl TestApp {
     /// Inserts a user with `djego::users::create`; returns its id.
     pub fn insert_user(&self, username: &str, password: &str, role: Role) -> String {
         let username = Username::parse(username).expect("a valid test username");
-        let memory = self.state.settings.argon2_memory_kib;
+        let password_hash = djego::auth::hash_password(password, self.state.settings.argon2_memory_kib);
         let user = self
             .state
             .db
@@ -526,9 +526,9 @@ impl TestApp {
                     username: &username,
                     display_name: username.as_str(),
                     role,
-                    password,
+                    password_hash: &password_hash,
                 };
-                Ok(djego::users::create(conn, &new, None, memory)?)
+                Ok(djego::users::create(conn, &new, None)?)
             })
             .expect("test user created");
         user.id
