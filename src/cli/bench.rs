@@ -202,6 +202,7 @@ pub fn wagers(args: WagersArgs) -> Result<ExitCode, String> {
                         );
                         let targets = targets(&server, &casino, scenario, clients)?;
                         let tag = format!("{}-{}-{clients}-half", backend.name(), scenario.name());
+                        let server_before = server.post_latency();
                         let r = load::run(
                             &targets,
                             window,
@@ -210,9 +211,15 @@ pub fn wagers(args: WagersArgs) -> Result<ExitCode, String> {
                             &server.url("/health"),
                         );
                         total_errors += r.errors;
+                        let server_side = match (server_before, server.post_latency()) {
+                            (Some(before), Some(after)) => after.since(&before).describe(),
+                            _ => "server side: /metrics not read".into(),
+                        };
+                        let (lag_p99, lag_max) = r.send_lag_p99_max_ms();
                         let line = format!(
                             "half-peak {} {} clients={clients}: target {rate:.1} req/s, sent {} of {} scheduled, \
-                             achieved {:.1} req/s, p50 {:.2} ms, p99 {:.2} ms (from scheduled send), errors {}{}",
+                             achieved {:.1} req/s, p50 {:.2} ms, p99 {:.2} ms (from scheduled send), errors {}{}; \
+                             {server_side}; load generator's own lateness p99 {lag_p99:.2} ms, max {lag_max:.2} ms",
                             backend.name(),
                             scenario.name(),
                             r.completed,

@@ -140,6 +140,26 @@ fn apply_sqlite_pragmas(conn: &mut AnyConnection) -> QueryResult<()> {
     Ok(())
 }
 
+/// SQLite's writer turn while held. Every wager waits while another writer holds it, so a turn
+/// held longer than [`LONG_WRITER_TURN`] is logged with the code that took it.
+struct WriterTurn<'a> {
+    _turn: std::sync::MutexGuard<'a, ()>,
+    taken: std::time::Instant,
+    by: &'static std::panic::Location<'static>,
+}
+
+/// A writer's turn this long shows in the wager path's latency.
+const LONG_WRITER_TURN: Duration = Duration::from_millis(25);
+
+impl Drop for WriterTurn<'_> {
+    fn drop(&mut self) {
+        let held = self.taken.elapsed();
+        if held >= LONG_WRITER_TURN {
+            tracing::info!(held_ms = held.as_millis() as u64, by = %self.by, "a write held SQLite's writer turn long");
+        }
+    }
+}
+
 #[derive(Clone)]
 pub struct Database {
     pool: Pool<ConnectionManager<AnyConnection>>,
@@ -269,6 +289,7 @@ impl Database {
     }
 
     /// Runs `f` in a write transaction; rolls back when it returns `Err`.
+    #[track_caller]
     pub fn write<T, E, F>(&self, f: F) -> Result<T, E>
     where
         F: FnOnce(&mut AnyConnection) -> Result<T, E>,
@@ -281,9 +302,14 @@ impl Database {
     }
 
     /// SQLite's one writer at a time (see the module docs); nothing on PostgreSQL.
-    fn writer_turn(&self) -> Option<std::sync::MutexGuard<'_, ()>> {
+    #[track_caller]
+    fn writer_turn(&self) -> Option<WriterTurn<'_>> {
         match self.backend {
-            Backend::Sqlite => Some(self.sqlite_writer.lock().unwrap_or_else(|p| p.into_inner())),
+            Backend::Sqlite => Some(WriterTurn {
+                _turn: self.sqlite_writer.lock().unwrap_or_else(|p| p.into_inner()),
+                taken: std::time::Instant::now(),
+                by: std::panic::Location::caller(),
+            }),
             Backend::Postgres => None,
         }
     }
@@ -299,6 +325,7 @@ impl Database {
 
     /// Runs `f` in a write transaction on `conn` (a dedicated connection),
     /// serialised with every other writer as [`Database::write`] is.
+    #[track_caller]
     pub fn write_on<T, E, F>(&self, conn: &mut AnyConnection, f: F) -> Result<T, E>
     where
         F: FnOnce(&mut AnyConnection) -> Result<T, E>,

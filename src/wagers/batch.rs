@@ -12,6 +12,7 @@ use lru::LruCache;
 use std::collections::{BTreeSet, HashMap};
 use std::num::NonZeroUsize;
 use std::sync::Arc;
+use std::time::{Duration, Instant};
 
 use super::{BetWager, CageReceipt, CashDirection, CashWager, Committed, RoundRef, Wager, WagerError, WagerRequest};
 use crate::bets::PayTable;
@@ -122,6 +123,10 @@ pub(super) struct Batcher {
 
 type Outcome = Result<Committed, WagerError>;
 
+/// A batch that takes this long, from asking for the writer's turn to its commit, is logged
+/// with the time of each phase.
+const SLOW_BATCH: Duration = Duration::from_millis(40);
+
 impl Batcher {
     pub fn new(db: Database, checkpointer: bool) -> Batcher {
         Batcher {
@@ -183,9 +188,28 @@ impl Batcher {
         }
         let conn = self.conn.as_mut().expect("connected above");
         let kept = &mut self.kept;
-        let result = self
-            .db
-            .write_on(conn, |conn| commit_batch(conn, kept, requests, hand_off));
+        // When each phase ended, for the log of a slow batch.
+        let started = Instant::now();
+        let (mut begun, mut written) = (started, started);
+        let result = self.db.write_on(conn, |conn| {
+            begun = Instant::now();
+            commit_batch(conn, kept, requests, &mut || {
+                written = Instant::now();
+                hand_off()
+            })
+        });
+        let ended = Instant::now();
+        if ended - started >= SLOW_BATCH {
+            let ms = |from: Instant, to: Instant| to.saturating_duration_since(from).as_secs_f64() * 1e3;
+            tracing::info!(
+                size = requests.len(),
+                total_ms = ms(started, ended),
+                turn_wait_ms = ms(started, begun),
+                write_ms = ms(begun, written),
+                commit_ms = ms(written, ended),
+                "a slow wager batch"
+            );
+        }
         if result.is_err() {
             // The connection may be what failed: start the next batch afresh.
             self.conn = None;

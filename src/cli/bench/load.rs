@@ -106,6 +106,10 @@ pub struct RunResult {
     pub window: Duration,
     /// Open loop: requests scheduled in the window.
     pub scheduled: u64,
+    /// Open loop: how late the load generator itself sent the requests whose client was idle
+    /// at their scheduled time (microseconds). Large values mean the generator, not the server,
+    /// was held up.
+    pub send_lag_us: Histogram<u64>,
 }
 
 impl RunResult {
@@ -118,6 +122,7 @@ impl RunResult {
             per_second: vec![0; whole_seconds(window)],
             window,
             scheduled: 0,
+            send_lag_us: histogram(),
         }
     }
 
@@ -132,6 +137,14 @@ impl RunResult {
 
     pub fn p99_ms(&self) -> f64 {
         self.latency_us.value_at_quantile(0.99) as f64 / 1000.0
+    }
+
+    /// Open loop: the load generator's own lateness, p99 and max, in ms.
+    pub fn send_lag_p99_max_ms(&self) -> (f64, f64) {
+        (
+            self.send_lag_us.value_at_quantile(0.99) as f64 / 1000.0,
+            self.send_lag_us.max() as f64 / 1000.0,
+        )
     }
 
     /// The lowest and highest completions in one whole second.
@@ -167,6 +180,9 @@ impl RunResult {
         }
         self.latency_us
             .add(&other.latency_us)
+            .expect("histograms of equal bounds add");
+        self.send_lag_us
+            .add(&other.send_lag_us)
             .expect("histograms of equal bounds add");
         for (a, b) in self.per_second.iter_mut().zip(other.per_second) {
             *a += b;
@@ -360,7 +376,14 @@ async fn client(
             // Clients are staggered evenly over one interval.
             let mut scheduled = start + interval.mul_f64(c as f64 / clients as f64);
             while scheduled < deadline {
+                let idle = Instant::now() < scheduled;
                 tokio::time::sleep_until(tokio::time::Instant::from_std(scheduled)).await;
+                if idle {
+                    let lag = Instant::now().saturating_duration_since(scheduled).as_micros();
+                    result
+                        .send_lag_us
+                        .saturating_record((lag as u64).clamp(1, MAX_LATENCY_US));
+                }
                 result.scheduled += 1;
                 let (status, body) = send(&mut sender, next_request()).await;
                 // Latency from the scheduled send time: time spent waiting

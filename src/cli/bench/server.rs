@@ -210,6 +210,110 @@ impl Server {
     pub fn url(&self, path: &str) -> String {
         format!("{}{path}", self.base)
     }
+
+    /// The server's own latency histogram of every POST so far, read from its `/metrics`; `None`
+    /// if it cannot be read.
+    pub fn post_latency(&self) -> Option<ServerLatency> {
+        let (status, text) = load::get(&load::agent(), &self.url("/metrics"));
+        (status == 200).then(|| ServerLatency::parse(&text))
+    }
+}
+
+/// Cumulative counts of `djego_http_request_duration_seconds` for POST requests, all routes
+/// summed, by bucket bound in microseconds (`u64::MAX` for `+Inf`).
+#[derive(Debug, Default, PartialEq)]
+pub struct ServerLatency {
+    pub at_most_us: std::collections::BTreeMap<u64, u64>,
+}
+
+impl ServerLatency {
+    fn parse(metrics: &str) -> ServerLatency {
+        let mut at_most_us = std::collections::BTreeMap::new();
+        for line in metrics.lines() {
+            let Some(rest) = line.strip_prefix("djego_http_request_duration_seconds_bucket{") else {
+                continue;
+            };
+            if !rest.contains("method=\"POST\"") {
+                continue;
+            }
+            let le = rest.split("le=\"").nth(1).and_then(|t| t.split('"').next());
+            let bound = match le {
+                Some("+Inf") => Some(u64::MAX),
+                Some(t) => t.parse::<f64>().ok().map(|s| (s * 1e6).round() as u64),
+                None => None,
+            };
+            let count = rest.rsplit(' ').next().and_then(|c| c.parse::<u64>().ok());
+            if let (Some(bound), Some(count)) = (bound, count) {
+                *at_most_us.entry(bound).or_insert(0) += count;
+            }
+        }
+        ServerLatency { at_most_us }
+    }
+
+    /// What was added since `before`.
+    pub fn since(&self, before: &ServerLatency) -> ServerLatency {
+        let at_most_us = self
+            .at_most_us
+            .iter()
+            .map(|(&b, &n)| (b, n.saturating_sub(before.at_most_us.get(&b).copied().unwrap_or(0))))
+            .collect();
+        ServerLatency { at_most_us }
+    }
+
+    /// "server side: 30012 POSTs, p99 ≤ 25 ms, over 25 ms 0.21%, over 100 ms 0.00%".
+    pub fn describe(&self) -> String {
+        let total = self.at_most_us.get(&u64::MAX).copied().unwrap_or(0);
+        if total == 0 {
+            return "server side: no POST seen".into();
+        }
+        let over = |ms: u64| {
+            let within = self.at_most_us.get(&(ms * 1000)).copied().unwrap_or(0);
+            100.0 * (total - within.min(total)) as f64 / total as f64
+        };
+        let p99 = self
+            .at_most_us
+            .iter()
+            .find(|(_, &n)| n as f64 >= 0.99 * total as f64)
+            .map_or("?".to_string(), |(&b, _)| {
+                if b == u64::MAX {
+                    "> 2500 ms".into()
+                } else {
+                    format!("≤ {} ms", b as f64 / 1000.0)
+                }
+            });
+        format!(
+            "server side: {total} POSTs, p99 {p99}, over 25 ms {:.2}%, over 100 ms {:.2}%",
+            over(25),
+            over(100)
+        )
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::ServerLatency;
+
+    #[test]
+    fn server_latency_reads_the_post_buckets_and_their_increase() {
+        let before = ServerLatency::parse(
+            "djego_http_request_duration_seconds_bucket{method=\"POST\",route=\"/a\",le=\"0.025\"} 10\n\
+             djego_http_request_duration_seconds_bucket{method=\"POST\",route=\"/a\",le=\"0.1\"} 10\n\
+             djego_http_request_duration_seconds_bucket{method=\"POST\",route=\"/a\",le=\"+Inf\"} 10\n",
+        );
+        let after = ServerLatency::parse(
+            "djego_http_request_duration_seconds_bucket{method=\"GET\",route=\"/b\",le=\"0.025\"} 500\n\
+             djego_http_request_duration_seconds_bucket{method=\"POST\",route=\"/a\",le=\"0.025\"} 108\n\
+             djego_http_request_duration_seconds_bucket{method=\"POST\",route=\"/a\",le=\"0.1\"} 109\n\
+             djego_http_request_duration_seconds_bucket{method=\"POST\",route=\"/a\",le=\"+Inf\"} 110\n",
+        );
+        let run = after.since(&before);
+        assert_eq!(run.at_most_us.get(&u64::MAX), Some(&100));
+        assert_eq!(run.at_most_us.get(&25_000), Some(&98));
+        assert_eq!(
+            run.describe(),
+            "server side: 100 POSTs, p99 ≤ 100 ms, over 25 ms 2.00%, over 100 ms 1.00%"
+        );
+    }
 }
 
 // ---------------------------------------------------------------------------
