@@ -3,7 +3,7 @@ pub use card::*;
 pub mod certify;
 pub mod per_suit;
 #[cfg(test)]
-mod python_verifier_tests;
+pub(crate) mod python_verifier_tests;
 pub mod shuffle;
 #[cfg(test)]
 mod test_vectors;

@@ -9,6 +9,27 @@ use crate::cards::shuffle::{client_seed_for, shuffled_deck, ClientSeed, Game, Se
 use crate::cards::transcript::{verify, Reshuffle, ShuffleTranscript};
 use crate::cards::Card;
 
+/// Runs docs/verify/verify_round.py on `docs` (written to a temporary file as one JSON list)
+/// and returns its `--json` reports, one per document, and its exit code.
+pub(crate) fn python_reports(docs: &impl serde::Serialize, name: &str) -> (Vec<serde_json::Value>, Option<i32>) {
+    let path = std::env::temp_dir().join(format!("djego-{name}-{}.json", std::process::id()));
+    std::fs::write(&path, serde_json::to_string(docs).unwrap()).unwrap();
+    let script = concat!(env!("CARGO_MANIFEST_DIR"), "/docs/verify/verify_round.py");
+    let output = Command::new("python3")
+        .arg(script)
+        .arg("--json")
+        .arg(&path)
+        .output()
+        .expect("python3 runs");
+    let _ = std::fs::remove_file(&path);
+    let python: serde_json::Value = serde_json::from_slice(&output.stdout)
+        .unwrap_or_else(|e| panic!("{e}: {}", String::from_utf8_lossy(&output.stderr)));
+    (
+        python.as_array().expect("a list of reports").clone(),
+        output.status.code(),
+    )
+}
+
 fn random_client_seed(rng: &mut StdRng) -> ClientSeed {
     let len = rng.gen_range(1..=64);
     let text: String = (0..len).map(|_| rng.gen_range(0x20u8..=0x7e) as char).collect();
@@ -107,22 +128,10 @@ fn the_python_verifier_agrees_with_the_rust_one() {
         transcripts.push(t);
         should_pass.push(ok);
     }
-    let path = std::env::temp_dir().join(format!("djego-transcripts-{}.json", std::process::id()));
-    std::fs::write(&path, serde_json::to_string(&transcripts).unwrap()).unwrap();
-    let script = concat!(env!("CARGO_MANIFEST_DIR"), "/docs/verify/verify_round.py");
-    let output = Command::new("python3")
-        .arg(script)
-        .arg("--json")
-        .arg(&path)
-        .output()
-        .expect("python3 runs");
-    let _ = std::fs::remove_file(&path);
-    let python: serde_json::Value = serde_json::from_slice(&output.stdout)
-        .unwrap_or_else(|e| panic!("{e}: {}", String::from_utf8_lossy(&output.stderr)));
-    let python = python.as_array().unwrap();
+    let (python, exit_code) = python_reports(&transcripts, "transcripts");
     assert_eq!(python.len(), transcripts.len());
     let mut failures = 0;
-    for ((t, p), ok) in transcripts.iter().zip(python).zip(&should_pass) {
+    for ((t, p), ok) in transcripts.iter().zip(&python).zip(&should_pass) {
         let rust = verify(t);
         assert_eq!(
             rust.passed,
@@ -152,11 +161,7 @@ fn the_python_verifier_agrees_with_the_rust_one() {
         assert_eq!(p["passed"].as_bool(), Some(rust.passed));
     }
     assert!(failures > 100, "the corruptions were caught: {failures}");
-    assert_eq!(
-        output.status.code(),
-        Some(1),
-        "the script exits 1 when any transcript fails"
-    );
+    assert_eq!(exit_code, Some(1), "the script exits 1 when any transcript fails");
 }
 
 #[test]
@@ -228,21 +233,9 @@ fn contest_recall(k: usize) -> serde_json::Value {
 #[test]
 fn the_python_verifier_agrees_with_the_rust_one_on_contest_recalls() {
     let docs: Vec<serde_json::Value> = (0..32).map(contest_recall).collect();
-    let path = std::env::temp_dir().join(format!("djego-contest-recalls-{}.json", std::process::id()));
-    std::fs::write(&path, serde_json::to_string(&docs).unwrap()).unwrap();
-    let script = concat!(env!("CARGO_MANIFEST_DIR"), "/docs/verify/verify_round.py");
-    let output = Command::new("python3")
-        .arg(script)
-        .arg("--json")
-        .arg(&path)
-        .output()
-        .expect("python3 runs");
-    let _ = std::fs::remove_file(&path);
-    let python: serde_json::Value = serde_json::from_slice(&output.stdout)
-        .unwrap_or_else(|e| panic!("{e}: {}", String::from_utf8_lossy(&output.stderr)));
-    let python = python.as_array().unwrap();
+    let (python, exit_code) = python_reports(&docs, "contest-recalls");
     assert_eq!(python.len(), docs.len());
-    for (k, (doc, p)) in docs.iter().zip(python).enumerate() {
+    for (k, (doc, p)) in docs.iter().zip(&python).enumerate() {
         let rust = crate::rounds::lobo_contests::verify_recall_document(doc);
         // Honest recalls (and honest voids) verify; every other corruption fails.
         assert_eq!(rust.passed, k % 16 == 0 || k % 16 == 15, "{k}: {}", rust.to_text());
@@ -263,5 +256,5 @@ fn the_python_verifier_agrees_with_the_rust_one_on_contest_recalls() {
         }
         assert_eq!(p["passed"].as_bool(), Some(rust.passed));
     }
-    assert_eq!(output.status.code(), Some(1), "the script exits 1 when a recall fails");
+    assert_eq!(exit_code, Some(1), "the script exits 1 when a recall fails");
 }

@@ -244,22 +244,10 @@ fn the_python_verifier_agrees_on_whole_rounds() {
         }
         docs.push(honest);
     }
-    let path = std::env::temp_dir().join(format!("djego-rounds-{}.json", std::process::id()));
-    std::fs::write(&path, serde_json::to_string(&docs).unwrap()).unwrap();
-    let script = concat!(env!("CARGO_MANIFEST_DIR"), "/docs/verify/verify_round.py");
-    let output = std::process::Command::new("python3")
-        .arg(script)
-        .arg("--json")
-        .arg(&path)
-        .output()
-        .expect("python3 runs");
-    let _ = std::fs::remove_file(&path);
-    let python: serde_json::Value = serde_json::from_slice(&output.stdout)
-        .unwrap_or_else(|e| panic!("{e}: {}", String::from_utf8_lossy(&output.stderr)));
-    let python = python.as_array().expect("a list of reports");
+    let (python, _) = crate::cards::python_verifier_tests::python_reports(&docs, "rounds");
     assert_eq!(python.len(), docs.len());
     let (mut passed, mut failed) = (0, 0);
-    for (t, p) in docs.iter().zip(python) {
+    for (t, p) in docs.iter().zip(&python) {
         let rust = verify(t);
         let p_first = p["checks"]
             .as_array()
