@@ -119,6 +119,47 @@ async fn ana_plays_lobo_to_the_end_and_verifies_the_shuffle_in_the_browser() {
     let href = b.run_js("return document.getElementById('lobo-download').href").await;
     assert!(href.as_str().unwrap().starts_with("blob:"), "{href}");
     b.screenshot("player-verified").await;
+
+    // A Peg Leg round ana gave a seed to is among her rounds, named as Peg Leg, with no Resume
+    // (this app does not play it); the Lobo round is among the recent ones.
+    let dealer = login(&djego, "dealer", demo::PASSWORD_DEALER).await;
+    let peg_leg = table_id(&djego, &dealer, "Peg Leg 1").await;
+    let (status, body) = api(
+        &djego,
+        Method::POST,
+        &format!("/api/v1/tables/{peg_leg}/dealer/sign-in"),
+        Some(&dealer),
+        Some(json!({})),
+    )
+    .await;
+    assert_eq!(status, 200, "{body}");
+    let (status, round) = api(
+        &djego,
+        Method::POST,
+        &format!("/api/v1/tables/{peg_leg}/peg-leg-rounds"),
+        Some(&dealer),
+        None,
+    )
+    .await;
+    assert_eq!(status, 201, "{round}");
+    let round_id = round["id"].as_str().unwrap();
+    let (status, body) = api(
+        &djego,
+        Method::POST,
+        &format!("/api/v1/peg-leg-rounds/{round_id}/client-seed"),
+        Some(&ana),
+        Some(json!({ "client_seed": "ana's seed" })),
+    )
+    .await;
+    assert_eq!(status, 200, "{body}");
+    b.click("#tab-rounds").await;
+    b.wait_text("#open-rounds", "Peg Leg 1 — Peg Leg round 1: Taking client seeds")
+        .await;
+    let resume = format!(
+        "return document.querySelectorAll('#open-rounds button.resume-round[data-round-id=\"{round_id}\"]').length"
+    );
+    assert_eq!(b.run_js(&resume).await, json!(0), "a Peg Leg round has no Resume here");
+    b.wait_text("#recent-rounds", "Lobo 1 — Lobo round").await;
     b.close().await;
 }
 

@@ -127,18 +127,29 @@ function tableName(id) {
   return t ? t.name : id;
 }
 
+const GAME_NAMES = { lobo: "Lobo", lobo_contest: "Lobo contest", peg_leg: "Peg Leg", prima_carta: "Prima Carta" };
+
 function gameName(g) {
-  return g === "lobo" ? "Lobo" : g === "lobo_contest" ? "Lobo contest" : "Prima Carta";
+  return GAME_NAMES[g] || g;
 }
+
+// This app plays Prima Carta and Lobo; a Peg Leg round or a contest is listed, not resumed or checked here.
+const PLAYED_HERE = new Set(["prima_carta", "lobo"]);
 
 // Contests are not numbered: a contest is named by its game alone.
 function roundName(r) {
   return r.number == null ? gameName(r.game) : `${gameName(r.game)} round ${r.number}`;
 }
 
+// Each game's own words for its statuses; the rest are Prima Carta's (settled and voided are every game's).
+const STATUS_TEXT = {
+  lobo: { in_play: "In play" },
+  lobo_contest: { entry: "Entry open", in_play: "Three rounds being played" },
+  peg_leg: { seeding: "Taking client seeds", dealing: "Cards being dealt" },
+};
+
 function statusText(r) {
-  const contest = { entry: "Entry open", in_play: "Three rounds being played" };
-  return (r.game === "lobo_contest" && contest[r.status]) || roundStatusText(r.status);
+  return (STATUS_TEXT[r.game] || {})[r.status] || roundStatusText(r.status);
 }
 
 async function loadRounds() {
@@ -149,16 +160,17 @@ async function loadRounds() {
     fill($("open-rounds"), mine.open.length ? el("ul", { class: "round-list" }, mine.open.map((r) =>
       el("li", { class: "my-round open", "data-round-id": r.round_id },
         el("span", {}, `${tableName(r.table_id)} — ${roundName(r)}: ${statusText(r)}`),
-        el("button", {
+        PLAYED_HERE.has(r.game) ? el("button", {
           type: "button", class: "resume-round", "data-round-id": r.round_id,
           onclick: () => go(`table=${encodeURIComponent(r.table_id)}` + (r.game === "lobo" ? `&round=${encodeURIComponent(r.round_id)}` : "")),
-        }, "Resume")))) : el("p", { class: "empty" }, "None: every round of yours is over."));
+        }, "Resume") : null))) : el("p", { class: "empty" }, "None: every round of yours is over."));
     fill($("recent-rounds"), mine.recent.length ? el("ul", { class: "round-list" }, mine.recent.map((r) =>
       el("li", { class: "my-round recent", "data-round-id": r.round_id },
         el("div", {}, el("strong", {}, `${tableName(r.table_id)} — ${roundName(r)}`),
           " ", el("span", { class: "muted" }, `${statusText(r)}, ${when(r.updated_at_us)}`)),
-        // The browser checks a round's shuffle; a contest's recall is checked by djego verify round or verify_round.py.
-        (r.status === "settled" || r.status === "voided") && r.game !== "lobo_contest" ? verifyPanel(r.game, r.round_id) : null))) :
+        // The browser checks a Prima Carta or Lobo round's shuffle; a contest's or Peg Leg round's recall is
+        // checked by djego verify round (and a contest's by verify_round.py too).
+        (r.status === "settled" || r.status === "voided") && PLAYED_HERE.has(r.game) ? verifyPanel(r.game, r.round_id) : null))) :
       el("p", { class: "empty" }, "No round of yours is over yet."));
   } catch (e) {
     say($("rounds-alert"), e);
