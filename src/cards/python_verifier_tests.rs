@@ -6,7 +6,7 @@ use rand::{Rng, SeedableRng};
 use std::process::Command;
 
 use crate::cards::shuffle::{client_seed_for, shuffled_deck, ClientSeed, Game, ServerSeed};
-use crate::cards::transcript::{verify, Reshuffle, ShuffleTranscript};
+use crate::cards::transcript::{verify, Reshuffle, ShuffleTranscript, VerificationReport};
 use crate::cards::Card;
 
 /// Runs docs/verify/verify_round.py on `docs` (written to a temporary file as one JSON list)
@@ -28,6 +28,25 @@ pub(crate) fn python_reports(docs: &impl serde::Serialize, name: &str) -> (Vec<s
         python.as_array().expect("a list of reports").clone(),
         output.status.code(),
     )
+}
+
+/// The Python report says what djego's says: the same checks in the same order, each with the
+/// same verdict and first mismatch, and the same verdict overall. `doc` names the document.
+fn assert_same_report(rust: &VerificationReport, python: &serde_json::Value, doc: &str) {
+    let checks = python["checks"].as_array().unwrap();
+    let python_names: Vec<&str> = checks.iter().map(|c| c["name"].as_str().unwrap()).collect();
+    let rust_names: Vec<&str> = rust.checks.iter().map(|c| c.name.as_ref()).collect();
+    assert_eq!(python_names, rust_names, "{doc}");
+    for (r, pc) in rust.checks.iter().zip(checks) {
+        let ctx = format!("{doc}\nrust {r:?}\npython {pc}");
+        assert_eq!(pc["passed"].as_bool(), Some(r.passed), "{ctx}");
+        assert_eq!(
+            pc["first_mismatch"].as_u64().map(|i| i as usize),
+            r.first_mismatch,
+            "{ctx}"
+        );
+    }
+    assert_eq!(python["passed"].as_bool(), Some(rust.passed), "{doc}");
 }
 
 fn random_client_seed(rng: &mut StdRng) -> ClientSeed {
@@ -141,24 +160,7 @@ fn the_python_verifier_agrees_with_the_rust_one() {
             rust.to_text()
         );
         failures += usize::from(!rust.passed);
-        let p_checks = p["checks"].as_array().unwrap();
-        assert_eq!(
-            p_checks.len(),
-            rust.checks.len(),
-            "{}",
-            serde_json::to_string(t).unwrap()
-        );
-        for (r, pc) in rust.checks.iter().zip(p_checks) {
-            let ctx = format!("{}\nrust {r:?}\npython {pc}", serde_json::to_string(t).unwrap());
-            assert_eq!(pc["name"].as_str(), Some(r.name.as_ref()), "{ctx}");
-            assert_eq!(pc["passed"].as_bool(), Some(r.passed), "{ctx}");
-            assert_eq!(
-                pc["first_mismatch"].as_u64().map(|i| i as usize),
-                r.first_mismatch,
-                "{ctx}"
-            );
-        }
-        assert_eq!(p["passed"].as_bool(), Some(rust.passed));
+        assert_same_report(&rust, p, &serde_json::to_string(t).unwrap());
     }
     assert!(failures > 100, "the corruptions were caught: {failures}");
     assert_eq!(exit_code, Some(1), "the script exits 1 when any transcript fails");
@@ -239,22 +241,7 @@ fn the_python_verifier_agrees_with_the_rust_one_on_contest_recalls() {
         let rust = crate::rounds::lobo_contests::verify_recall_document(doc);
         // Honest recalls (and honest voids) verify; every other corruption fails.
         assert_eq!(rust.passed, k % 16 == 0 || k % 16 == 15, "{k}: {}", rust.to_text());
-        let p_checks = p["checks"].as_array().unwrap();
-        let names = |checks: &[serde_json::Value]| -> Vec<String> {
-            checks.iter().map(|c| c["name"].as_str().unwrap().to_owned()).collect()
-        };
-        let r_names: Vec<String> = rust.checks.iter().map(|c| c.name.to_string()).collect();
-        assert_eq!(names(p_checks), r_names, "{k}: {}", rust.to_text());
-        for (r, pc) in rust.checks.iter().zip(p_checks) {
-            let ctx = format!("{k}\nrust {r:?}\npython {pc}");
-            assert_eq!(pc["passed"].as_bool(), Some(r.passed), "{ctx}");
-            assert_eq!(
-                pc["first_mismatch"].as_u64().map(|i| i as usize),
-                r.first_mismatch,
-                "{ctx}"
-            );
-        }
-        assert_eq!(p["passed"].as_bool(), Some(rust.passed));
+        assert_same_report(&rust, p, &format!("recall {k}: {}", rust.to_text()));
     }
     assert_eq!(exit_code, Some(1), "the script exits 1 when a recall fails");
 }

@@ -443,17 +443,7 @@ pub async fn settled_lobo_round(djego: &Djego, token: &str) -> serde_json::Value
 /// The demo dealer signs in at "Prima Carta 1" and opens a round through the
 /// API: (the dealer's token, the table id, the new round's view).
 pub async fn open_prima_round(djego: &Djego) -> (String, String, serde_json::Value) {
-    let dealer = login(djego, "dealer", demo::PASSWORD_DEALER).await;
-    let table = table_id(djego, &dealer, "Prima Carta 1").await;
-    let (status, body) = api(
-        djego,
-        reqwest::Method::POST,
-        &format!("/api/v1/tables/{table}/dealer/sign-in"),
-        Some(&dealer),
-        Some(serde_json::json!({})),
-    )
-    .await;
-    assert_eq!(status, 200, "{body}");
+    let (dealer, table) = dealer_signed_in_at(djego, "Prima Carta 1").await;
     let (status, round) = api(
         djego,
         reqwest::Method::POST,
@@ -464,6 +454,22 @@ pub async fn open_prima_round(djego: &Djego) -> (String, String, serde_json::Val
     .await;
     assert_eq!(status, 201, "{round}");
     (dealer, table, round)
+}
+
+/// The demo dealer, signed in at the table named `table_name`: (dealer's token, table id).
+pub async fn dealer_signed_in_at(djego: &Djego, table_name: &str) -> (String, String) {
+    let dealer = login(djego, "dealer", demo::PASSWORD_DEALER).await;
+    let table = table_id(djego, &dealer, table_name).await;
+    let (status, body) = api(
+        djego,
+        reqwest::Method::POST,
+        &format!("/api/v1/tables/{table}/dealer/sign-in"),
+        Some(&dealer),
+        Some(serde_json::json!({})),
+    )
+    .await;
+    assert_eq!(status, 200, "{body}");
+    (dealer, table)
 }
 
 /// "12.50" or "-3.04" → cents, without floats.

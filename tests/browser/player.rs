@@ -4,7 +4,9 @@
 //! tampered copy fail) without an account; a side bet the wallet cannot cover
 //! is refused with a sentence and moves nothing.
 
-use crate::harness::{api, cents, demo, login, open_prima_round, table_id, Djego, Driver, STEP_TIMEOUT_MS};
+use crate::harness::{
+    api, cents, dealer_signed_in_at, demo, login, open_prima_round, table_id, Djego, Driver, STEP_TIMEOUT_MS,
+};
 use reqwest::Method;
 use serde_json::{json, Value};
 use std::time::{Duration, Instant};
@@ -122,17 +124,7 @@ async fn ana_plays_lobo_to_the_end_and_verifies_the_shuffle_in_the_browser() {
 
     // A Peg Leg round ana gave a seed to is among her rounds, named as Peg Leg, with no Resume
     // (this app does not play it); the Lobo round is among the recent ones.
-    let dealer = login(&djego, "dealer", demo::PASSWORD_DEALER).await;
-    let peg_leg = table_id(&djego, &dealer, "Peg Leg 1").await;
-    let (status, body) = api(
-        &djego,
-        Method::POST,
-        &format!("/api/v1/tables/{peg_leg}/dealer/sign-in"),
-        Some(&dealer),
-        Some(json!({})),
-    )
-    .await;
-    assert_eq!(status, 200, "{body}");
+    let (dealer, peg_leg) = dealer_signed_in_at(&djego, "Peg Leg 1").await;
     let (status, round) = api(
         &djego,
         Method::POST,
