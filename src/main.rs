@@ -269,7 +269,8 @@ enum VerifyCommand {
     /// saved Peg Leg recall (every quote repriced, every bet's return recomputed).
     /// Exit 0 if all verify, 1 if any does not, 2 if the file cannot be read.
     Round(VerifyRoundArgs),
-    /// Replay a JSON Lines export of many rounds (`GET /api/v1/audit/transcripts`), printing
+    /// Replay a JSON Lines export of many rounds (`GET /api/v1/audit/transcripts`: round
+    /// transcripts and Lobo contest recalls; any document `verify round` reads), printing
     /// each failure and the rate; exit 1 if any round does not verify.
     Rounds(VerifyRoundsArgs),
 }
@@ -300,7 +301,7 @@ pub struct VerifyRoundArgs {
 
 #[derive(Args)]
 pub struct VerifyRoundsArgs {
-    /// The JSON Lines file, one transcript per line ("-" for standard input).
+    /// The JSON Lines file, one transcript or recall per line ("-" for standard input).
     pub file: PathBuf,
 }
 

@@ -14,6 +14,7 @@ use crate::checkpoints::{self, CheckpointView, Trigger};
 use crate::domain::Role;
 use crate::ledger::read::{self, TransferFilter, TransferView, TrialBalance};
 use crate::ledger::AccountId;
+use crate::rounds::{lobo_contests, Finished};
 use crate::significant_events::{self, EventFilter, EventView};
 
 #[derive(Deserialize, IntoParams)]
@@ -115,7 +116,7 @@ pub async fn ledger(
 #[derive(Deserialize, IntoParams)]
 #[serde(deny_unknown_fields)]
 pub struct TranscriptsQuery {
-    /// Rounds settled or voided from this time (microseconds since the Unix epoch, inclusive).
+    /// Rounds and Lobo contests settled or voided from this time (microseconds since the Unix epoch, inclusive).
     pub from_us: i64,
     /// Until this time (exclusive).
     pub to_us: i64,
@@ -129,11 +130,12 @@ pub struct TranscriptsQuery {
 pub const MAX_EXPORT_ROUNDS: i64 = 5000;
 
 /// The transcripts of every round settled or voided in a period, oldest
-/// first, one JSON document per line (auditor, pit boss): the input of
-/// `djego verify rounds FILE`. Fewer lines than `limit` means the period is done.
+/// first, one JSON document per line (auditor, pit boss): a table's round as its
+/// transcript, a Lobo contest as its recall (every entrant's deck and play). The
+/// input of `djego verify rounds FILE`. Fewer lines than `limit` means the period is done.
 #[utoipa::path(tag = "audit", security(("bearer" = [])), params(TranscriptsQuery), responses(
     (status = 200, content_type = "application/x-ndjson", body = String,
-        description = "JSON Lines: one round transcript (docs/transcript.md) per line, without events."),
+        description = "JSON Lines: one document per line, in the order they ended: a round's transcript (docs/transcript.md) without events, or a Lobo contest's recall (docs/lobo.md)."),
     (status = 400, body = super::error::ErrorBody),
     (status = 403, body = super::error::ErrorBody),
 ))]
@@ -157,11 +159,18 @@ pub async fn transcripts(
     let body = state
         .blocking(move |s| {
             let mut conn = s.db.conn()?;
-            let rows = crate::rounds::record::finished_between(&mut conn, q.from_us, q.to_us, limit, page.offset)?;
+            let finished = crate::rounds::finished_between(&mut conn, q.from_us, q.to_us, limit, page.offset)?;
             let mut out = String::new();
-            for row in &rows {
-                let t = crate::rounds::transcript(&mut conn, &s.vault, row, &viewer, false)?;
-                out.push_str(&serde_json::to_string(&t).map_err(|e| super::error::ApiError::internal(e.to_string()))?);
+            for one in &finished {
+                let line = match one {
+                    Finished::Round(row) => {
+                        serde_json::to_string(&crate::rounds::transcript(&mut conn, &s.vault, row, &viewer, false)?)
+                    }
+                    Finished::LoboContest(id) => {
+                        serde_json::to_string(&lobo_contests::recall(&mut conn, &s.vault, id, &viewer)?)
+                    }
+                };
+                out.push_str(&line.map_err(|e| super::error::ApiError::internal(e.to_string()))?);
                 out.push('\n');
             }
             Ok(out)

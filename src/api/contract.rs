@@ -310,12 +310,17 @@ impl PartialSchema for TableEvent {
         ]);
         schema_from(json!({
             "description": "One event of the stream; its `data` is JSON. First `state`: the current Prima Carta \
-                            round's public view, `null` when there is none, or at a Lobo table `{\"table\": …, \"rounds_in_play\": […]}` \
-                            (each round in play as its player sees it, newest first, at most 500). \
+                            round's public view, `null` when there is none; at a Peg Leg table its latest round as watchers see it \
+                            (or `null`); at a Lobo table `{\"table\": …, \"rounds_in_play\": […], \"contests\": […]}` \
+                            (each round in play as its player sees it, newest first, at most 500; each contest still \
+                            taking entries or in play as any watcher sees it, newest first, at most 50). \
                             Then `table` when the table changes, each game event of a round (`data` is the \
                             event, with its `type`) followed by `round` (the round's public view); at a \
                             Lobo table, `lobo_round` (the round as its player sees it, never a face-down \
-                            card) when a round starts, at each play and when it ends; and `resync` when the watcher fell behind and should reload the state. A stream \
+                            card) when a round starts, at each play and when it ends, and `lobo_contest` (the \
+                            contest as any watcher sees it: never an entrant's cards or id) at each change of a \
+                            contest; at a Peg Leg table, `peg_leg_round` (the round as watchers see it) at each \
+                            change; and `resync` when the watcher fell behind and should reload the state. A stream \
                             ends with `ended` (its `reason`) when the session it was opened with ends: \
                             logout, deactivation, a role or password change. Comments \
                             (`: keep-alive`) keep the connection open.",
@@ -325,16 +330,23 @@ impl PartialSchema for TableEvent {
                     { "$ref": "#/components/schemas/RoundView" },
                     {
                         "type": "object",
-                        "required": ["table", "rounds_in_play"],
+                        "required": ["table", "rounds_in_play", "contests"],
                         "properties": {
                             "table": { "$ref": "#/components/schemas/Table" },
                             "rounds_in_play": {
                                 "type": "array",
                                 "items": { "$ref": "#/components/schemas/LoboView" },
                             },
+                            "contests": {
+                                "type": "array",
+                                "items": { "$ref": "#/components/schemas/ContestView" },
+                            },
                         },
                     },
+                    { "$ref": "#/components/schemas/PegLegRoundView" },
                 ] }))),
+                event(json!(["lobo_contest"]), json_data(json!({ "$ref": "#/components/schemas/ContestView" }))),
+                event(json!(["peg_leg_round"]), json_data(json!({ "$ref": "#/components/schemas/PegLegRoundView" }))),
                 event(json!(["round"]), json_data(json!({ "$ref": "#/components/schemas/RoundView" }))),
                 event(json!(["lobo_round"]), json_data(json!({ "$ref": "#/components/schemas/LoboView" }))),
                 event(json!(["table"]), json_data(json!({ "$ref": "#/components/schemas/Table" }))),

@@ -1,6 +1,8 @@
 //! Three-round Lobo contests over HTTP (docs/lobo.md §9): create, enter, close entry, play,
 //! fold, settle, void, recall. The logic is in `crate::rounds::lobo_contests`.
 
+use std::sync::{Arc, OnceLock};
+
 use actix_web::http::StatusCode;
 use actix_web::{get, post, web, HttpRequest, HttpResponse};
 use serde::{Deserialize, Serialize};
@@ -144,7 +146,10 @@ pub async fn create_contest(
     let options = body.into_inner();
     let table_id = path.into_inner();
     let s = state.get_ref().clone();
-    let table = table_id.clone();
+    // The id of the contest this request made (none when a retry replays the first answer,
+    // which changed nothing to tell).
+    let created = Arc::new(OnceLock::new());
+    let made = Arc::clone(&created);
     let response = idempotency::run(
         &state,
         &caller.user_id.clone(),
@@ -153,20 +158,14 @@ pub async fn create_contest(
         move |conn, _key| {
             let table = tables::find(conn, &table_id)?.ok_or_else(|| ApiError::not_found("table"))?;
             let row = service::create(conn, &s.vault, &table, &caller.user_id, options)?;
+            let _ = made.set(row.id.clone());
             view_for(conn, &s, &row, &caller)
         },
     )
-    .await?;
-    // The contest just made is the table's newest.
-    let newest = state
-        .blocking(move |s| {
-            let mut conn = s.db.conn()?;
-            Ok(service::for_table(&mut conn, &table, 1)?.into_iter().next())
-        })
-        .await;
-    match newest {
-        Ok(Some(row)) => publish(&state, Ok(response), row.id).await,
-        _ => Ok(response),
+    .await;
+    match created.get() {
+        Some(id) => publish(&state, response, id.clone()).await,
+        None => response,
     }
 }
 

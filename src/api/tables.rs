@@ -535,9 +535,13 @@ async fn session_ended(state: &web::Data<AppState>, keys: &web::Data<TokenKeys>,
 /// later ones arrive as `lobo_round` events.
 const MAX_LOBO_ROUNDS_IN_STATE: i64 = 500;
 
+/// Contests still running listed in a Lobo table's first `state` at most (newest
+/// first); later changes arrive as `lobo_contest` events.
+const MAX_CONTESTS_IN_STATE: i64 = 50;
+
 /// The table's live events as Server-Sent Events (any role). The first event,
 /// `state`, is the current round's public view (or `null`; at a Lobo table the
-/// table and its rounds in play); then every change.
+/// table, its rounds in play and its contests still running); then every change.
 #[utoipa::path(tag = "tables", security(("bearer" = [])), responses(
     (status = 200, content_type = "text/event-stream", body = super::contract::TableEvent,
         description = "A stream of Server-Sent Events; the schema describes each event."),
@@ -579,13 +583,18 @@ pub async fn table_events(
                     }
                     None => Ok(serde_json::Value::Null),
                 },
-                // Every round in play, as each player sees their own: nothing face down.
+                // Every round in play, as each player sees their own: nothing face down; and the
+                // contests still running, as any watcher sees them.
                 TableConfig::Lobo(_) => {
                     let rounds_in_play = rounds::record::in_play_at(&mut conn, &table_id, MAX_LOBO_ROUNDS_IN_STATE)?
                         .iter()
                         .map(|row| super::lobo::round_view(&s.vault, row))
                         .collect::<Result<Vec<_>, _>>()?;
-                    Ok(serde_json::json!({ "table": table, "rounds_in_play": rounds_in_play }))
+                    let contests = rounds::lobo_contests::running_at(&mut conn, &table_id, MAX_CONTESTS_IN_STATE)?
+                        .iter()
+                        .map(|row| rounds::lobo_contests::watcher_view(&mut conn, &s.vault, row))
+                        .collect::<Result<Vec<_>, _>>()?;
+                    Ok(serde_json::json!({ "table": table, "rounds_in_play": rounds_in_play, "contests": contests }))
                 }
             }
         })

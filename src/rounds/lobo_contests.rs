@@ -383,6 +383,17 @@ pub fn for_table(conn: &mut AnyConnection, table_id: &str, limit: i64) -> Result
         .load(conn)?)
 }
 
+/// The table's contests still running (entry open, or in play), newest first.
+pub fn running_at(conn: &mut AnyConnection, table_id: &str, limit: i64) -> Result<Vec<ContestRow>, ContestError> {
+    Ok(c::table
+        .filter(c::table_id.eq(table_id))
+        .filter(c::status.eq_any([ContestStatus::Entry.as_str(), ContestStatus::InPlay.as_str()]))
+        .order((c::created_at_us.desc(), c::id.desc()))
+        .limit(limit)
+        .select(ContestRow::as_select())
+        .load(conn)?)
+}
+
 /// The contests `player_id` entered, newest first: those not yet over (entry open or play
 /// going) and the latest `limit` settled or voided, at most `limit` of each.
 pub fn of_player(

@@ -13,6 +13,61 @@ pub mod seed_vault;
 pub use record::{RoundRow, RoundStatus};
 pub use seed_vault::SeedVault;
 
+/// What the auditor's export holds, one line each: a round of a table (its
+/// transcript) or a Lobo contest (its recall, every entrant's deck and play).
+#[derive(Debug)]
+pub enum Finished {
+    Round(RoundRow),
+    LoboContest(String),
+}
+
+/// The rounds and Lobo contests settled or voided in `[from_us, to_us)`, in the
+/// order they ended (then by id), one page of them.
+pub fn finished_between(
+    conn: &mut crate::store::AnyConnection,
+    from_us: i64,
+    to_us: i64,
+    limit: i64,
+    offset: i64,
+) -> diesel::QueryResult<Vec<Finished>> {
+    use diesel::prelude::*;
+    use diesel::sql_types::Text;
+    #[derive(QueryableByName)]
+    struct Ended {
+        #[diesel(sql_type = Text)]
+        kind: String,
+        #[diesel(sql_type = Text)]
+        id: String,
+    }
+    // One ordered list across both tables, so that `offset` pages through it; the figures are
+    // integers, written into the text.
+    let ended: Vec<Ended> = diesel::sql_query(format!(
+        "SELECT 'round' AS kind, id, updated_at_us FROM rounds \
+           WHERE status IN ('settled', 'voided') AND updated_at_us >= {from_us} AND updated_at_us < {to_us} \
+         UNION ALL \
+         SELECT 'lobo_contest' AS kind, id, updated_at_us FROM lobo_contests \
+           WHERE status IN ('settled', 'voided') AND updated_at_us >= {from_us} AND updated_at_us < {to_us} \
+         ORDER BY updated_at_us, id LIMIT {limit} OFFSET {offset}"
+    ))
+    .load(conn)?;
+    let round_ids: Vec<&str> = ended
+        .iter()
+        .filter(|e| e.kind == "round")
+        .map(|e| e.id.as_str())
+        .collect();
+    let mut rows: std::collections::HashMap<String, RoundRow> = record::by_ids(conn, &round_ids)?
+        .into_iter()
+        .map(|row| (row.id.clone(), row))
+        .collect();
+    Ok(ended
+        .into_iter()
+        .filter_map(|e| match e.kind.as_str() {
+            "round" => rows.remove(&e.id).map(Finished::Round),
+            _ => Some(Finished::LoboContest(e.id)),
+        })
+        .collect())
+}
+
 /// Any finished round's transcript (docs/transcript.md), whatever its game.
 pub fn transcript(
     conn: &mut crate::store::AnyConnection,

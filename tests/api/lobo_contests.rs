@@ -850,6 +850,41 @@ both_backends!(
             !seen.contains(&a.id) && !seen.contains(&b.id),
             "watchers are not told who entered: {seen}"
         );
+
+        // A watcher who arrives now finds the contest in play in the table's first state, as any
+        // watcher sees it; one that is over is not listed.
+        let over = create(&app, &pit_boss, &table, terms("1.00", 0, 2, 2)).await;
+        let over_id = over["id"].as_str().unwrap();
+        app.post(
+            &format!("/api/v1/lobo-contests/{over_id}/void"),
+            Some(&pit_boss.token),
+            &json!({ "reason": "opened by mistake" }),
+            None,
+        )
+        .await
+        .expect(200);
+        let (mut late, mut first) = crate::lobo::watch_table(watcher, &table, &pit_boss.token).await;
+        crate::lobo::read_until(&mut late, &mut first, |t| {
+            t.split("event: state\n")
+                .nth(1)
+                .is_some_and(|rest| rest.contains("\n\n"))
+        })
+        .await;
+        let data = first
+            .split("event: state\ndata: ")
+            .nth(1)
+            .unwrap()
+            .split('\n')
+            .next()
+            .unwrap();
+        let state: Value = serde_json::from_str(data).unwrap();
+        let contests = state["contests"].as_array().unwrap();
+        assert_eq!(contests.len(), 1, "{state}");
+        assert_eq!(contests[0]["id"], id.as_str());
+        assert_eq!(contests[0]["status"], "in_play");
+        assert_eq!(contests[0]["entrants"], 2);
+        assert!(contests[0]["my_entry"].is_null() && contests[0]["progress"].is_null());
+        assert!(!data.contains(&a.id) && !data.contains(&b.id), "{data}");
     }
 );
 
@@ -1055,5 +1090,135 @@ both_backends!(
         assert!(!seen.contains(&a.id) && !seen.contains(&b.id), "{seen}");
         assert_eq!(contest_as(&app, &b, &id).await["status"], "settled");
         drop(sweeping);
+    }
+);
+
+both_backends!(
+    async fn the_auditors_export_carries_every_contest_that_ended_and_each_line_verifies(app: TestApp) {
+        let table = lobo_table(&app, false);
+        let pit_boss = app.create_user(Role::Pitboss).await;
+        let a = funded_player(&app, "50.00").await;
+        let b = funded_player(&app, "50.00").await;
+        let from_us = djego::store::now_us();
+
+        // A contest played to its settlement, …
+        let settled = create(&app, &pit_boss, &table, terms("3.00", 500, 2, 2)).await;
+        let settled_id = settled["id"].as_str().unwrap().to_string();
+        enter(&app, &a, &settled_id, json!({ "client_seed": "a" }), None)
+            .await
+            .expect(201);
+        enter(&app, &b, &settled_id, json!({}), None).await.expect(201);
+        play_out(&app, &a, &settled_id, true).await;
+        assert_eq!(play_out(&app, &b, &settled_id, false).await["status"], "settled");
+        // … a Lobo round of the same table, folded at once, …
+        let round = crate::lobo::start(&app, &a, &table, json!({ "unit": "1.00" }))
+            .await
+            .expect(201);
+        let round_id = round["id"].as_str().unwrap().to_string();
+        if round["status"] == "in_play" {
+            crate::lobo::fold_at_once(&app, &a, &round_id).await.expect(200);
+        }
+        // … a contest voided short of entrants, and one still taking entries.
+        let voided = create(&app, &pit_boss, &table, terms("1.00", 0, 2, 3)).await;
+        let voided_id = voided["id"].as_str().unwrap().to_string();
+        enter(&app, &a, &voided_id, json!({}), None).await.expect(201);
+        let closed = app
+            .post(
+                &format!("/api/v1/lobo-contests/{voided_id}/close"),
+                Some(&pit_boss.token),
+                &json!({}),
+                None,
+            )
+            .await
+            .expect(200);
+        assert_eq!(closed["status"], "voided");
+        let open = create(&app, &pit_boss, &table, terms("1.00", 0, 2, 3)).await;
+        enter(&app, &b, open["id"].as_str().unwrap(), json!({}), None)
+            .await
+            .expect(201);
+        let to_us = djego::store::now_us() + 1;
+
+        let auditor = app.auditor().await.token.clone();
+        let export = app
+            .get(
+                &format!("/api/v1/audit/transcripts?from_us={from_us}&to_us={to_us}"),
+                Some(&auditor),
+            )
+            .await;
+        assert_eq!(export.status, 200, "{}", export.text);
+        let lines: Vec<Value> = export.text.lines().map(|l| serde_json::from_str(l).unwrap()).collect();
+        // In the order they ended; the contest still open is not there.
+        let ended: Vec<&str> = lines
+            .iter()
+            .map(|l| l["contest"]["id"].as_str().or(l["round_id"].as_str()).unwrap())
+            .collect();
+        assert_eq!(ended, [settled_id.as_str(), round_id.as_str(), voided_id.as_str()]);
+        assert_eq!(lines[0]["contest"]["status"], "settled");
+        assert_eq!(lines[0]["entrants"].as_array().unwrap().len(), 2);
+        assert_eq!(lines[0]["verification"]["passed"], true, "{}", lines[0]["verification"]);
+        assert_eq!(lines[1]["game"], "lobo");
+        assert_eq!(lines[2]["contest"]["status"], "voided");
+        // Staff read who entered, as in the recall a pit boss or an auditor asks for.
+        assert_eq!(lines[0]["entrants"][0]["player_id"], a.id.as_str());
+        // Paged through one order across rounds and contests.
+        let page = app
+            .get(
+                &format!("/api/v1/audit/transcripts?from_us={from_us}&to_us={to_us}&limit=1&offset=2"),
+                Some(&auditor),
+            )
+            .await;
+        assert_eq!(page.status, 200, "{}", page.text);
+        assert_eq!(page.text.lines().count(), 1);
+        assert!(page.text.contains(&voided_id));
+
+        // `djego verify rounds` and the independent verifier replay the file, contests included,
+        // and both refuse it once a settled contest's prize is doctored.
+        let file = tempfile::NamedTempFile::new().unwrap();
+        std::fs::write(file.path(), &export.text).unwrap();
+        let verify_rounds = |path: &std::path::Path| {
+            std::process::Command::new(env!("CARGO_BIN_EXE_djego"))
+                .args(["verify", "rounds"])
+                .arg(path)
+                .output()
+                .unwrap()
+        };
+        let out = verify_rounds(file.path());
+        let printed = String::from_utf8_lossy(&out.stdout);
+        assert!(
+            out.status.success(),
+            "{printed}{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        assert!(printed.contains("3 of 3 rounds verified, 0 failed"), "{printed}");
+        let python = |path: &std::path::Path| {
+            let script = concat!(env!("CARGO_MANIFEST_DIR"), "/docs/verify/verify_round.py");
+            std::process::Command::new("python3")
+                .arg(script)
+                .arg(path)
+                .output()
+                .unwrap()
+        };
+        let out = python(file.path());
+        assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stdout));
+
+        let mut doctored = lines.clone();
+        let prize = doctored[0]["transfers"]
+            .as_array_mut()
+            .unwrap()
+            .iter_mut()
+            .find(|t| t["kind"] == "contest_prize")
+            .expect("a prize");
+        prize["amount"] = json!(money(minor(prize["amount"].as_str().unwrap()) + 1));
+        let text: String = doctored.iter().map(|l| format!("{l}\n")).collect();
+        std::fs::write(file.path(), text).unwrap();
+        let out = verify_rounds(file.path());
+        let printed = String::from_utf8_lossy(&out.stdout);
+        assert_eq!(out.status.code(), Some(1), "{printed}");
+        assert!(
+            printed.contains(&format!("line 1: lobo_contest round {settled_id}: FAIL transfers")),
+            "{printed}"
+        );
+        assert!(printed.contains("2 of 3 rounds verified, 1 failed"), "{printed}");
+        assert_eq!(python(file.path()).status.code(), Some(1));
     }
 );

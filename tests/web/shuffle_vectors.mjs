@@ -90,7 +90,10 @@ async function bothVerify(text, { shuffleOnly = false } = {}) {
   assert(py.reports.length === js.length, "python read " + py.reports.length + " transcripts, js " + js.length);
   js.forEach((result, i) => {
     const mine = result.checks.map(comparable);
-    const theirs = py.reports[i].checks.slice(0, mine.length).map(comparable);
+    // A contest's shuffle checks are its entrants' (entry[n].…, before each entrant's deal and
+    // plays); a transcript's lead its checks.
+    const shuffleOf = (c) => !result.contest || (/^entry\[/.test(c.name) && !/\.(deal|plays)$/.test(c.name));
+    const theirs = py.reports[i].checks.filter(shuffleOf).slice(0, mine.length).map(comparable);
     const k = mine.findIndex((c, j) => JSON.stringify(c) !== JSON.stringify(theirs[j]));
     assert(k < 0, `transcript ${i}, check ${k}: js ${JSON.stringify(mine[k])} but python ${JSON.stringify(theirs[k] ?? null)}`);
   });
@@ -349,6 +352,9 @@ for n, mode in enumerate(("easy", "ordinary", "hard")):
     rules = {"mode": mode, "unit": "0.33", "loss_cap_points": 20,
              "house_rule": {"fee_per_round_hundredths": 904, "ante_per_wolf_point_hundredths": 5}, "hints": True}
     rounds.append(v.honest_lobo(bytes([100 + n]) * 32, "lobo-%d" % n, rules, v.simple_lobo_choice))
+for n in range(2):
+    rounds.append(v.honest_contest(bytes([120 + n]) * 32, "contest-%d" % n, ["a", "", "zed"][: n + 2],
+                                   v.simple_lobo_choice))
 print(json.dumps(rounds))
 `;
 
@@ -361,6 +367,7 @@ await check("build honest version-2 rounds with verify_round.py", () => {
 });
 
 function describe(r) {
+  if (r.contest) return `${r.contest.id} (a Lobo contest, ${r.contest.status}, ${r.entrants.length} entrants)`;
   const s = r.shuffle;
   const what = r.game === "lobo" ? "lobo " + r.rules.mode : "prima_carta " + r.rules.variant;
   return `${r.round_id} (${what}, ${r.status}, ${s.deck.length} cards, ${s.client_seeds.length} seeds, ${s.reshuffles.length} reshuffles)`;
@@ -370,8 +377,9 @@ for (const r of ROUNDS) {
   await check("round " + describe(r) + " verifies, as in the Python", async () => verdict(await bothVerify(JSON.stringify(r))));
 }
 
-const jasper = ROUNDS.find((r) => r.shuffle.reshuffles.length > 0);
+const jasper = ROUNDS.find((r) => r.shuffle && r.shuffle.reshuffles.length > 0);
 const lobo = ROUNDS.find((r) => r.game === "lobo");
+const contest = ROUNDS.find((r) => r.contest);
 await check("a Jasper round with a reshuffle is among them", () => { assert(jasper, "none"); return jasper.round_id; });
 
 if (jasper) {
@@ -402,6 +410,21 @@ if (jasper) {
   await roundTamper("Lobo round, a client seed added", lobo, (t) => t.shuffle.client_seeds.push("late"), "client_seed");
   await roundTamper("Lobo round in a recall response, cards swapped", lobo,
     (t) => swap(t.shuffle.deck, 0, 5), "deck", 0, (t) => ({ transcript: t }));
+
+  await roundTamper("Lobo contest, two cards of the second entrant's deck swapped", contest,
+    (t) => swap(t.entrants[1].shuffle.deck, 3, 4), "entry[2].deck", 3);
+  await roundTamper("Lobo contest, the first entrant's server seed replaced", contest,
+    (t) => { t.entrants[0].shuffle.server_seed = V1.server_seed; }, "entry[1].commitment");
+
+  await check("scope: a contest whose prize is wrong passes its shuffles, fails in the Python", async () => {
+    const t = clone(contest);
+    const prize = t.transfers.find((x) => x.kind === "contest_prize");
+    prize.amount = prize.amount === "0.01" ? "0.02" : "0.01";
+    const both = await bothVerify(JSON.stringify(t), { shuffleOnly: true });
+    const pyFailed = both.py.reports[0].checks.filter((c) => !c.passed).map((c) => c.name);
+    assertEqual(pyFailed, ["transfers"], "python's failed checks");
+    return "js shuffles ok, python fails " + pyFailed.join(", ");
+  });
 
   await check("scope: a round whose money is wrong passes the shuffle, fails in the Python", async () => {
     const t = clone(jasper);

@@ -10,7 +10,7 @@ import {
 } from "./console-common.js";
 import { suitName, suitLabel, cardElement } from "./cards.js";
 import { act, call, table as grid } from "./api.js";
-import { verifyShuffle, splitDocuments } from "./shuffle.js";
+import { isContestRecall, verifyShuffle, splitDocuments } from "./shuffle.js";
 
 const SECTIONS = [
   { name: "ledger", title: "Ledger", auditorOnly: true },
@@ -555,7 +555,7 @@ function exportSection(box) {
   fill(box,
     el("h3", { id: "audit-export-title" }, "Export round transcripts"),
     el("p", { class: "muted small" },
-      "Every round settled or voided in a period, oldest first, one transcript per line (JSON Lines): seeds, deck, play, bets and money. Replay the file with djego, or check its shuffles here."),
+      "Every round and Lobo contest settled or voided in a period, in the order they ended, one per line (JSON Lines): seeds, decks, play, bets and money. Replay the file with djego, or check its shuffles here."),
     form, problem,
     el("div", { id: "export-result", "aria-live": "polite" }));
   thisGamingDay().catch(() => lastDay());
@@ -634,6 +634,13 @@ async function checkShuffles() {
     if (!check.ok) {
       const t = docs[i] || {};
       const failedChecks = check.checks.filter((c) => !c.passed).map((c) => `${c.name}: ${c.detail}`).join("; ");
+      if (isContestRecall(t)) {
+        fill(out,
+          el("p", { id: "export-verify-verdict", class: "bad", "data-ok": "false", "data-round-id": t.contest.id || "" },
+            `✗ Item ${i + 1} of ${total} does not verify (${i} verified before it): the Lobo contest `,
+            el("code", {}, t.contest.id || "?"), ` at ${tableName(t.contest.table_id)} — ${failedChecks}.`));
+        return;
+      }
       fill(out,
         el("p", { id: "export-verify-verdict", class: "bad", "data-ok": "false", "data-round-id": t.round_id || "" },
           `✗ Round ${i + 1} of ${total} does not verify (${i} verified before it): `,
@@ -647,7 +654,7 @@ async function checkShuffles() {
     }
   }
   fill(out, el("p", { id: "export-verify-verdict", class: "ok", "data-ok": "true" },
-    `✓ ${total} of ${total} shuffles verify: this browser re-derived each round's deck from its revealed seed, its commitment and its client seeds.`));
+    `✓ ${total} of ${total} verify: this browser re-derived each round's deck (every entrant's, for a Lobo contest) from its revealed seed, its commitment and its client seeds.`));
 }
 
 // ---- observed RTP ------------------------------------------------------------------------------

@@ -402,6 +402,27 @@ export function shufflePartOf(document) {
   return { version: 1, shuffle: t };
 }
 
+/** A saved Lobo contest recall (its `contest` and `entrants`), as verify_round.py's is_contest_recall. */
+export function isContestRecall(document) {
+  return isObject(document) && isObject(getter(document)("contest")) && Array.isArray(getter(document)("entrants"));
+}
+
+/**
+ * Every entrant's deck of a contest recall, each an ordinary Lobo shuffle transcript: their
+ * checks named `entry[n].…` as the Python names them. Whether each deck is the entrant's own
+ * (round id `<contest id>/<n>`) and the plays and money are djego's and the Python's to check.
+ */
+async function contestShuffles(recall) {
+  const checks = [];
+  for (const entrant of recall.entrants) {
+    const n = isObject(entrant) ? getter(entrant)("entry_number") : null;
+    const shuffle = isObject(entrant) ? getter(entrant)("shuffle") : null;
+    const { checks: own } = await shuffleChecks(isObject(shuffle) ? shuffle : {});
+    for (const c of own) checks.push({ ...c, name: `entry[${n}].${c.name}` });
+  }
+  return { ok: checks.length > 0 && checks.every((c) => c.passed), version: 2, contest: true, checks };
+}
+
 /**
  * The items of a file's text, as verify_round.py's load reads them: one JSON document or, if the
  * text is not one, JSON Lines; a JSON list gives its elements. Pass each to verifyShuffle.
@@ -424,6 +445,7 @@ export function splitDocuments(text) {
  */
 export async function verifyShuffle(document) {
   subtle(); // an unusable environment is the page's problem, not the transcript's: throw
+  if (isContestRecall(document)) return contestShuffles(document);
   let version = 1;
   try {
     const part = shufflePartOf(document);

@@ -2,7 +2,7 @@
 // account and no request to djego — the file is read and checked here.
 
 import { $, el, fill } from "./api.js";
-import { splitDocuments, verifyShuffle } from "./shuffle.js";
+import { isContestRecall, splitDocuments, verifyShuffle } from "./shuffle.js";
 import { renderVerification } from "./player-verify.js";
 
 function problem(text) {
@@ -11,6 +11,7 @@ function problem(text) {
 }
 
 function describe(doc) {
+  if (isContestRecall(doc)) return `Lobo contest${doc.contest.id ? ` (${doc.contest.id})` : ""}: every entrant's deck`;
   const t = doc && typeof doc === "object" && doc.transcript && typeof doc.transcript === "object" ? doc.transcript : doc;
   if (!t || typeof t !== "object") return "Transcript";
   const game = t.game === "lobo" || (t.shuffle && t.shuffle.game === "lobo") ? "Lobo" : "Prima Carta";

@@ -1,0 +1,1 @@
+DROP INDEX lobo_contests_by_update;
