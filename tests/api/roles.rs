@@ -22,6 +22,9 @@ struct Fixture {
     /// An open Peg Leg table and an open Lobo table.
     peg_leg_table: String,
     lobo_table: String,
+    /// A contest at the Lobo table taking entries, and one voided (its recall readable).
+    contest: String,
+    voided_contest: String,
 }
 
 struct Case {
@@ -65,6 +68,11 @@ fn open_table(app: &crate::helpers::TestApp, config: djego::tables::TableConfig)
             Ok(t.id)
         })
         .expect("table created")
+}
+
+fn contest_terms() -> Value {
+    json!({ "entry_fee": "1.00", "rake_basis_points": 500, "min_players": 2, "max_players": 4,
+        "entry_seconds": 600, "play_seconds": 600 })
 }
 
 fn fresh_name(prefix: &str) -> String {
@@ -294,6 +302,38 @@ fn cases() -> Vec<Case> {
             &[Player, Dealer, Pitboss, Auditor],
             200,
         ),
+        case(
+            "create a Lobo contest",
+            Method::POST,
+            |f| format!("/api/v1/tables/{}/lobo-contests", f.lobo_table),
+            |_| Some(contest_terms()),
+            &[Pitboss],
+            201,
+        ),
+        case(
+            "a Lobo contest",
+            Method::GET,
+            |f| format!("/api/v1/lobo-contests/{}", f.contest),
+            none,
+            &[Player, Dealer, Pitboss, Auditor],
+            200,
+        ),
+        case(
+            "the recall of a contest the player did not enter",
+            Method::GET,
+            |f| format!("/api/v1/lobo-contests/{}/recall", f.voided_contest),
+            none,
+            &[Pitboss, Auditor],
+            200,
+        ),
+        case(
+            "export round transcripts",
+            Method::GET,
+            |_| "/api/v1/audit/transcripts?from_us=0&to_us=1".into(),
+            none,
+            &[Pitboss, Auditor],
+            200,
+        ),
     ];
     for (name, path) in [("health", "/health"), ("ready", "/ready"), ("metrics", "/metrics")] {
         let mut c = case(name, Method::GET, move |_| path.into(), none, ALL, 200);
@@ -314,13 +354,38 @@ both_backends!(
         let staff_target = app.create_user(Dealer).await;
         let cashier = by_role.iter().find(|(r, _)| *r == Cashier).unwrap().1.clone();
         app.fund(&cashier, &other_player.id, "100.00").await;
+        let pit_boss = by_role.iter().find(|(r, _)| *r == Pitboss).unwrap().1.clone();
+        let lobo_table = open_table(&app, djego::tables::TableConfig::demo_lobo());
+        let mut contests = Vec::new();
+        for _ in 0..2 {
+            let made = app
+                .post(
+                    &format!("/api/v1/tables/{lobo_table}/lobo-contests"),
+                    Some(&pit_boss.token),
+                    &contest_terms(),
+                    None,
+                )
+                .await
+                .expect(201);
+            contests.push(made["id"].as_str().unwrap().to_string());
+        }
+        app.post(
+            &format!("/api/v1/lobo-contests/{}/void", contests[1]),
+            Some(&pit_boss.token),
+            &json!({ "reason": "roles test" }),
+            None,
+        )
+        .await
+        .expect(200);
         let fixture = Fixture {
             by_role,
             player,
             other_player,
             staff_target,
             peg_leg_table: open_table(&app, djego::tables::TableConfig::demo_peg_leg()),
-            lobo_table: open_table(&app, djego::tables::TableConfig::demo_lobo()),
+            lobo_table,
+            contest: contests[0].clone(),
+            voided_contest: contests[1].clone(),
         };
 
         let mut failures = Vec::new();
