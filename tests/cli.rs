@@ -377,11 +377,28 @@ fn bench_wagers_with_the_pgbench_anchor_on_postgres_prints_its_rate_and_the_rati
         "1",
         "--repeats",
         "1",
-        "--no-half-peak",
     ]);
     let text = stdout(&o);
     assert_eq!(o.status.code(), Some(0), "{text}\n{}", stderr(&o));
     assert!(text.contains("server_version ") && text.contains("fsync "), "{text}");
+    // The half-peak run, and the anchor paced at the same rate beside it.
+    let half = text
+        .lines()
+        .find(|l| l.starts_with("half-peak postgres bets-one-round clients=2: "))
+        .unwrap_or_else(|| panic!("no half-peak line: {text}"));
+    let paced = half
+        .split_once("; anchor at the same rate (pgbench --rate): ")
+        .unwrap_or_else(|| panic!("no paced anchor: {half}"))
+        .1;
+    let p99 = paced
+        .split_once("p99 ")
+        .and_then(|(_, rest)| rest.split(" ms").next())
+        .and_then(|f| f.parse::<f64>().ok())
+        .unwrap_or_else(|| panic!("no p99 in {paced}"));
+    assert!(
+        p99 > 0.0 && (paced.contains("p99 djego/anchor ") || paced.contains("beyond its peak")),
+        "{half}"
+    );
     let line = bench_summary(&text, "postgres", "bets-one-round", 2);
     assert!(bench_median(line, "djego ") > 0.0, "{line}");
     assert!(bench_median(line, "anchor ") > 0.0, "{line}");

@@ -200,6 +200,12 @@ pub fn wagers(args: WagersArgs) -> Result<ExitCode, String> {
                             backend.name(),
                             scenario.name()
                         );
+                        // The anchor at the same rate first (A, then B): what this machine's
+                        // disk and PostgreSQL give a minimal wager's latency at that load.
+                        let anchor_paced = match anchor.as_mut() {
+                            Some(a) => Some(a.run_at_rate(clients, args.seconds, rate)?),
+                            None => None,
+                        };
                         let targets = targets(&server, &casino, scenario, clients)?;
                         let tag = format!("{}-{}-{clients}-half", backend.name(), scenario.name());
                         let server_before = server.post_latency();
@@ -216,10 +222,29 @@ pub fn wagers(args: WagersArgs) -> Result<ExitCode, String> {
                             _ => "server side: /metrics not read".into(),
                         };
                         let (lag_p99, lag_max) = r.send_lag_p99_max_ms();
+                        let anchor_line = match &anchor_paced {
+                            // Past the anchor's own peak its queue grows for the whole run: its
+                            // latency then says nothing of the disk's.
+                            Some(a) if a.tps < 0.95 * rate => format!(
+                                "; anchor at the same rate (pgbench --rate): {:.1} tx/s, beyond its peak \
+                                 (p99 {:.2} ms, its queue growing)",
+                                a.tps, a.p99_ms
+                            ),
+                            Some(a) => format!(
+                                "; anchor at the same rate (pgbench --rate): {:.1} tx/s, p50 {:.2} ms, \
+                                 p99 {:.2} ms (from scheduled start), p99 djego/anchor {:.2}",
+                                a.tps,
+                                a.p50_ms,
+                                a.p99_ms,
+                                r.p99_ms() / a.p99_ms.max(1e-9)
+                            ),
+                            None => String::new(),
+                        };
                         let line = format!(
                             "half-peak {} {} clients={clients}: target {rate:.1} req/s, sent {} of {} scheduled, \
                              achieved {:.1} req/s, p50 {:.2} ms, p99 {:.2} ms (from scheduled send), errors {}{}; \
-                             {server_side}; load generator's own lateness p99 {lag_p99:.2} ms, max {lag_max:.2} ms",
+                             {server_side}; load generator's own lateness p99 {lag_p99:.2} ms, max {lag_max:.2} ms\
+                             {anchor_line}",
                             backend.name(),
                             scenario.name(),
                             r.completed,

@@ -159,8 +159,19 @@ impl Anchor {
         &self.db.name
     }
 
-    /// `pgbench -n -c C -j 2 -T secs -f script --log …` and its latencies.
+    /// `pgbench -n -c C -j 2 -T secs -f script --log …` and its latencies: a closed loop, each
+    /// client sending its next transaction when the last commits.
     pub fn run(&mut self, clients: usize, seconds: u64) -> Result<AnchorResult, String> {
+        self.run_paced(clients, seconds, None)
+    }
+
+    /// The same at a fixed total rate (`pgbench -R`, Poisson arrivals): an open loop, whose
+    /// latencies count from each transaction's scheduled start, as the half-peak run's do.
+    pub fn run_at_rate(&mut self, clients: usize, seconds: u64, rate_per_s: f64) -> Result<AnchorResult, String> {
+        self.run_paced(clients, seconds, Some(rate_per_s))
+    }
+
+    fn run_paced(&mut self, clients: usize, seconds: u64, rate_per_s: Option<f64>) -> Result<AnchorResult, String> {
         self.runs += 1;
         let log_dir = self.dir.path().join(format!("run-{}", self.runs));
         std::fs::create_dir_all(&log_dir).map_err(|e| format!("cannot create {}: {e}", log_dir.display()))?;
@@ -171,6 +182,7 @@ impl Anchor {
             .arg(&self.script)
             .arg("--log")
             .arg(format!("--log-prefix={}", log_dir.join("tx").display()))
+            .args(rate_per_s.map(|rate| format!("--rate={rate:.1}")))
             .args(["-h", &t.host, "-p", &t.port, "-U", &t.user, &t.dbname]);
         if let Some(pw) = &t.password {
             cmd.env("PGPASSWORD", pw);
@@ -194,7 +206,7 @@ impl Anchor {
             .and_then(|rest| rest.split_whitespace().next())
             .and_then(|n| n.parse().ok())
             .unwrap_or(0);
-        let latencies = read_latencies(&log_dir)?;
+        let latencies = read_latencies(&log_dir, rate_per_s.is_some())?;
         let processed = stdout
             .lines()
             .find_map(|l| l.trim().strip_prefix("number of transactions actually processed:"))
@@ -225,15 +237,20 @@ pub fn parse_tps(stdout: &str) -> Option<f64> {
 
 /// Per-transaction latencies (µs, the third field of each line) from every
 /// pgbench log file in `dir`; lines of failed or skipped transactions are skipped.
-fn read_latencies(dir: &Path) -> Result<Histogram<u64>, String> {
+/// `paced`: a `--rate` run, whose seventh field is the schedule lag (how late the
+/// transaction started), added so that latency counts from the scheduled start.
+fn read_latencies(dir: &Path, paced: bool) -> Result<Histogram<u64>, String> {
     let mut hist = Histogram::<u64>::new_with_bounds(1, 60_000_000, 3).expect("valid histogram bounds");
     let entries = std::fs::read_dir(dir).map_err(|e| format!("cannot read {}: {e}", dir.display()))?;
     for entry in entries {
         let path = entry.map_err(|e| e.to_string())?.path();
         let text = std::fs::read_to_string(&path).map_err(|e| format!("cannot read {}: {e}", path.display()))?;
         for line in text.lines() {
-            if let Some(us) = line.split_whitespace().nth(2).and_then(|f| f.parse::<u64>().ok()) {
-                hist.saturating_record(us.max(1));
+            let fields: Vec<&str> = line.split_whitespace().collect();
+            let field = |i: usize| fields.get(i).and_then(|f| f.parse::<u64>().ok());
+            let lag = if paced { field(6) } else { Some(0) };
+            if let (Some(us), Some(lag)) = (field(2), lag) {
+                hist.saturating_record((us + lag).max(1));
             }
         }
     }
@@ -260,6 +277,22 @@ mod tests {
         assert_eq!((t.password.as_deref(), t.dbname.as_str()), (Some("s3cret"), "casino"));
         let t = parse_pg_url("postgres://u@localhost/x").unwrap();
         assert_eq!((t.host.as_str(), t.port.as_str()), ("localhost", "5432"));
+    }
+
+    #[test]
+    fn a_paced_runs_latency_counts_from_the_scheduled_start() {
+        // client, transaction, time (µs), script, epoch, µs, schedule lag (µs) with --rate
+        let dir = tempfile::tempdir().unwrap();
+        std::fs::write(
+            dir.path().join("tx.1"),
+            "0 0 1000 0 1700000000 1 4000\n0 1 2000 0 1700000000 2 0\n",
+        )
+        .unwrap();
+        let paced = read_latencies(dir.path(), true).unwrap();
+        assert_eq!(paced.max() / 1000, 5);
+        assert_eq!(paced.len(), 2);
+        let closed = read_latencies(dir.path(), false).unwrap();
+        assert_eq!(closed.max() / 1000, 2);
     }
 
     #[test]
