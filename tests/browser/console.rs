@@ -499,6 +499,35 @@ async fn the_auditor_exports_a_periods_transcripts_and_checks_their_shuffles() {
         .as_str()
         .unwrap()
         .to_string();
+    // Then a pit boss opens a contest at the same table, ana enters, and the pit boss voids it.
+    let (boss, _) = login(&djego, demo::PIT_BOSS, demo::PASSWORD_PIT_BOSS).await;
+    let lobo = table_id(&djego, &boss, "Lobo 1").await;
+    let terms = json!({ "entry_fee": "1.00", "rake_basis_points": 500, "min_players": 2, "max_players": 4,
+        "entry_seconds": 600, "play_seconds": 600 });
+    let (status, contest) = api(
+        &djego,
+        Method::POST,
+        &format!("/api/v1/tables/{lobo}/lobo-contests"),
+        Some(&boss),
+        Some(terms),
+    )
+    .await;
+    assert_eq!(status, 201, "{contest}");
+    let contest_id = contest["id"].as_str().unwrap().to_string();
+    for (token, action, body) in [
+        (&ana, "entries", json!({ "client_seed": "ana's seed" })),
+        (&boss, "void", json!({ "reason": "the table is needed" })),
+    ] {
+        let (status, answer) = api(
+            &djego,
+            Method::POST,
+            &format!("/api/v1/lobo-contests/{contest_id}/{action}"),
+            Some(token),
+            Some(body),
+        )
+        .await;
+        assert!(status == 200 || status == 201, "{action}: {status} {answer}");
+    }
 
     let b = driver.browser(1280, 900).await;
     b.sign_in(&djego, "auditor", demo::PASSWORD_AUDITOR, "/console").await;
@@ -506,8 +535,8 @@ async fn the_auditor_exports_a_periods_transcripts_and_checks_their_shuffles() {
     b.click("#audit-show-export").await;
     b.click("#export-last-24h").await;
     b.click("#export-load").await;
-    b.wait_data("#export-count", "count", "1").await;
-    b.wait_text("#export-count", "1 round settled or voided").await;
+    b.wait_data("#export-count", "count", "2").await;
+    b.wait_text("#export-count", "2 rounds settled or voided").await;
     let link = b
         .run_js(
             "const a = document.getElementById('export-download'); return [a.getAttribute('href'), a.getAttribute('download')];",
@@ -522,13 +551,13 @@ async fn the_auditor_exports_a_periods_transcripts_and_checks_their_shuffles() {
     b.wait_text("#export-replay", &format!("djego verify rounds {filename}"))
         .await;
 
-    // The shuffles, re-derived in the browser.
+    // The shuffles, re-derived in the browser: the round's deck and the contest entrant's.
     b.click("#export-verify").await;
-    let verdict = b.wait_text("#export-verify-verdict", "1 of 1 shuffles verify").await;
+    let verdict = b.wait_text("#export-verify-verdict", "2 of 2 shuffles verify").await;
     assert!(verdict.starts_with('✓'), "{verdict}");
     b.screenshot("console-export").await;
 
-    // The same period through the API: the one round.
+    // The same period through the API: the round, then the contest's recall.
     let period = b
         .run_js(
             "return ['export-from', 'export-to'].map((id) => String(new Date(document.getElementById(id).value).getTime() * 1000));",
@@ -551,8 +580,10 @@ async fn the_auditor_exports_a_periods_transcripts_and_checks_their_shuffles() {
         .filter(|l| !l.trim().is_empty())
         .map(|l| serde_json::from_str(l).unwrap())
         .collect();
-    assert_eq!(lines.len(), 1, "{text}");
+    assert_eq!(lines.len(), 2, "{text}");
     assert_eq!(lines[0]["round_id"], round_id.as_str());
+    assert_eq!(lines[1]["contest"]["id"], contest_id.as_str());
+    assert_eq!(lines[1]["entrants"].as_array().unwrap().len(), 1);
     b.close().await;
 }
 

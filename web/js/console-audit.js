@@ -654,7 +654,7 @@ async function checkShuffles() {
     }
   }
   fill(out, el("p", { id: "export-verify-verdict", class: "ok", "data-ok": "true" },
-    `✓ ${total} of ${total} verify: this browser re-derived each round's deck (every entrant's, for a Lobo contest) from its revealed seed, its commitment and its client seeds.`));
+    `✓ ${total} of ${total} shuffles verify: this browser re-derived each round's deck (every entrant's of a Lobo contest) from its revealed seed, its commitment and its client seeds.`));
 }
 
 // ---- observed RTP ------------------------------------------------------------------------------
