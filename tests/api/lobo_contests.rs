@@ -77,6 +77,23 @@ async fn contest_as(app: &TestApp, user: &TestUser, contest: &str) -> Value {
         .expect(200)
 }
 
+/// `POST /api/v1/lobo-contests/{contest}/{action}` (close, settle, void…) by `user`.
+async fn contest_action(
+    app: &TestApp,
+    user: &TestUser,
+    contest: &str,
+    action: &str,
+    body: Value,
+) -> crate::helpers::TestResponse {
+    app.post(
+        &format!("/api/v1/lobo-contests/{contest}/{action}"),
+        Some(&user.token),
+        &body,
+        None,
+    )
+    .await
+}
+
 /// Plays the player's rounds to the end: the first legal play each time, or a fold when
 /// `fold_only`. Returns the last answer.
 async fn play_out(app: &TestApp, player: &TestUser, contest: &str, fold_only: bool) -> Value {
@@ -575,33 +592,17 @@ both_backends!(
             .await
             .expect(201);
         // Only a pit boss closes entry early.
-        app.post(
-            &format!("/api/v1/lobo-contests/{id}/close"),
-            Some(&player.token),
-            &json!({}),
-            None,
-        )
-        .await
-        .assert_error(403, "forbidden");
-        let closed = app
-            .post(
-                &format!("/api/v1/lobo-contests/{id}/close"),
-                Some(&pit_boss.token),
-                &json!({}),
-                None,
-            )
+        contest_action(&app, &player, &id, "close", json!({}))
+            .await
+            .assert_error(403, "forbidden");
+        let closed = contest_action(&app, &pit_boss, &id, "close", json!({}))
             .await
             .expect(200);
         assert_eq!(closed["status"], "in_play");
         // Settling before the play time is over is refused.
-        app.post(
-            &format!("/api/v1/lobo-contests/{id}/settle"),
-            Some(&pit_boss.token),
-            &json!({}),
-            None,
-        )
-        .await
-        .assert_error(409, "play_time_left");
+        contest_action(&app, &pit_boss, &id, "settle", json!({}))
+            .await
+            .assert_error(409, "play_time_left");
 
         let folded = play_out(&app, &folder, &id, true).await;
         let rounds = folded["my_entry"]["rounds"].as_array().unwrap();
@@ -647,13 +648,7 @@ both_backends!(
             .await
             .expect(201);
         enter(&app, &b, &short_id, json!({}), None).await.expect(201);
-        let closed = app
-            .post(
-                &format!("/api/v1/lobo-contests/{short_id}/close"),
-                Some(&pit_boss.token),
-                &json!({}),
-                None,
-            )
+        let closed = contest_action(&app, &pit_boss, &short_id, "close", json!({}))
             .await
             .expect(200);
         assert_eq!(closed["status"], "voided");
@@ -855,11 +850,12 @@ both_backends!(
         // watcher sees it; one that is over is not listed.
         let over = create(&app, &pit_boss, &table, terms("1.00", 0, 2, 2)).await;
         let over_id = over["id"].as_str().unwrap();
-        app.post(
-            &format!("/api/v1/lobo-contests/{over_id}/void"),
-            Some(&pit_boss.token),
-            &json!({ "reason": "opened by mistake" }),
-            None,
+        contest_action(
+            &app,
+            &pit_boss,
+            &over_id,
+            "void",
+            json!({ "reason": "opened by mistake" }),
         )
         .await
         .expect(200);
@@ -959,14 +955,9 @@ both_backends!(
         assert_eq!(round_ids(&recent_b), [first_id.as_str()]);
 
         // Voided: recent too, newest first.
-        app.post(
-            &format!("/api/v1/lobo-contests/{second_id}/void"),
-            Some(&pit_boss.token),
-            &json!({ "reason": "table moved" }),
-            None,
-        )
-        .await
-        .expect(200);
+        contest_action(&app, &pit_boss, &second_id, "void", json!({ "reason": "table moved" }))
+            .await
+            .expect(200);
         let (open, recent) = my_contests(&app, &a).await;
         assert!(open.is_empty(), "{open:?}");
         assert_eq!(round_ids(&recent), [second_id.as_str(), first_id.as_str()]);
@@ -1122,13 +1113,7 @@ both_backends!(
         let voided = create(&app, &pit_boss, &table, terms("1.00", 0, 2, 3)).await;
         let voided_id = voided["id"].as_str().unwrap().to_string();
         enter(&app, &a, &voided_id, json!({}), None).await.expect(201);
-        let closed = app
-            .post(
-                &format!("/api/v1/lobo-contests/{voided_id}/close"),
-                Some(&pit_boss.token),
-                &json!({}),
-                None,
-            )
+        let closed = contest_action(&app, &pit_boss, &voided_id, "close", json!({}))
             .await
             .expect(200);
         assert_eq!(closed["status"], "voided");
