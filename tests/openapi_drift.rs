@@ -113,3 +113,23 @@ fn the_errors_an_operation_can_give_are_declared() {
         "the live events are text/event-stream: {events}"
     );
 }
+
+#[test]
+fn every_operation_has_an_id_of_its_own() {
+    let doc: serde_json::Value = serde_json::from_str(&djego::api::openapi_json()).expect("JSON");
+    let mut seen = std::collections::BTreeMap::<String, String>::new();
+    let mut twice = Vec::new();
+    for (path, ops) in doc["paths"].as_object().expect("paths") {
+        for (method, op) in ops.as_object().expect("operations") {
+            let Some(id) = op.get("operationId").and_then(|v| v.as_str()) else {
+                continue;
+            };
+            let here = format!("{} {path}", method.to_uppercase());
+            if let Some(first) = seen.insert(id.to_owned(), here.clone()) {
+                twice.push(format!("{id}: {first} and {here}"));
+            }
+        }
+    }
+    // OpenAPI requires it, and client generators name their functions after it.
+    assert!(twice.is_empty(), "operationIds used twice:\n{}", twice.join("\n"));
+}

@@ -186,7 +186,7 @@ pub async fn start_round(
 /// A Lobo table's rounds, newest first (pit boss, auditor), each as its
 /// player's view: nothing face down. A player finds their own with
 /// `GET /api/v1/me/rounds`.
-#[utoipa::path(tag = "lobo", security(("bearer" = [])),
+#[utoipa::path(operation_id = "lobo_list_rounds", tag = "lobo", security(("bearer" = [])),
     params(("id" = String, Path, description = "Table id"), super::prima_carta::RoundsQuery),
     responses(
         (status = 200, body = Vec<LoboView>),
@@ -238,7 +238,7 @@ fn load(conn: &mut crate::store::AnyConnection, round_id: &str) -> Result<RoundR
 }
 
 /// A Lobo round: the player's view (never a face-down card), its money and result.
-#[utoipa::path(tag = "lobo", security(("bearer" = [])),
+#[utoipa::path(operation_id = "lobo_get_round", tag = "lobo", security(("bearer" = [])),
     params(("id" = String, Path, description = "Round id")),
     responses(
         (status = 200, body = LoboView),
@@ -266,7 +266,7 @@ pub async fn get_round(
 
 /// Makes a play by card ids. 422 with the engine's reason when illegal; 409 when
 /// `expected_plays` is not the number of plays made (stale or repeated).
-#[utoipa::path(tag = "lobo", security(("bearer" = [])), request_body = LoboPlayRequest,
+#[utoipa::path(operation_id = "lobo_make_play", tag = "lobo", security(("bearer" = [])), request_body = LoboPlayRequest,
     params(("id" = String, Path, description = "Round id"),
            super::contract::IdempotencyKeyHeader),
     responses(
@@ -297,7 +297,7 @@ pub async fn make_play(
 }
 
 /// Folds: the player pays the Wolf's hand (at most the loss cap) and the round settles.
-#[utoipa::path(tag = "lobo", security(("bearer" = [])), request_body = LoboFoldRequest,
+#[utoipa::path(operation_id = "lobo_fold", tag = "lobo", security(("bearer" = [])), request_body = LoboFoldRequest,
     params(("id" = String, Path, description = "Round id"),
            super::contract::IdempotencyKeyHeader),
     responses(
@@ -353,7 +353,7 @@ async fn run_play(
 
 /// Voids a round in play (pit boss): the escrow and the house rule's charge go back to the
 /// player, and the seed is revealed. Significant events: the void with its reason, the reveal.
-#[utoipa::path(tag = "lobo", security(("bearer" = [])), request_body = super::prima_carta::VoidRequest,
+#[utoipa::path(operation_id = "lobo_void", tag = "lobo", security(("bearer" = [])), request_body = super::prima_carta::VoidRequest,
     params(("id" = String, Path, description = "Round id"),
            super::contract::IdempotencyKeyHeader),
     responses(
@@ -505,7 +505,7 @@ pub async fn hint(
 
 /// The recall of a settled round: the shuffle transcript with the revealed seed and its
 /// verification, every play, every ledger transfer of the round, the result.
-#[utoipa::path(tag = "lobo", security(("bearer" = [])),
+#[utoipa::path(operation_id = "lobo_recall", tag = "lobo", security(("bearer" = [])),
     params(("id" = String, Path, description = "Round id")),
     responses(
         (status = 200, body = LoboRecall),

@@ -312,7 +312,7 @@ pub async fn close_entry(
 /// Makes a play in the caller's round in play, by card ids. 422 with the engine's reason when
 /// illegal; 409 when `expected_plays` is not the number of plays made in all rounds. The play
 /// that ends the last entrant's rounds settles the contest.
-#[utoipa::path(tag = "lobo contests", security(("bearer" = [])), request_body = LoboPlayRequest,
+#[utoipa::path(operation_id = "lobo_contest_make_play", tag = "lobo contests", security(("bearer" = [])), request_body = LoboPlayRequest,
     params(("id" = String, Path, description = "Contest id"),
            super::contract::IdempotencyKeyHeader),
     responses(
@@ -344,7 +344,7 @@ pub async fn make_play(
 
 /// Folds the caller's round in play: the Wolf's points count against the total, and the next
 /// round (if any) is dealt.
-#[utoipa::path(tag = "lobo contests", security(("bearer" = [])), request_body = LoboFoldRequest,
+#[utoipa::path(operation_id = "lobo_contest_fold", tag = "lobo contests", security(("bearer" = [])), request_body = LoboFoldRequest,
     params(("id" = String, Path, description = "Contest id"),
            super::contract::IdempotencyKeyHeader),
     responses(
@@ -402,7 +402,7 @@ async fn run_play(
 /// Settles a contest whose play time has run out (pit boss): the rounds of anyone still
 /// playing are folded, then the pot less the rake goes to the best total. 409 `play_time_left`
 /// before then (a contest settles by itself when its last entrant finishes).
-#[utoipa::path(tag = "lobo contests", security(("bearer" = [])),
+#[utoipa::path(operation_id = "lobo_contest_settle", tag = "lobo contests", security(("bearer" = [])),
     params(("id" = String, Path, description = "Contest id"),
            super::contract::IdempotencyKeyHeader),
     responses(
@@ -440,7 +440,7 @@ pub async fn settle(
 
 /// Voids a contest not yet over (pit boss): every entry fee goes back to its wallet and the
 /// seed is revealed. Significant events: the void with its reason, the reveal.
-#[utoipa::path(tag = "lobo contests", security(("bearer" = [])), request_body = super::prima_carta::VoidRequest,
+#[utoipa::path(operation_id = "lobo_contest_void", tag = "lobo contests", security(("bearer" = [])), request_body = super::prima_carta::VoidRequest,
     params(("id" = String, Path, description = "Contest id"),
            super::contract::IdempotencyKeyHeader),
     responses(
@@ -481,7 +481,7 @@ pub async fn void(
 /// The recall of a settled or voided contest (its entrants, pit boss, auditor): the revealed
 /// seed, every entrant's seed, deck (their own shuffle transcript), plays and rounds, every
 /// transfer, and the server's verification of all of it.
-#[utoipa::path(tag = "lobo contests", security(("bearer" = [])),
+#[utoipa::path(operation_id = "lobo_contest_recall", tag = "lobo contests", security(("bearer" = [])),
     params(("id" = String, Path, description = "Contest id")),
     responses(
         (status = 200, body = ContestRecall),

@@ -147,7 +147,7 @@ pub fn watcher_view(
 
 /// Opens a Peg Leg round (the table's assigned dealer): the server seed is drawn and sealed
 /// and its commitment published; client seeds are taken until the first card.
-#[utoipa::path(tag = "peg leg", security(("bearer" = [])),
+#[utoipa::path(operation_id = "peg_leg_create_round", tag = "peg leg", security(("bearer" = [])),
     params(("id" = String, Path, description = "Table id"), super::contract::IdempotencyKeyHeader),
     responses(
         (status = 201, body = PegLegRoundView),
@@ -195,7 +195,7 @@ pub async fn create_round(
 }
 
 /// A Peg Leg table's rounds, newest first (any role), each as the caller may see it.
-#[utoipa::path(tag = "peg leg", security(("bearer" = [])),
+#[utoipa::path(operation_id = "peg_leg_list_rounds", tag = "peg leg", security(("bearer" = [])),
     params(("id" = String, Path, description = "Table id"), RoundsQuery),
     responses(
         (status = 200, body = Vec<PegLegRoundView>),
@@ -229,7 +229,7 @@ pub async fn list_rounds(
 
 /// A round as it stands: the cards dealt, the quote in force, the bets (the caller's own
 /// with their cash-out values; others' under pseudonyms). Nothing of an undealt card.
-#[utoipa::path(tag = "peg leg", security(("bearer" = [])),
+#[utoipa::path(operation_id = "peg_leg_get_round", tag = "peg leg", security(("bearer" = [])),
     params(("id" = String, Path, description = "Round id")),
     responses(
         (status = 200, body = PegLegRoundView),
@@ -291,7 +291,7 @@ pub async fn give_client_seed(
 /// the client seeds and sets the key suit; every card but the last is priced, and its quote
 /// takes bets until the next card (or the table's timed window ends: until then the next
 /// card is refused with 409 `betting_window_open`); the fiftieth settles every bet.
-#[utoipa::path(tag = "peg leg", security(("bearer" = [])),
+#[utoipa::path(operation_id = "peg_leg_deal", tag = "peg leg", security(("bearer" = [])),
     params(("id" = String, Path, description = "Round id"), super::contract::IdempotencyKeyHeader),
     responses(
         (status = 200, body = PegLegDealt),
@@ -338,7 +338,7 @@ pub async fn deal(
 
 /// Places a bet on the key suit's final count at the current quote's price (players): the
 /// stake goes to the round's escrow.
-#[utoipa::path(tag = "peg leg", security(("bearer" = [])), request_body = PlacePegLegBet,
+#[utoipa::path(operation_id = "peg_leg_place_bet", tag = "peg leg", security(("bearer" = [])), request_body = PlacePegLegBet,
     params(("id" = String, Path, description = "Round id"), super::contract::IdempotencyKeyHeader),
     responses(
         (status = 201, body = PegLegBetView),
@@ -424,7 +424,7 @@ pub async fn surrender(
 
 /// Voids a round not yet over (pit boss): open bets are refunded, surrendered ones stand,
 /// the seed is revealed. A significant event.
-#[utoipa::path(tag = "peg leg", security(("bearer" = [])),
+#[utoipa::path(operation_id = "peg_leg_void", tag = "peg leg", security(("bearer" = [])),
     params(("id" = String, Path, description = "Round id"), super::contract::IdempotencyKeyHeader),
     responses(
         (status = 200, body = PegLegRoundView),
@@ -459,7 +459,7 @@ pub async fn void(
 /// The recall of a settled or voided round (its bettors, the dealers, pit boss, auditor):
 /// the revealed seed and the deck, every quote with what it was computed from, every bet,
 /// every transfer, and the server's verification of all of it.
-#[utoipa::path(tag = "peg leg", security(("bearer" = [])),
+#[utoipa::path(operation_id = "peg_leg_recall", tag = "peg leg", security(("bearer" = [])),
     params(("id" = String, Path, description = "Round id")),
     responses(
         (status = 200, body = PegLegRecall),
@@ -504,7 +504,7 @@ pub struct RtpPeriod {
 /// Observed against promised RTP of a Peg Leg table's settled bets (auditor, pit boss): what
 /// the bets returned, what the prices they were placed at promised, and whether the
 /// difference lies outside the 99% band.
-#[utoipa::path(tag = "peg leg", security(("bearer" = [])),
+#[utoipa::path(operation_id = "peg_leg_observed_rtp", tag = "peg leg", security(("bearer" = [])),
     params(("id" = String, Path, description = "Table id"), RtpPeriod),
     responses(
         (status = 200, body = PegLegRtp),
