@@ -129,10 +129,11 @@ pub struct TranscriptsQuery {
 /// Most transcripts one export request returns; page on with `offset`.
 pub const MAX_EXPORT_ROUNDS: i64 = 5000;
 
-/// The transcripts of every round settled or voided in a period, oldest
-/// first, one JSON document per line (auditor, pit boss): a table's round as its
-/// transcript, a Lobo contest as its recall (every entrant's deck and play). The
-/// input of `djego verify rounds FILE`. Fewer lines than `limit` means the period is done.
+/// The transcripts of every Prima Carta and Lobo round settled or voided in a
+/// period, oldest first, one JSON document per line (auditor, pit boss): a round
+/// as its transcript, a Lobo contest as its recall (every entrant's deck and
+/// play). Peg Leg rounds are not in it: read each one's recall. The input of
+/// `djego verify rounds FILE`. Fewer lines than `limit` means the period is done.
 #[utoipa::path(tag = "audit", security(("bearer" = [])), params(TranscriptsQuery), responses(
     (status = 200, content_type = "application/x-ndjson", body = String,
         description = "JSON Lines: one document per line, in the order they ended: a round's transcript (docs/transcript.md) without events, or a Lobo contest's recall (docs/lobo.md)."),

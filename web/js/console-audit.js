@@ -555,7 +555,7 @@ function exportSection(box) {
   fill(box,
     el("h3", { id: "audit-export-title" }, "Export round transcripts"),
     el("p", { class: "muted small" },
-      "Every round and Lobo contest settled or voided in a period, in the order they ended, one per line (JSON Lines): seeds, decks, play, bets and money. Replay the file with djego, or check its shuffles here."),
+      "Every Prima Carta and Lobo round and Lobo contest settled or voided in a period (Peg Leg rounds are recalled one by one), in the order they ended, one per line (JSON Lines): seeds, decks, play, bets and money. Replay the file with djego, or check its shuffles here."),
     form, problem,
     el("div", { id: "export-result", "aria-live": "polite" }));
   thisGamingDay().catch(() => lastDay());
