@@ -162,16 +162,16 @@ impl Anchor {
     /// `pgbench -n -c C -j 2 -T secs -f script --log …` and its latencies: a closed loop, each
     /// client sending its next transaction when the last commits.
     pub fn run(&mut self, clients: usize, seconds: u64) -> Result<AnchorResult, String> {
-        self.run_paced(clients, seconds, None)
+        self.run_pgbench(clients, seconds, None)
     }
 
     /// The same at a fixed total rate (`pgbench -R`, Poisson arrivals): an open loop, whose
     /// latencies count from each transaction's scheduled start, as the half-peak run's do.
     pub fn run_at_rate(&mut self, clients: usize, seconds: u64, rate_per_s: f64) -> Result<AnchorResult, String> {
-        self.run_paced(clients, seconds, Some(rate_per_s))
+        self.run_pgbench(clients, seconds, Some(rate_per_s))
     }
 
-    fn run_paced(&mut self, clients: usize, seconds: u64, rate_per_s: Option<f64>) -> Result<AnchorResult, String> {
+    fn run_pgbench(&mut self, clients: usize, seconds: u64, rate_per_s: Option<f64>) -> Result<AnchorResult, String> {
         self.runs += 1;
         let log_dir = self.dir.path().join(format!("run-{}", self.runs));
         std::fs::create_dir_all(&log_dir).map_err(|e| format!("cannot create {}: {e}", log_dir.display()))?;
