@@ -494,9 +494,10 @@ pub struct SolveLoboArgs {
     /// Largest Over difference a restricted penalty charges.
     #[arg(long, default_value_t = 1)]
     pub penalty_over: u8,
-    /// The tiered penalty's estimate by the Wolf's hand size, "o,s": the Overs-≤-1 value up to
-    /// o cards, the no-Overs value up to s, the fold value beyond.
-    #[arg(long, default_value = "4,5", value_parser = djego::games::lobo::solver::Tiers::parse)]
+    /// The tiered penalty's estimate by the Wolf's hand size, "o,s" or "o,s,e": the Overs-≤-1
+    /// value up to o cards, the no-Overs value up to s, the uniform-draws estimate up to e (e = s
+    /// when left out), the fold value beyond.
+    #[arg(long, default_value = "4,5,7", value_parser = djego::games::lobo::solver::Tiers::parse)]
     pub tiers: djego::games::lobo::solver::Tiers,
     /// State budget of --bound exact (positions stored).
     #[arg(long, default_value_t = 20_000_000)]

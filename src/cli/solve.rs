@@ -128,8 +128,9 @@ pub fn lobo(args: SolveLoboArgs) -> Result<ExitCode, String> {
                 ),
                 PenaltyChoice::Tiered(t) => format!(
                     "upper bound: clairvoyant player charged the tiered information penalty on every play \
-                     (V = Overs-limited-to-1 values up to {} Wolf cards, no-Overs values up to {}, the fold beyond)",
-                    t.overs_1_up_to_cards, t.solved_up_to_cards
+                     (V = Overs-limited-to-1 values up to {} Wolf cards, no-Overs values up to {}, \
+                     the uniform-draws estimate up to {}, the fold beyond)",
+                    t.overs_1_up_to_cards, t.solved_up_to_cards, t.estimated_up_to_cards
                 ),
             };
             results.push((what, l, v));

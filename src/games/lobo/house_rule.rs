@@ -108,28 +108,29 @@ macro_rules! bound {
 /// Upper bounds produced by `djego solve lobo --bound upper --penalty tiered` on the 2-core dev
 /// machine (the clairvoyant player charged the tiered information penalty; one-sided 99.9% upper
 /// limit, the further of the normal and the bootstrap one; docs/lobo.md lists every run). Each
-/// holds at cap 20 and so at every larger cap and with none.
+/// holds at cap 20 and so at every larger cap and with none. Easy mode's was run before the
+/// uniform-draws estimate existed (`--tiers 4,5`); a looser penalty is still a valid bound.
 pub const UPPER_BOUNDS: &[UpperBound] = &[
     bound!(
         Easy,
         Some(20),
         4.2781,
         600,
-        "djego solve lobo --mode easy --bound upper --penalty tiered --cap 20 --samples 600"
+        "djego solve lobo --mode easy --bound upper --penalty tiered --tiers 4,5 --cap 20 --samples 600"
     ),
     bound!(
         Ordinary,
         Some(20),
-        2.5351,
+        2.1982,
         600,
-        "djego solve lobo --mode ordinary --bound upper --penalty tiered --cap 20 --samples 600"
+        "djego solve lobo --mode ordinary --bound upper --penalty tiered --tiers 4,5,7 --cap 20 --samples 600"
     ),
     bound!(
         Hard,
         Some(20),
-        1.0017,
+        0.6490,
         600,
-        "djego solve lobo --mode hard --bound upper --penalty tiered --cap 20 --samples 600"
+        "djego solve lobo --mode hard --bound upper --penalty tiered --tiers 4,5,7 --cap 20 --samples 600"
     ),
 ];
 

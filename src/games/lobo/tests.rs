@@ -1,12 +1,14 @@
 use super::solver::clairvoyant::Clairvoyant;
 use super::solver::deals::sample_decks;
 use super::solver::expectimax::expected_after;
-use super::solver::penalty::{Penalty, Restricted, Tiered};
+use super::solver::penalty::{Penalty, Restricted, Tiered, Tiers};
 use super::solver::position::{rank_plays, Position};
+use super::solver::uniform_draws::UniformDraws;
 use super::solver::{hint, Expectimax, GameLimits, HintBasis};
 use super::*;
 use crate::cards::{ordered_deck, Card, Rank, Suit};
 use proptest::prelude::*;
+use std::sync::Arc;
 
 fn card(rank: u8, suit: Suit) -> Card {
     Card::new(suit, Rank::new(rank).unwrap())
@@ -489,10 +491,15 @@ proptest! {
             values: Expectimax::new(GameLimits { max_over_difference: 1, loss_cap_points: cap }, None),
             max_over_charged: 1,
         };
-        let tiered = Tiered::new(cap);
+        let tiered = Tiered::new(Mode::Easy, cap);
+        // Every Wolf hand of two cards or more estimated by uniform draws.
+        let estimated = Tiered::with_tiers(
+            Tiers { overs_1_up_to_cards: 1, solved_up_to_cards: 1, estimated_up_to_cards: 12 },
+            Arc::new(UniformDraws::new(Mode::Easy, cap)),
+        );
         let face_down: Vec<u8> = s.undealt_under_cub().iter().map(|c| c.rank().value()).collect();
         let orders = every_order(&face_down);
-        for penalty in [None, Some(&restricted as &dyn Penalty), Some(&tiered as &dyn Penalty)] {
+        for penalty in [None, Some(&restricted as &dyn Penalty), Some(&tiered as &dyn Penalty), Some(&estimated as &dyn Penalty)] {
             let total: f64 = orders
                 .iter()
                 .map(|order| {
@@ -505,24 +512,46 @@ proptest! {
         }
     }
 
-    /// The tiered penalty's shortcut past five Wolf cards (a sum over the dealt cards, no cub
-    /// turned up) is the same average as the full one.
+    /// Once nothing is left face down the uniform-draws estimate draws nothing, so it is the
+    /// exact value of the Overs-≤-1 game; with cards left it differs (it forgets which ranks are
+    /// gone) but never falls below the fold.
+    #[test]
+    fn uniform_draws_are_exact_once_the_deck_is_out(seed in 0u64..1_000_000, pick in 0usize..1000, capped in any::<bool>()) {
+        let s = late_state(Mode::Easy, seed, 2 + pick % 5, 1 + pick % 4, [None, Some(0), Some(2)][pick % 3]);
+        prop_assume!(!s.is_over());
+        let cap = capped.then_some(12);
+        let limits = GameLimits { max_over_difference: 1, loss_cap_points: cap };
+        let draws = UniformDraws::new(Mode::Easy, cap);
+        let pos = Position::from_state(&s);
+        let estimate = draws.value(&pos);
+        prop_assert!(estimate >= -limits.loss_points(&pos.wolf));
+        if pos.unknown_count() == 0 {
+            let exact = Expectimax::new(limits, None).value(&pos).unwrap();
+            prop_assert!((estimate - exact).abs() < 1e-4, "estimate {} exact {}", estimate, exact);
+        }
+    }
+
+    /// The tiered penalty's shortcut past its estimated tier (a sum over the dealt cards, no cub
+    /// turned up) is the same average as the full one, at the default tiers and at tiers small
+    /// enough that most plays take it.
     #[test]
     fn the_tiered_penalty_shortcut_is_the_full_average(seed in 0u64..1_000_000, pick in 0usize..1000, capped in any::<bool>()) {
         let s = late_state(Mode::Easy, seed, 3 + pick % 4, 1 + pick % 4, Some(6 + pick % 10));
         prop_assume!(!s.is_over());
         let cap = capped.then_some(25);
-        let tiered = Tiered::new(cap);
+        let small = Tiers { overs_1_up_to_cards: 1, solved_up_to_cards: 2, estimated_up_to_cards: 3 };
         let pos = Position::from_state(&s);
         let mut plays = Vec::new();
         rank_plays(&pos, GameLimits::FULL_RULES, &mut plays);
-        for play in &plays {
-            let full = expected_after(&pos, play, GameLimits::full(cap), &mut |next| {
-                Ok::<f64, std::convert::Infallible>(tiered.value(next))
-            })
-            .unwrap();
-            let quick = tiered.expected_after(&pos, play);
-            prop_assert!((full - quick).abs() < 1e-6, "{:?}: full {} shortcut {}", play, full, quick);
+        for tiered in [Tiered::new(Mode::Easy, cap), Tiered::with_tiers(small, Arc::new(UniformDraws::new(Mode::Easy, cap)))] {
+            for play in &plays {
+                let full = expected_after(&pos, play, GameLimits::full(cap), &mut |next| {
+                    Ok::<f64, std::convert::Infallible>(tiered.value(next))
+                })
+                .unwrap();
+                let quick = tiered.expected_after(&pos, play);
+                prop_assert!((full - quick).abs() < 1e-6, "{:?}: full {} shortcut {}", play, full, quick);
+            }
         }
     }
 }

@@ -91,15 +91,18 @@ impl Expectimax {
         for play in &plays {
             best = best.max(self.play_value(pos, play)?);
         }
+        // Stored as f32: answer the stored value from the first call on, so a penalty's `V̂`
+        // built on these values is one function.
+        let best = best as f32;
         let mut shard = self.shard(key).lock().unwrap();
-        if shard.insert(key, best as f32).is_none() {
+        if shard.insert(key, best).is_none() {
             drop(shard);
             let n = self.states.fetch_add(1, Ordering::Relaxed) + 1;
             if self.state_budget.is_some_and(|b| n > b) {
                 self.aborted.store(true, Ordering::Relaxed);
             }
         }
-        Ok(best)
+        Ok(best as f64)
     }
 
     /// Each legal capture's expected value, and the fold value, at a decision position.

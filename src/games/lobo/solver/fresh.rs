@@ -6,9 +6,10 @@ use super::deals::{all_openings, deck_ranks, opening_of, sample_decks};
 use super::expectimax::{Expectimax, GameLimits};
 use super::penalty::{Penalty, Restricted, Tiered, Tiers};
 use super::policy::{play_deck, SimplePolicy};
+use super::uniform_draws::UniformDraws;
 use serde::{Deserialize, Serialize};
 use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
-use std::sync::Mutex;
+use std::sync::{Arc, Mutex};
 
 /// A progress callback: items done so far (out of the total the caller was told).
 pub type Progress<'a> = &'a (dyn Fn(u64) + Sync);
@@ -195,13 +196,14 @@ pub fn clairvoyant_value(
         ),
         PenaltyChoice::Tiered(tiers) => (None, Some(tiers)),
     };
+    let uniform_draws = Arc::new(UniformDraws::new(mode, cap));
     // Each deal's Overs-≤-1 (or restricted) value, for the bracket's width deal by deal.
     let lows = Mutex::new(vec![f64::NAN; samples]);
     let values = par_map(samples, threads, progress, &|i| {
         let ranks = deck_ranks(&decks[i]);
         // The tiered values a deal needs reach positions no other deal does: solved per deal,
-        // so memory stays that of one deal per thread.
-        let own = tiered.map(|tiers| Tiered::with_tiers(cap, tiers));
+        // so memory stays that of one deal per thread (and one uniform-draws table for the run).
+        let own = tiered.map(|tiers| Tiered::with_tiers(tiers, uniform_draws.clone()));
         let vhat = restricted
             .as_ref()
             .map(|r| r as &dyn Penalty)
@@ -213,7 +215,7 @@ pub fn clairvoyant_value(
         states.fetch_add(n + own.as_ref().map_or(0, |t| t.states()), Ordering::Relaxed);
         v
     });
-    let extra = restricted.as_ref().map_or(0, |p| p.states());
+    let extra = restricted.as_ref().map_or(0, |p| p.states()) + uniform_draws.states();
     let upper = FreshValue::sampled(&values, seed, states.into_inner() + extra);
     let lows = lows.into_inner().unwrap();
     let bracket = (penalty != PenaltyChoice::None).then(|| {

@@ -9,6 +9,7 @@ pub mod hint;
 pub mod penalty;
 pub mod policy;
 pub mod position;
+pub mod uniform_draws;
 
 pub use expectimax::{BudgetExceeded, Expectimax, GameLimits};
 pub use fresh::{

@@ -7,14 +7,17 @@
 //! - [`Restricted`]: the exact values of the game with Overs limited to `k`, charged only on plays
 //!   of that game (the first penalty djego measured; it barely tightens the bound, because the
 //!   clairvoyant's gain is in the larger Overs it leaves uncharged);
-//! - [`Tiered`]: charges every play, Overs of any size included, with `V̂` = the exact
-//!   Overs-≤-1 value while the Wolf holds at most 4 cards, the exact no-Overs value at 5, and the
-//!   fold value beyond. A large Over leaves the Wolf more than 5 cards, where `V̂` is the fold
-//!   value of the Wolf's hand: its expectation over the dealt cards is a sum, not a solve.
+//! - [`Tiered`]: charges every play, Overs of any size included, with `V̂` by the size of the
+//!   Wolf's hand ([`Tiers`]): the exact Overs-≤-1 value up to 4 cards, the exact no-Overs value at
+//!   5, the uniform-draws estimate (`super::uniform_draws`) at 6 and 7, and the fold value beyond.
+//!   An Over that leaves the Wolf more than 7 cards needs no value but the fold's: its
+//!   expectation over the dealt cards is a sum, not a solve.
 
 use super::expectimax::{choose, expected_after, hypergeometric, Expectimax, GameLimits};
 use super::position::{card_count, rank_total, remove_cards, Position, RankPlay, RANKS};
-use crate::games::lobo::PlayKind;
+use super::uniform_draws::UniformDraws;
+use crate::games::lobo::{Mode, PlayKind};
+use std::sync::Arc;
 
 pub trait Penalty: Sync {
     /// `V̂` at a decision position.
@@ -64,6 +67,8 @@ pub struct Tiered {
     tiers: Tiers,
     overs_1: Expectimax,
     no_overs: Expectimax,
+    /// Shared by every deal of a run: its values do not depend on the face-down cards.
+    uniform_draws: Arc<UniformDraws>,
 }
 
 /// Where the tiered `V̂` changes estimate, by the number of cards in the Wolf's hand.
@@ -71,42 +76,54 @@ pub struct Tiered {
 pub struct Tiers {
     /// The largest Wolf hand whose `V̂` is the Overs-≤-1 value.
     pub overs_1_up_to_cards: u32,
-    /// The largest Wolf hand `V̂` solves for (the no-Overs value above `overs_1_up_to_cards`);
-    /// beyond, it is the fold value.
+    /// The largest Wolf hand `V̂` solves for (the no-Overs value above `overs_1_up_to_cards`).
     pub solved_up_to_cards: u32,
+    /// The largest Wolf hand whose `V̂` is the uniform-draws estimate (`super::uniform_draws`)
+    /// above `solved_up_to_cards`; beyond, it is the fold value.
+    pub estimated_up_to_cards: u32,
 }
 
 impl Tiers {
-    /// The tiers of the bound the house rule stands on (docs/lobo.md §4).
+    /// The tiers of the bounds the house rule stands on (docs/lobo.md §4).
     pub const DEFAULT: Tiers = Tiers {
         overs_1_up_to_cards: 4,
         solved_up_to_cards: 5,
+        estimated_up_to_cards: 7,
     };
 
-    /// `"o,s"`: `overs_1_up_to_cards`, `solved_up_to_cards` (with `o ≤ s`).
+    /// `"o,s"` or `"o,s,e"`: `overs_1_up_to_cards`, `solved_up_to_cards` and
+    /// `estimated_up_to_cards` (with `o ≤ s ≤ e`; without `e`, no estimate: `e = s`).
     pub fn parse(text: &str) -> Result<Tiers, String> {
-        let bad = || format!("tiers must be two card counts o,s with 1 <= o <= s <= 40, not {text:?}");
-        let (o, s) = text.split_once(',').ok_or_else(bad)?;
-        let (o, s): (u32, u32) = (
-            o.trim().parse().map_err(|_| bad())?,
-            s.trim().parse().map_err(|_| bad())?,
-        );
-        if !(1..=40).contains(&o) || o > s || s > 40 {
+        let bad = || format!("tiers must be card counts o,s or o,s,e with 1 <= o <= s <= e <= 40, not {text:?}");
+        let counts: Vec<u32> = text
+            .split(',')
+            .map(|n| n.trim().parse().map_err(|_| bad()))
+            .collect::<Result<_, _>>()?;
+        let (o, s, e) = match counts[..] {
+            [o, s] => (o, s, s),
+            [o, s, e] => (o, s, e),
+            _ => return Err(bad()),
+        };
+        if !(1..=40).contains(&o) || o > s || s > e || e > 40 {
             return Err(bad());
         }
         Ok(Tiers {
             overs_1_up_to_cards: o,
             solved_up_to_cards: s,
+            estimated_up_to_cards: e,
         })
     }
 }
 
 impl Tiered {
-    pub fn new(loss_cap_points: Option<u32>) -> Tiered {
-        Tiered::with_tiers(loss_cap_points, Tiers::DEFAULT)
+    /// The default tiers, with a uniform-draws table of its own.
+    pub fn new(mode: Mode, loss_cap_points: Option<u32>) -> Tiered {
+        Tiered::with_tiers(Tiers::DEFAULT, Arc::new(UniformDraws::new(mode, loss_cap_points)))
     }
 
-    pub fn with_tiers(loss_cap_points: Option<u32>, tiers: Tiers) -> Tiered {
+    /// `uniform_draws` sets the loss cap of every game `V̂` solves.
+    pub fn with_tiers(tiers: Tiers, uniform_draws: Arc<UniformDraws>) -> Tiered {
+        let loss_cap_points = uniform_draws.loss_cap_points();
         let limited = |max_over_difference| {
             Expectimax::new(
                 GameLimits {
@@ -121,12 +138,13 @@ impl Tiered {
             tiers,
             overs_1: limited(1),
             no_overs: limited(0),
+            uniform_draws,
         }
     }
 
-    /// The Wolf's hand after `play`, when the deal leaves it past [`Tiers::solved_up_to_cards`]: the
-    /// cards it keeps, the cub and how many face-down cards it is dealt. `None` otherwise.
-    fn past_solved(&self, pos: &Position, play: &RankPlay) -> Option<(Position, u32)> {
+    /// The Wolf's hand after `play`, when the deal leaves it past [`Tiers::estimated_up_to_cards`]:
+    /// the cards it keeps, the cub and how many face-down cards it is dealt. `None` otherwise.
+    fn past_estimated(&self, pos: &Position, play: &RankPlay) -> Option<(Position, u32)> {
         if !matches!(play.kind, PlayKind::Split | PlayKind::Over) || pos.cub == 0 {
             return None;
         }
@@ -136,7 +154,7 @@ impl Tiered {
             PlayKind::Over => (play.difference as u32 - 1).min(next.unknown_count()),
             _ => 0,
         };
-        (card_count(&next.wolf) + more > self.tiers.solved_up_to_cards).then_some((next, more))
+        (card_count(&next.wolf) + more > self.tiers.estimated_up_to_cards).then_some((next, more))
     }
 }
 
@@ -147,14 +165,15 @@ impl Penalty for Tiered {
             0 => rank_total(&pos.player) as f64,
             n if n <= self.tiers.overs_1_up_to_cards => solved(&self.overs_1),
             n if n <= self.tiers.solved_up_to_cards => solved(&self.no_overs),
+            n if n <= self.tiers.estimated_up_to_cards => self.uniform_draws.value(pos),
             _ => -self.limits.loss_points(&pos.wolf),
         }
     }
 
     fn expected_after(&self, pos: &Position, play: &RankPlay) -> f64 {
-        // Past 5 cards `V̂` is minus the Wolf's capped points, whatever the next cub: average it
-        // over the multisets the play deals, without turning up a cub.
-        if let Some((next, more)) = self.past_solved(pos, play) {
+        // Past the estimated tier `V̂` is minus the Wolf's capped points, whatever the next cub:
+        // average it over the multisets the play deals, without turning up a cub.
+        if let Some((next, more)) = self.past_estimated(pos, play) {
             let kept = rank_total(&next.wolf);
             if self.limits.loss_cap_points.is_none() {
                 let mean_dealt = if more == 0 {
@@ -190,6 +209,7 @@ impl Penalty for Tiered {
         self.overs_1.value(pos).expect("the penalty solvers have no budget")
     }
 
+    /// The deal's own solves; the shared uniform-draws table is counted once by its owner.
     fn states(&self) -> u64 {
         self.overs_1.states() + self.no_overs.states()
     }
@@ -201,15 +221,26 @@ mod tests {
 
     #[test]
     fn tiers_parse_two_ordered_card_counts() {
-        assert_eq!(Tiers::parse("4,5"), Ok(Tiers::DEFAULT));
+        assert_eq!(Tiers::parse("4,5,7"), Ok(Tiers::DEFAULT));
         assert_eq!(
             Tiers::parse(" 4 , 6 "),
             Ok(Tiers {
                 overs_1_up_to_cards: 4,
-                solved_up_to_cards: 6
+                solved_up_to_cards: 6,
+                estimated_up_to_cards: 6,
             })
         );
-        for bad in ["", "4", "5,4", "0,3", "4,41", "a,5", "4,5,6", "-1,5"] {
+        assert_eq!(
+            Tiers::parse("4,5"),
+            Ok(Tiers {
+                overs_1_up_to_cards: 4,
+                solved_up_to_cards: 5,
+                estimated_up_to_cards: 5,
+            })
+        );
+        for bad in [
+            "", "4", "5,4", "0,3", "4,41", "a,5", "4,5,4", "4,5,41", "4,5,6,7", "-1,5",
+        ] {
             assert!(Tiers::parse(bad).is_err(), "{bad:?} accepted");
         }
     }
