@@ -6,10 +6,9 @@
 //! or dealt from under the cub is averaged over the unknown multiset.
 
 use super::super::PlayKind;
+use super::memo::SharedMemo;
 use super::position::{card_count, rank_plays, rank_total, remove_cards, Counts, Position, RankPlay, RANKS};
-use std::collections::HashMap;
-use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
-use std::sync::Mutex;
+use std::sync::atomic::{AtomicBool, Ordering};
 
 /// The game the solver plays: Over limit and loss cap.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
@@ -36,13 +35,10 @@ impl GameLimits {
     }
 }
 
-const SHARDS: usize = 64;
-
 /// A memoising solver shared by threads. Aborts once `state_budget` states are stored.
 pub struct Expectimax {
     limits: GameLimits,
-    shards: Vec<Mutex<HashMap<u128, f32>>>,
-    states: AtomicU64,
+    memo: SharedMemo,
     state_budget: Option<u64>,
     aborted: AtomicBool,
 }
@@ -55,8 +51,7 @@ impl Expectimax {
     pub fn new(limits: GameLimits, state_budget: Option<u64>) -> Expectimax {
         Expectimax {
             limits,
-            shards: (0..SHARDS).map(|_| Mutex::new(HashMap::new())).collect(),
-            states: AtomicU64::new(0),
+            memo: SharedMemo::new(),
             state_budget,
             aborted: AtomicBool::new(false),
         }
@@ -68,19 +63,14 @@ impl Expectimax {
 
     /// Distinct decision positions solved and stored.
     pub fn states(&self) -> u64 {
-        self.states.load(Ordering::Relaxed)
-    }
-
-    fn shard(&self, key: u128) -> &Mutex<HashMap<u128, f32>> {
-        let h = (key ^ (key >> 61) ^ (key >> 29)) as u64;
-        &self.shards[(h.wrapping_mul(0x9E37_79B9_7F4A_7C15) >> 58) as usize % SHARDS]
+        self.memo.len()
     }
 
     /// The value of a decision position (the player to choose).
     pub fn value(&self, pos: &Position) -> Result<f64, BudgetExceeded> {
         let key = pos.key();
-        if let Some(&v) = self.shard(key).lock().unwrap().get(&key) {
-            return Ok(v as f64);
+        if let Some(v) = self.memo.get(key) {
+            return Ok(v);
         }
         if self.aborted.load(Ordering::Relaxed) {
             return Err(BudgetExceeded);
@@ -91,18 +81,11 @@ impl Expectimax {
         for play in &plays {
             best = best.max(self.play_value(pos, play)?);
         }
-        // Stored as f32: answer the stored value from the first call on, so a penalty's `V̂`
-        // built on these values is one function.
-        let best = best as f32;
-        let mut shard = self.shard(key).lock().unwrap();
-        if shard.insert(key, best).is_none() {
-            drop(shard);
-            let n = self.states.fetch_add(1, Ordering::Relaxed) + 1;
-            if self.state_budget.is_some_and(|b| n > b) {
-                self.aborted.store(true, Ordering::Relaxed);
-            }
+        let (best, stored) = self.memo.insert(key, best);
+        if self.state_budget.zip(stored).is_some_and(|(budget, n)| n > budget) {
+            self.aborted.store(true, Ordering::Relaxed);
         }
-        Ok(best as f64)
+        Ok(best)
     }
 
     /// Each legal capture's expected value, and the fold value, at a decision position.

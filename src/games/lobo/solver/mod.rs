@@ -6,6 +6,7 @@ pub mod deals;
 pub mod expectimax;
 pub mod fresh;
 pub mod hint;
+mod memo;
 pub mod penalty;
 pub mod policy;
 pub mod position;

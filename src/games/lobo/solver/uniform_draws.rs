@@ -15,20 +15,15 @@
 //! that many, and positions that differ beyond it share an entry.
 
 use super::expectimax::GameLimits;
+use super::memo::SharedMemo;
 use super::position::{card_count, rank_plays, rank_total, remove_cards, Counts, Position, RANKS};
 use crate::games::lobo::{Mode, PlayKind};
-use std::collections::HashMap;
-use std::sync::atomic::{AtomicU64, Ordering};
-use std::sync::Mutex;
-
-const SHARDS: usize = 64;
 
 /// The uniform-draws values of one mode and loss cap, memoised and shared by threads.
 pub struct UniformDraws {
     max_rank: u8,
     limits: GameLimits,
-    shards: Vec<Mutex<HashMap<u128, f32>>>,
-    states: AtomicU64,
+    memo: SharedMemo,
 }
 
 impl UniformDraws {
@@ -39,8 +34,7 @@ impl UniformDraws {
                 max_over_difference: 1,
                 loss_cap_points,
             },
-            shards: (0..SHARDS).map(|_| Mutex::new(HashMap::new())).collect(),
-            states: AtomicU64::new(0),
+            memo: SharedMemo::new(),
         }
     }
 
@@ -50,7 +44,7 @@ impl UniformDraws {
 
     /// Distinct positions solved and stored.
     pub fn states(&self) -> u64 {
-        self.states.load(Ordering::Relaxed)
+        self.memo.len()
     }
 
     /// The estimate at a decision position of the real game.
@@ -62,10 +56,8 @@ impl UniformDraws {
     fn solve(&self, player: Counts, wolf: Counts, cub: u8, cards_left: u32) -> f64 {
         let cards_left = cards_left.min(card_count(&player) + card_count(&wolf));
         let key = key(&player, &wolf, cub, cards_left);
-        let h = (key ^ (key >> 61) ^ (key >> 29)) as u64;
-        let shard = &self.shards[(h.wrapping_mul(0x9E37_79B9_7F4A_7C15) >> 58) as usize % SHARDS];
-        if let Some(&v) = shard.lock().unwrap().get(&key) {
-            return v as f64;
+        if let Some(v) = self.memo.get(key) {
+            return v;
         }
         // `rank_plays` reads only the hands.
         let pos = Position {
@@ -98,12 +90,7 @@ impl UniformDraws {
             };
             best = best.max(v);
         }
-        // Stored as f32: answer the stored value from the first call on, so `V̂` is one function.
-        let best = best as f32;
-        if shard.lock().unwrap().insert(key, best).is_none() {
-            self.states.fetch_add(1, Ordering::Relaxed);
-        }
-        best as f64
+        self.memo.insert(key, best).0
     }
 }
 
