@@ -15,6 +15,7 @@ pub mod checkpoints;
 pub mod config;
 pub mod domain;
 pub mod floor;
+pub mod game_registry;
 pub mod games;
 pub mod ledger;
 pub mod live;

@@ -29,13 +29,19 @@ ALTER DEFAULT PRIVILEGES FOR ROLE :"owner" IN SCHEMA public
     GRANT SELECT, INSERT ON TABLES TO :"service";
 
 -- The tables whose rows the service changes: balances and the ledger head,
--- accounts (roles, session versions), tables, rounds, Lobo contests and their entries, bets and their running
--- totals, idempotency keys (a claim is filled in with its answer), login limits,
--- the floor's settings (calendar, rating rule, pits, approval rule) and the mark its minute meters have
--- read the ledger to (the meters themselves are appended only).
-GRANT UPDATE ON accounts, ledger_head, users, casino_tables, rounds, bets, round_exposures, round_bet_totals,
-    idempotency_keys, login_throttles, settings, floor_meter_mark, lobo_contests, lobo_contest_entries
+-- accounts (roles, session versions), tables, idempotency keys (a claim is filled in with its
+-- answer), login limits, the floor's settings (calendar, rating rule, pits, approval rule) and the
+-- mark its minute meters have read the ledger to (the meters themselves are appended only).
+GRANT UPDATE ON accounts, ledger_head, users, casino_tables, idempotency_keys, login_throttles, settings,
+    floor_meter_mark
     TO :"service";
+-- Each game's rounds and their bets, as the game registry lists them (src/game_registry.rs,
+-- `service_updates`; the database roles test checks every game's): Prima Carta's rounds, side
+-- bets and their running totals; Peg Leg's rounds and bets; Lobo's rounds; Lobo contests and
+-- their entries.
+GRANT UPDATE ON rounds, bets, round_exposures, round_bet_totals TO :"service";
+GRANT UPDATE ON peg_leg_rounds, peg_leg_bets TO :"service";
+GRANT UPDATE ON lobo_contests, lobo_contest_entries TO :"service";
 -- A proposal's decision only (approved or rejected): never what was proposed, by whom, or when it expires.
 GRANT UPDATE (status, decided_by, decided_at_us, result) ON proposals TO :"service";
 -- Dealers unassigned, pay tables replaced at a table, login limits lifted or expired.

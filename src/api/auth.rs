@@ -451,60 +451,32 @@ pub struct MyRounds {
 #[get("/api/v1/me/rounds")]
 pub async fn my_rounds(state: web::Data<AppState>, caller: Caller) -> ApiResult<web::Json<MyRounds>> {
     caller.require(&[Role::Player])?;
-    let ((open, recent), (peg_open, peg_recent), (contests_open, contests_recent)) = state
+    let (open, recent) = state
         .blocking(move |s| {
             let mut conn = s.db.conn()?;
-            let limit = crate::rounds::record::MAX_ROUNDS_LISTED;
-            Ok((
-                crate::rounds::record::of_player(&mut conn, &caller.user_id)?,
-                crate::rounds::peg_leg::of_player(&mut conn, &caller.user_id, limit)?,
-                crate::rounds::lobo_contests::of_player(&mut conn, &caller.user_id, limit)?,
-            ))
+            Ok(crate::game_registry::of_player(
+                &mut conn,
+                &caller.user_id,
+                crate::game_registry::MAX_ROUNDS_LISTED,
+            )?)
         })
         .await?;
-    let view = |rows: Vec<crate::rounds::record::RoundRow>,
-                peg_leg: Vec<crate::rounds::peg_leg::PegLegRoundRow>,
-                contests: Vec<crate::rounds::lobo_contests::ContestRow>| {
-        let mut all: Vec<MyRound> = rows
+    let view = |rounds: Vec<crate::game_registry::RoundSummary>| {
+        rounds
             .into_iter()
             .map(|r| MyRound {
-                round_id: r.id,
+                round_id: r.round_id,
                 table_id: r.table_id,
-                game: r.game,
-                number: Some(r.number),
+                game: r.game.id().to_owned(),
+                number: r.number,
                 status: r.status,
                 created_at_us: r.created_at_us,
                 updated_at_us: r.updated_at_us,
             })
-            .chain(peg_leg.into_iter().map(|r| MyRound {
-                round_id: r.id,
-                table_id: r.table_id,
-                game: "peg_leg".into(),
-                number: Some(r.number),
-                status: r.status,
-                created_at_us: r.created_at_us,
-                updated_at_us: r.updated_at_us,
-            }))
-            .chain(contests.into_iter().map(|c| MyRound {
-                round_id: c.id,
-                table_id: c.table_id,
-                game: "lobo_contest".into(),
-                number: None,
-                status: c.status,
-                created_at_us: c.created_at_us,
-                updated_at_us: c.updated_at_us,
-            }))
-            .collect();
-        all.sort_by(|a, b| {
-            b.created_at_us
-                .cmp(&a.created_at_us)
-                .then_with(|| b.round_id.cmp(&a.round_id))
-        });
-        all.truncate(crate::rounds::record::MAX_ROUNDS_LISTED as usize);
-        all
+            .collect()
     };
     Ok(web::Json(MyRounds {
-        open: view(open, peg_open, contests_open),
-        recent: view(recent, peg_recent, contests_recent),
+        open: view(open),
+        recent: view(recent),
     }))
 }

@@ -9,6 +9,7 @@ pub mod contract;
 pub mod error;
 pub mod fallback;
 pub mod floor;
+pub mod games;
 pub mod health;
 pub mod idempotency;
 pub mod input_gate;
@@ -42,6 +43,7 @@ use utoipa::{Modify, OpenApi};
         cage::deposit, cage::withdraw, cage::correction, cage::get_wallet, cage::my_wallet, cage::wallet_history,
         audit::events, audit::ledger, audit::trial_balance, audit::verify_ledger,
         audit::take_checkpoint, audit::list_checkpoints, audit::transcripts,
+        games::list_games,
         tables::create_table, tables::list_tables, tables::get_table, tables::update_table_config,
         tables::open_table, tables::close_table, tables::assign_dealer, tables::unassign_dealer,
         tables::install_pay_table, tables::table_pay_table, tables::list_pay_tables, tables::pay_table_by_id, tables::table_events,
@@ -134,6 +136,7 @@ pub fn routes(cfg: &mut web::ServiceConfig) {
         .service(auth::me)
         .service(auth::change_password)
         .service(auth::my_rounds)
+        .service(games::list_games)
         .service(users::create_user)
         .service(users::list_users)
         .service(users::update_user)

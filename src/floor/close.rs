@@ -20,7 +20,7 @@ use super::{calendar, DayRows, DealerLine, FloorError, PerformanceLine, Period, 
 use crate::domain::format_minor;
 use crate::ledger::GENESIS_HASH;
 use crate::significant_events::{self, EventKind};
-use crate::store::schema::{gaming_day_closes as gdc, rounds as r, significant_events as se, transfers as t};
+use crate::store::schema::{gaming_day_closes as gdc, significant_events as se, transfers as t};
 use crate::store::{now_us, AnyConnection};
 
 /// Most unfinished rounds a refusal names in its message (the day's view lists them all).
@@ -378,22 +378,17 @@ fn corrections(conn: &mut AnyConnection, which: Corrections) -> Result<Vec<Corre
         .collect())
 }
 
-/// The rounds created before the day's end that have not ended.
+/// The rounds of every game created before the day's end that have not ended: each may hold
+/// money in escrow.
 fn unfinished_rounds(conn: &mut AnyConnection, to_us: i64) -> Result<Vec<UnfinishedRound>, FloorError> {
-    let rows: Vec<(String, String, String, String, i64)> = r::table
-        .filter(r::created_at_us.lt(to_us))
-        .filter(r::status.ne_all(["settled", "voided"]))
-        .order((r::created_at_us.asc(), r::id.asc()))
-        .select((r::id, r::table_id, r::game, r::status, r::created_at_us))
-        .load(conn)?;
-    Ok(rows
+    Ok(crate::game_registry::unfinished_before(conn, to_us)?
         .into_iter()
-        .map(|(round_id, table_id, game, status, created_at_us)| UnfinishedRound {
-            round_id,
-            table_id,
-            game,
-            status,
-            created_at_us,
+        .map(|r| UnfinishedRound {
+            round_id: r.round_id,
+            table_id: r.table_id,
+            game: r.game.id().to_owned(),
+            status: r.status,
+            created_at_us: r.created_at_us,
         })
         .collect())
 }

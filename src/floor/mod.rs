@@ -537,7 +537,7 @@ impl DayRows {
     /// Everything but the money and the bets: the calendar's frame, the rounds that ended, the
     /// Lobo rounds settled and the tables.
     fn frame(conn: &mut AnyConnection, period: Period) -> Result<DayRows, FloorError> {
-        use crate::store::schema::{casino_tables as ct, rounds as r};
+        use crate::store::schema::casino_tables as ct;
         let calendar = calendar(conn)?;
         let from_us = calendar.day_bounds(period.first).0.timestamp_micros();
         let to_us = calendar.day_bounds(period.last).1.timestamp_micros();
@@ -551,11 +551,11 @@ impl DayRows {
                 })
             })
             .collect();
-        let rounds = r::table
-            .filter(r::updated_at_us.ge(from_us).and(r::updated_at_us.lt(to_us)))
-            .filter(r::status.eq_any(["settled", "voided"]))
-            .select((r::table_id, r::status, r::updated_at_us))
-            .load(conn)?;
+        // Every game's rounds that ended in the period (a Lobo contest counts as one).
+        let rounds = crate::game_registry::ended_between(conn, from_us, to_us)?
+            .into_iter()
+            .map(|r| (r.table_id, r.status, r.updated_at_us))
+            .collect();
         Ok(DayRows {
             timezone: calendar.spec().timezone,
             from_us,
@@ -774,7 +774,7 @@ fn day_sessions(
     player_id: Option<&str>,
 ) -> Result<Vec<RatingSession>, FloorError> {
     use crate::ledger::AccountId;
-    use crate::store::schema::{bets as b, rounds as r, transfers as t};
+    use crate::store::schema::{bets as b, transfers as t};
     let (from, to) = calendar.day_bounds(day);
     let (from_us, to_us) = (from.timestamp_micros(), to.timestamp_micros());
 
@@ -810,11 +810,11 @@ fn day_sessions(
         None => query.filter(t::debit_account.like("wallet:%").or(t::credit_account.like("wallet:%"))),
     };
     let transfers: Vec<TransferRow> = query.load(conn)?;
-    let round_ends: Vec<(String, i64)> = r::table
-        .filter(r::updated_at_us.ge(from_us).and(r::updated_at_us.lt(to_us)))
-        .filter(r::status.eq_any(["settled", "voided"]))
-        .select((r::id, r::updated_at_us))
-        .load(conn)?;
+    // A session ends with the end of its last round, of whatever game.
+    let round_ends: Vec<(String, i64)> = crate::game_registry::ended_between(conn, from_us, to_us)?
+        .into_iter()
+        .map(|r| (r.round_id, r.updated_at_us))
+        .collect();
     // The side bets staked that day and settled (won, lost or pushed), whenever.
     let staked_bets: Vec<&str> = transfers
         .iter()

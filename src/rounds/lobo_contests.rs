@@ -394,26 +394,6 @@ pub fn running_at(conn: &mut AnyConnection, table_id: &str, limit: i64) -> Resul
         .load(conn)?)
 }
 
-/// The contests `player_id` entered, newest first: those not yet over (entry open or play
-/// going) and the latest `limit` settled or voided, at most `limit` of each.
-pub fn of_player(
-    conn: &mut AnyConnection,
-    player_id: &str,
-    limit: i64,
-) -> Result<(Vec<ContestRow>, Vec<ContestRow>), ContestError> {
-    let over = [ContestStatus::Settled.as_str(), ContestStatus::Voided.as_str()];
-    let mine = || {
-        c::table
-            .filter(c::id.eq_any(e::table.filter(e::player_id.eq(player_id)).select(e::contest_id)))
-            .order((c::created_at_us.desc(), c::id.desc()))
-            .select(ContestRow::as_select())
-            .limit(limit)
-    };
-    let open = mine().filter(c::status.ne_all(over)).load(conn)?;
-    let recent = mine().filter(c::status.eq_any(over)).load(conn)?;
-    Ok((open, recent))
-}
-
 /// What every entrant's deck is shuffled from, once entry has closed: the server seed and the
 /// combined client seed.
 struct FixedDeal {

@@ -378,30 +378,6 @@ pub fn unfinished(conn: &mut AnyConnection, table_id: &str) -> Result<Option<Peg
         .optional()?)
 }
 
-/// A player's rounds, newest first: those where they bet or gave a client seed, split into
-/// those not yet over and the latest `limit` that are.
-pub fn of_player(
-    conn: &mut AnyConnection,
-    player_id: &str,
-    limit: i64,
-) -> Result<(Vec<PegLegRoundRow>, Vec<PegLegRoundRow>)> {
-    let going = [PegLegStatus::Seeding.as_str(), PegLegStatus::Dealing.as_str()];
-    let mine = || {
-        r::table
-            .filter(
-                r::id
-                    .eq_any(b::table.filter(b::player_id.eq(player_id)).select(b::round_id))
-                    .or(r::id.eq_any(cs::table.filter(cs::player_id.eq(player_id)).select(cs::round_id))),
-            )
-            .order((r::created_at_us.desc(), r::id.desc()))
-            .select(PegLegRoundRow::as_select())
-            .limit(limit)
-    };
-    let open = mine().filter(r::status.eq_any(going)).load(conn)?;
-    let recent = mine().filter(r::status.ne_all(going)).load(conn)?;
-    Ok((open, recent))
-}
-
 pub fn bets(conn: &mut AnyConnection, round_id: &str) -> Result<Vec<BetRow>> {
     Ok(b::table
         .filter(b::round_id.eq(round_id))

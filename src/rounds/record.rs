@@ -111,33 +111,6 @@ pub fn find(conn: &mut AnyConnection, id: &str) -> QueryResult<Option<RoundRow>>
     r::table.find(id).select(RoundRow::as_select()).first(conn).optional()
 }
 
-/// Most rounds a player's list of their rounds holds, open and recent each.
-pub const MAX_ROUNDS_LISTED: i64 = 50;
-
-/// A player's rounds, newest first: the Lobo rounds they started and the
-/// Prima Carta rounds where they took a seat or placed a side bet. Split into
-/// those not yet over and the latest [`MAX_ROUNDS_LISTED`] that are.
-pub fn of_player(conn: &mut AnyConnection, player_id: &str) -> QueryResult<(Vec<RoundRow>, Vec<RoundRow>)> {
-    use crate::store::schema::{bets as b, seats as st};
-    let over = [RoundStatus::Settled.as_str(), RoundStatus::Voided.as_str()];
-    let mine = || {
-        r::table
-            .filter(
-                r::game
-                    .eq("lobo")
-                    .and(r::created_by.eq(player_id))
-                    .or(r::id.eq_any(st::table.filter(st::player_id.eq(player_id)).select(st::round_id)))
-                    .or(r::id.eq_any(b::table.filter(b::player_id.eq(player_id)).select(b::round_id))),
-            )
-            .order((r::created_at_us.desc(), r::id.desc()))
-            .select(RoundRow::as_select())
-            .limit(MAX_ROUNDS_LISTED)
-    };
-    let open = mine().filter(r::status.ne_all(over)).load(conn)?;
-    let recent = mine().filter(r::status.eq_any(over)).load(conn)?;
-    Ok((open, recent))
-}
-
 /// A table's rounds not yet over, newest first, at most `limit`.
 pub fn in_play_at(conn: &mut AnyConnection, table_id: &str, limit: i64) -> QueryResult<Vec<RoundRow>> {
     r::table

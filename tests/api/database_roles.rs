@@ -217,10 +217,28 @@ async fn postgres_service_role_inserts_into_the_ledger_and_changes_nothing_in_it
     let rule = json!({ "correction_limit": "50.00", "expires_after_minutes": 30 });
     app.two_person(reqwest::Method::PUT, "/api/v1/approval-rule", &c.pitboss, &rule)
         .await;
+    // Every game's rounds are written under the service's role: one of each, holding money,
+    // then voided; and the role may change the rows of every table the registry says each
+    // game changes.
+    let f = crate::game_registry::floor(&app).await;
+    for game in djego::game_registry::Game::ALL {
+        let id = crate::game_registry::round_left_going(&app, &f, game).await;
+        crate::game_registry::void(&app, &f, game, &id).await;
+    }
+    let mut as_service = PgConnection::establish(&service_url).expect("the service connects");
+    for game in djego::game_registry::games() {
+        for table in game.service_updates {
+            let sql = format!("SELECT has_table_privilege('{table}', 'UPDATE') AS granted");
+            let granted = diesel::sql_query(&sql)
+                .get_result::<Granted>(&mut as_service)
+                .unwrap_or_else(|e| panic!("{sql}: {e}"))
+                .granted;
+            assert!(granted, "{}: the service may not UPDATE {table}", game.name);
+        }
+    }
     app.assert_ledger_sound().await;
 
     // What the service's role may not do, whoever holds it.
-    let mut as_service = PgConnection::establish(&service_url).expect("the service connects");
     for sql in [
         "UPDATE transfers SET memo = 'nothing to see'",
         "DELETE FROM transfers",
@@ -253,6 +271,12 @@ async fn postgres_service_role_inserts_into_the_ledger_and_changes_nothing_in_it
     let e = sql_error(&mut as_owner, "UPDATE transfers SET memo = 'nothing to see'");
     assert!(e.contains("transfers is insert-only"), "{e}");
     app.assert_ledger_sound().await;
+}
+
+#[derive(QueryableByName)]
+struct Granted {
+    #[diesel(sql_type = diesel::sql_types::Bool)]
+    granted: bool,
 }
 
 #[derive(QueryableByName)]

@@ -15,6 +15,7 @@ mod checkpoints;
 mod conformance;
 mod database_roles;
 mod floor;
+mod game_registry;
 mod idempotency;
 mod ledger;
 mod lobo;

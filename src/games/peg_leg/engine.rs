@@ -261,6 +261,16 @@ pub(crate) fn reachable_max(cursor: &FirstPassCursor, key: Suit, undealt: u64) -
     count
 }
 
+/// The smallest final count still possible as far as the next card goes: one more than now
+/// while the card the key suit needs next is undealt, since it plays the moment it is dealt.
+pub(crate) fn reachable_min(cursor: &FirstPassCursor, key: Suit, undealt: u64) -> u8 {
+    let count = cursor.count(key);
+    if count == 0 || count >= MAX_COUNT {
+        return count;
+    }
+    count + u8::from(undealt & (1u64 << key_next(cursor, key)) != 0)
+}
+
 /// The card one rank above `id` in its suit (1 above 10).
 #[inline]
 pub(crate) fn successor(id: u8) -> u8 {

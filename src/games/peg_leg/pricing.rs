@@ -11,7 +11,7 @@
 //! stake · m · P(k | now), is a martingale as the cards fall, so no way of
 //! placing, keeping and surrendering bets returns more than the target.
 
-use super::engine::{reachable_max, PegLegPass, DECK_MASK, MAX_COUNT};
+use super::engine::{reachable_max, reachable_min, PegLegPass, DECK_MASK, MAX_COUNT};
 use super::exact::{exact_order_counts, OrderCounts};
 use super::simulate::{kl_lower, kl_upper, sample_counts, SampleCounts};
 use crate::cards::Suit;
@@ -158,11 +158,13 @@ pub fn simulated<R: Rng + ?Sized>(pass: &PegLegPass, key: Suit, config: &Pricing
     let log_inv = (2.0 * COUNTS as f64 / config.delta).ln();
     let mut lower = [0.0; COUNTS];
     let mut upper = [0.0; COUNTS];
-    let current = pass.key_count() as usize;
-    let reachable = reachable_max(pass.cursor(), key, !pass.dealt_mask() & DECK_MASK) as usize;
+    let undealt = !pass.dealt_mask() & DECK_MASK;
+    let least = reachable_min(pass.cursor(), key, undealt) as usize;
+    let reachable = reachable_max(pass.cursor(), key, undealt) as usize;
     for k in 0..COUNTS {
-        if k < current || k > reachable {
-            // The stack never shrinks, nor grows past a frozen card: impossible, not estimated.
+        if k < least || k > reachable {
+            // The stack never shrinks, grows the moment the card it needs next is dealt, and never
+            // grows past a frozen card: impossible, not estimated.
             continue;
         }
         lower[k] = kl_lower(hits[k], config.samples, log_inv);
@@ -235,8 +237,13 @@ pub fn quote_from(pass: &PegLegPass, config: &PricingConfig, dist: Distribution)
                     });
                     (exact, exact_multiplier(orders[k], *total, config))
                 }
-                // Impossible counts have an upper bound of 0: not offered.
-                Distribution::Simulated { upper, .. } => (None, simulated_multiplier(upper[k], config)),
+                // Only a count seen in the simulation is offered: it can happen. One never seen is
+                // either impossible or too rare for the samples to price (its bound would be the
+                // samples' resolution, not its probability).
+                Distribution::Simulated { hits, upper, .. } => (
+                    None,
+                    (hits[k] > 0).then(|| simulated_multiplier(upper[k], config)).flatten(),
+                ),
             };
             CountQuote {
                 count: k as u8,

@@ -413,8 +413,7 @@ fn a_cursor_resumed_from_a_prefix_ends_where_the_whole_deck_does() {
     assert_eq!(resumed.counts(), crate::games::prima_carta::first_pass_counts(&deck));
 }
 
-/// The reachable maximum bounds every end of the pass, and counts outside
-/// [now, reachable] are never offered.
+/// The reachable minimum and maximum bound every end of the pass.
 #[test]
 fn the_final_count_stays_within_its_reachable_range() {
     for seed in 0..300u64 {
@@ -425,9 +424,10 @@ fn the_final_count_stays_within_its_reachable_range() {
             pass.deal(card).unwrap();
             let undealt = !pass.dealt_mask() & DECK_MASK;
             let max = super::engine::reachable_max(pass.cursor(), deck[0].suit(), undealt);
+            let min = super::engine::reachable_min(pass.cursor(), deck[0].suit(), undealt);
             assert!(
-                pass.key_count() <= end && end <= max,
-                "seed {seed}: {} <= {end} <= {max}",
+                pass.key_count() <= min && min <= end && end <= max,
+                "seed {seed}: {} <= {min} <= {end} <= {max}",
                 pass.key_count()
             );
         }
@@ -455,4 +455,44 @@ fn a_count_settled_early_is_quoted_exactly() {
         }
     }
     assert!(found > 0);
+}
+
+/// A simulated quote offers only counts that can happen: on positions small enough to count
+/// every order of the rest, each offered count ends at least one order. (The current count
+/// while the card the key suit needs next is undealt can never be the final count.)
+#[test]
+fn a_simulated_quote_offers_no_impossible_count() {
+    let config = PricingConfig {
+        samples: 300,
+        ..PricingConfig::default()
+    };
+    let mut rng = ChaCha8Rng::seed_from_u64(11);
+    let mut impossible_seen = 0;
+    for seed in 0..60u64 {
+        let prefix = open_position(4000 + seed * 50, 7);
+        let pass = PegLegPass::from_dealt(&prefix).unwrap();
+        let orders = brute_force(&prefix);
+        let key = pass.key_suit().unwrap();
+        let q = quote_from(&pass, &config, simulated(&pass, key, &config, &mut rng));
+        let next = super::engine::key_next(pass.cursor(), key);
+        let next_undealt = pass.key_count() < MAX_COUNT && pass.dealt_mask() & (1u64 << next) == 0;
+        if next_undealt {
+            assert_eq!(
+                orders[pass.key_count() as usize],
+                0,
+                "seed {seed}: the next card plays when dealt"
+            );
+        }
+        for c in &q.counts {
+            if orders[c.count as usize] == 0 {
+                impossible_seen += 1;
+                assert_eq!(
+                    c.multiplier_cents, None,
+                    "seed {seed}: impossible count {} offered",
+                    c.count
+                );
+            }
+        }
+    }
+    assert!(impossible_seen > 0);
 }
