@@ -137,6 +137,32 @@ pub fn count(conn: &mut AnyConnection) -> QueryResult<i64> {
     users::table.count().get_result(conn)
 }
 
+/// How the staff's screens name an account: its username and display name, never more.
+#[derive(Serialize, ToSchema, Debug, Clone, PartialEq, Eq)]
+pub struct RosterEntry {
+    pub id: String,
+    pub username: String,
+    pub display_name: String,
+    pub role: Role,
+}
+
+/// The accounts among `ids` (unknown ids are left out), as the roster names them.
+pub fn roster(conn: &mut AnyConnection, ids: &[String]) -> QueryResult<Vec<RosterEntry>> {
+    Ok(users::table
+        .filter(users::id.eq_any(ids))
+        .order(users::username.asc())
+        .select(UserRow::as_select())
+        .load(conn)?
+        .into_iter()
+        .map(|u| RosterEntry {
+            role: u.role(),
+            id: u.id,
+            username: u.username,
+            display_name: u.display_name,
+        })
+        .collect())
+}
+
 pub fn list(conn: &mut AnyConnection, role: Option<Role>, limit: i64, offset: i64) -> QueryResult<Vec<User>> {
     let mut query = users::table.select(UserRow::as_select()).into_boxed();
     if let Some(role) = role {

@@ -39,7 +39,7 @@ use utoipa::{Modify, OpenApi};
     paths(
         health::health, health::ready, health::metrics,
         auth::login, auth::logout, auth::me, auth::change_password, auth::my_rounds,
-        users::create_user, users::list_users, users::update_user, users::end_sessions, users::unlock, users::reset_password,
+        users::create_user, users::list_users, users::roster, users::update_user, users::end_sessions, users::unlock, users::reset_password,
         cage::deposit, cage::withdraw, cage::correction, cage::get_wallet, cage::my_wallet, cage::wallet_history,
         audit::events, audit::ledger, audit::trial_balance, audit::verify_ledger,
         audit::take_checkpoint, audit::list_checkpoints, audit::transcripts,
@@ -139,6 +139,7 @@ pub fn routes(cfg: &mut web::ServiceConfig) {
         .service(games::list_games)
         .service(users::create_user)
         .service(users::list_users)
+        .service(users::roster)
         .service(users::update_user)
         .service(users::end_sessions)
         .service(users::unlock)

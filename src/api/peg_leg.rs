@@ -422,9 +422,10 @@ pub async fn surrender(
     Ok(response)
 }
 
-/// Voids a round not yet over (pit boss): open bets are refunded, surrendered ones stand,
-/// the seed is revealed. A significant event.
+/// Voids a round not yet over (pit boss), with a reason: open bets are refunded, surrendered
+/// ones stand, the seed is revealed. A significant event, with the reason.
 #[utoipa::path(operation_id = "peg_leg_void", tag = "peg leg", security(("bearer" = [])),
+    request_body = super::prima_carta::VoidRequest,
     params(("id" = String, Path, description = "Round id"), super::contract::IdempotencyKeyHeader),
     responses(
         (status = 200, body = PegLegRoundView),
@@ -438,15 +439,17 @@ pub async fn void(
     caller: Caller,
     req: HttpRequest,
     path: web::Path<String>,
+    body: web::Json<super::prima_carta::VoidRequest>,
 ) -> ApiResult<HttpResponse> {
     caller.require(&[Role::Pitboss])?;
+    let reason = super::contract::check_reason(&body.into_inner().reason, "a void")?;
     let idem = IdempotentRequest::from_request(&req, &())?;
     let round_id = path.into_inner();
     let id = round_id.clone();
     let s = state.get_ref().clone();
     let v = viewer(&caller);
     let response = idempotency::run(&state, &caller.user_id.clone(), idem, StatusCode::OK, move |conn, _| {
-        let row = service::void(conn, &s.vault, &id, &caller.user_id)?;
+        let row = service::void(conn, &s.vault, &id, &caller.user_id, &reason)?;
         view_for(conn, &s, &row, &v)
     })
     .await?;

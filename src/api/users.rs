@@ -115,6 +115,58 @@ pub async fn list_users(
     Ok(web::Json(list))
 }
 
+/// Most accounts one roster request names.
+pub const MAX_ROSTER_IDS: usize = 200;
+
+#[derive(Deserialize, IntoParams)]
+#[serde(deny_unknown_fields)]
+pub struct RosterQuery {
+    /// Account ids, comma-separated, at most 200.
+    #[param(example = "0190a1b2-0000-7000-8000-000000000001,0190a1b2-0000-7000-8000-000000000002")]
+    pub ids: String,
+}
+
+/// Names the accounts behind ids a staff screen was given (a round's seats and bets, an event's
+/// actor, a transfer's author): username, display name and role (dealer, cashier, pit boss,
+/// auditor). Unknown ids are left out. Players are never given this: to another player a player
+/// is a pseudonym.
+#[utoipa::path(tag = "users", security(("bearer" = [])), params(RosterQuery), responses(
+    (status = 200, body = Vec<crate::users::RosterEntry>),
+    (status = 400, body = super::error::ErrorBody),
+    (status = 403, body = super::error::ErrorBody),
+))]
+#[get("/api/v1/roster")]
+pub async fn roster(
+    state: web::Data<AppState>,
+    caller: Caller,
+    query: web::Query<RosterQuery>,
+) -> ApiResult<web::Json<Vec<crate::users::RosterEntry>>> {
+    caller.require(&[Role::Dealer, Role::Cashier, Role::Pitboss, Role::Auditor])?;
+    let ids: Vec<String> = query
+        .ids
+        .split(',')
+        .map(str::trim)
+        .filter(|id| !id.is_empty())
+        .map(str::to_owned)
+        .collect();
+    if ids.len() > MAX_ROSTER_IDS {
+        return Err(ApiError::bad_request(
+            "too_many_ids",
+            format!(
+                "a roster request names at most {MAX_ROSTER_IDS} accounts; it named {}",
+                ids.len()
+            ),
+        ));
+    }
+    let entries = state
+        .blocking(move |s| {
+            let mut conn = s.db.conn()?;
+            Ok(users::roster(&mut conn, &ids)?)
+        })
+        .await?;
+    Ok(web::Json(entries))
+}
+
 #[derive(Deserialize, ToSchema)]
 #[serde(deny_unknown_fields)]
 pub struct UpdateUserRequest {

@@ -963,7 +963,13 @@ pub fn surrender(
 
 /// Voids a round not yet over (pit boss): every open bet's stake goes back; surrendered
 /// bets stand. The seed is revealed. A significant event.
-pub fn void(conn: &mut AnyConnection, vault: &SeedVault, round_id: &str, actor_id: &str) -> Result<PegLegRoundRow> {
+pub fn void(
+    conn: &mut AnyConnection,
+    vault: &SeedVault,
+    round_id: &str,
+    actor_id: &str,
+    reason: &str,
+) -> Result<PegLegRoundRow> {
     let row = lock(conn, round_id)?;
     row.require(&[PegLegStatus::Seeding, PegLegStatus::Dealing], "void")?;
     let now = now_us();
@@ -993,7 +999,7 @@ pub fn void(conn: &mut AnyConnection, vault: &SeedVault, round_id: &str, actor_i
         EventKind::RoundVoided,
         Some(actor_id),
         Some(&row.id),
-        serde_json::json!({ "game": "peg_leg", "table_id": row.table_id,
+        serde_json::json!({ "game": "peg_leg", "table_id": row.table_id, "reason": reason,
             "cards_dealt": row.cards_dealt, "bets_refunded": refunded }),
     )?;
     find(conn, round_id)

@@ -179,7 +179,7 @@ pub(crate) async fn void(app: &TestApp, f: &Floor, game: Game, id: &str) {
     let reason = json!({ "reason": "the gaming day's cut-off came first" });
     let (path, body) = match game {
         Game::PrimaCarta => (format!("/api/v1/rounds/{id}/void"), reason),
-        Game::PegLeg => (format!("/api/v1/peg-leg-rounds/{id}/void"), json!({})),
+        Game::PegLeg => (format!("/api/v1/peg-leg-rounds/{id}/void"), reason),
         Game::Lobo => (format!("/api/v1/lobo-rounds/{id}/void"), reason),
         Game::LoboContest => (format!("/api/v1/lobo-contests/{id}/void"), reason),
     };

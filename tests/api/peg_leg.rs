@@ -511,11 +511,28 @@ both_backends!(
         )
         .await
         .assert_error(403, "forbidden");
+        // A void gives its reason, as every game's does.
+        app.post(
+            &format!("/api/v1/peg-leg-rounds/{id}/void"),
+            Some(&c.pitboss.token),
+            &json!({}),
+            None,
+        )
+        .await
+        .assert_error(400, "invalid_body");
+        app.post(
+            &format!("/api/v1/peg-leg-rounds/{id}/void"),
+            Some(&c.pitboss.token),
+            &json!({ "reason": " " }),
+            None,
+        )
+        .await
+        .assert_error(400, "invalid_reason");
         let voided = app
             .post(
                 &format!("/api/v1/peg-leg-rounds/{id}/void"),
                 Some(&c.pitboss.token),
-                &json!({}),
+                &json!({ "reason": "the shoe was dropped" }),
                 None,
             )
             .await
@@ -528,7 +545,10 @@ both_backends!(
             .all(|x| x["status"] == "refunded"));
         assert_eq!(app.balance(&a.id).await, "1000.00");
         assert_eq!(app.balance(&b.id).await, "1000.00");
-        assert_eq!(app.events("round_voided").await.len(), 1);
+        let events = app.events("round_voided").await;
+        assert_eq!(events.len(), 1);
+        let details: Value = serde_json::from_str(s(&events[0]["details"])).unwrap();
+        assert_eq!(details["reason"], "the shoe was dropped", "{details}");
         let recall = app
             .get(&format!("/api/v1/peg-leg-rounds/{id}/recall"), Some(&c.pitboss.token))
             .await
@@ -623,7 +643,7 @@ both_backends!(
         app.post(
             &format!("/api/v1/peg-leg-rounds/{id}/void"),
             Some(&pitboss.token),
-            &json!({}),
+            &json!({ "reason": "the test is over" }),
             None,
         )
         .await

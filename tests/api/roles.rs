@@ -171,6 +171,14 @@ fn cases() -> Vec<Case> {
             200,
         ),
         case(
+            "name accounts on the roster",
+            Method::GET,
+            |f| format!("/api/v1/roster?ids={},{}", f.player.id, f.staff_target.id),
+            none,
+            &[Dealer, Cashier, Pitboss, Auditor],
+            200,
+        ),
+        case(
             "list staff users",
             Method::GET,
             |_| "/api/v1/users?role=dealer".into(),
@@ -335,7 +343,12 @@ fn cases() -> Vec<Case> {
             200,
         ),
     ];
-    for (name, path) in [("health", "/health"), ("ready", "/ready"), ("metrics", "/metrics")] {
+    for (name, path) in [
+        ("health", "/health"),
+        ("ready", "/ready"),
+        ("metrics", "/metrics"),
+        ("list games", "/api/v1/games"),
+    ] {
         let mut c = case(name, Method::GET, move |_| path.into(), none, ALL, 200);
         c.authenticated = false;
         list.push(c);
@@ -556,5 +569,42 @@ both_backends!(
         )
         .await
         .assert_error(404, "not_found");
+    }
+);
+
+both_backends!(
+    async fn the_roster_names_accounts_to_staff_and_to_nobody_else(app: TestApp) {
+        let dealer = app.create_user(Dealer).await;
+        let player = app.create_user(Player).await;
+        let other = app.create_user(Player).await;
+        let path = format!("/api/v1/roster?ids={}, {},no-such-account", player.id, dealer.id);
+        let named = app.get(&path, Some(&dealer.token)).await.expect(200);
+        let mut names: Vec<(&str, &str, &str)> = named
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|e| {
+                (
+                    e["id"].as_str().unwrap(),
+                    e["username"].as_str().unwrap(),
+                    e["role"].as_str().unwrap(),
+                )
+            })
+            .collect();
+        names.sort();
+        let mut expected = vec![
+            (player.id.as_str(), player.username.as_str(), "player"),
+            (dealer.id.as_str(), dealer.username.as_str(), "dealer"),
+        ];
+        expected.sort();
+        assert_eq!(names, expected, "{named}");
+        // A player learns no other player's name this way.
+        app.get(&format!("/api/v1/roster?ids={}", other.id), Some(&player.token))
+            .await
+            .assert_error(403, "forbidden");
+        let too_many = vec![other.id.clone(); 201].join(",");
+        app.get(&format!("/api/v1/roster?ids={too_many}"), Some(&dealer.token))
+            .await
+            .assert_error(400, "too_many_ids");
     }
 );
