@@ -128,6 +128,27 @@ pub struct RecallClaims {
     pub shuffle: ShuffleTranscript,
     pub quotes: Vec<RecalledQuote>,
     pub bets: Vec<RecalledBet>,
+    /// Who the pseudonyms of the transfers' wallets are, as far as the reader may know.
+    pub parties: Vec<PartyClaim>,
+    pub transfers: Vec<TransferClaim>,
+}
+
+/// A party of a recall: a pseudonym, and the player's id where the reader may see it.
+#[derive(Deserialize, Debug)]
+pub struct PartyClaim {
+    pub pseudonym: String,
+    #[serde(default)]
+    pub player_id: Option<String>,
+}
+
+/// A transfer as a recall shows it.
+#[derive(Deserialize, Debug)]
+pub struct TransferClaim {
+    pub kind: String,
+    pub from: String,
+    pub to: String,
+    /// As text, so that a malformed amount fails the check rather than the reading.
+    pub amount: String,
 }
 
 #[derive(Deserialize, Debug)]
@@ -142,6 +163,7 @@ pub struct RoundClaims {
 #[derive(Deserialize, Debug)]
 pub struct CardClaim {
     pub card: Card,
+    pub key_count: u8,
 }
 
 /// Whether a JSON document is a Peg Leg recall (for `djego verify round`).
@@ -203,10 +225,19 @@ pub fn verify(recall: &RecallClaims) -> VerificationReport {
             }
         }
     }
-    let shown_cards: Vec<u8> = recall.round.cards.iter().map(|c| c.card.id()).collect();
-    let dealt_cards: Vec<u8> = replayed.iter().map(|s| s.card.id()).collect();
+    let shown_cards: Vec<(u8, u8)> = recall.round.cards.iter().map(|c| (c.card.id(), c.key_count)).collect();
+    let dealt_cards: Vec<(u8, u8)> = replayed.iter().map(|s| (s.card.id(), s.key_count)).collect();
     checks.push(if shown_cards == dealt_cards {
-        ok("cards", format!("the {dealt} card(s) shown are the deck's first"))
+        ok(
+            "cards",
+            format!("the {dealt} card(s) shown are the deck's first, with the key suit's count after each"),
+        )
+    } else if shown_cards.iter().map(|c| c.0).eq(dealt_cards.iter().map(|c| c.0)) {
+        fail(
+            "cards",
+            None,
+            "the key suit's count shown after a card is not the pass's",
+        )
     } else {
         fail("cards", None, "the cards shown are not the deck's first cards")
     });
@@ -246,14 +277,24 @@ pub fn verify(recall: &RecallClaims) -> VerificationReport {
         checks.push(check);
     }
 
-    // Every bet: its price, and what it returned.
-    let final_count = recall.round.final_count;
+    // Every bet: its price, and what it returned. Won and lost follow from the replayed final
+    // count, so only a settled round has them; only a voided one refunds.
+    let settled_count = match recall.round.status {
+        PegLegStatus::Settled => pass.final_count(),
+        _ => None,
+    };
+    let voided = recall.round.status == PegLegStatus::Voided;
+    let mut returns = Vec::with_capacity(recall.bets.len());
     for bet in &recall.bets {
         let name = format!("bet[{}]", bet.id);
         let Some(placed) = repriced.get(&bet.quote_id) else {
             checks.push(fail(name, None, "placed on a quote that does not verify"));
             continue;
         };
+        if bet.stake_minor <= 0 {
+            checks.push(fail(name, None, "its stake is not positive"));
+            continue;
+        }
         let offered = placed
             .counts
             .get(usize::from(bet.count))
@@ -263,7 +304,7 @@ pub fn verify(recall: &RecallClaims) -> VerificationReport {
             continue;
         }
         let expected = match bet.status {
-            BetStatus::Won | BetStatus::Lost => match final_count {
+            BetStatus::Won | BetStatus::Lost => match settled_count {
                 Some(f) if (f == bet.count) == (bet.status == BetStatus::Won) => Some(if f == bet.count {
                     win_minor(bet.stake_minor, bet.multiplier_cents)
                 } else {
@@ -271,11 +312,13 @@ pub fn verify(recall: &RecallClaims) -> VerificationReport {
                 }),
                 _ => None,
             },
-            BetStatus::Refunded => Some(bet.stake_minor),
+            BetStatus::Refunded => voided.then_some(bet.stake_minor),
             BetStatus::Surrendered => bet
                 .surrender_quote_id
                 .as_ref()
                 .and_then(|id| repriced.get(id))
+                // Surrendered under the quote it was placed on or a later one.
+                .filter(|quote| quote.cards_dealt >= placed.cards_dealt)
                 .map(|quote| cash_out_minor(quote, i32::from(bet.count), bet.stake_minor, bet.multiplier_cents)),
             BetStatus::Open => None,
         };
@@ -288,9 +331,118 @@ pub fn verify(recall: &RecallClaims) -> VerificationReport {
             ),
             None => fail(name, None, "its outcome does not follow from the round"),
         });
+        if let Some(v) = expected {
+            returns.push((bet, v));
+        }
     }
+
+    // The money: exactly the transfers the bets and their returns imply, no more.
+    checks.push(if returns.len() < recall.bets.len() {
+        fail("transfers", None, "not checked: a bet does not verify")
+    } else {
+        check_transfers(recall, &returns)
+    });
     report.passed = report.checks.iter().all(|c| c.passed);
     report
+}
+
+/// One transfer as compared: kind, from, to, amount in minor units.
+type Leg = (String, String, String, i64);
+
+const ESCROW: &str = "escrow";
+const BANKROLL: &str = "house:bankroll";
+
+/// The transfers a bet of `stake_minor` that returned `returned_minor` moved, as the ledger
+/// posts them (`place_bet`, `surrender`, settlement and void).
+fn bet_legs(wallet: &str, bet: &RecalledBet, returned_minor: i64) -> Vec<Leg> {
+    let stake = bet.stake_minor;
+    let leg = |kind: &str, from: &str, to: &str, amount: i64| (kind.to_owned(), from.to_owned(), to.to_owned(), amount);
+    let mut legs = vec![leg("bet_stake", wallet, ESCROW, stake)];
+    match bet.status {
+        BetStatus::Open => {}
+        BetStatus::Refunded => legs.push(leg("bet_refund", ESCROW, wallet, stake)),
+        BetStatus::Lost => legs.push(leg("bet_collected", ESCROW, BANKROLL, stake)),
+        // A win returns the whole stake from escrow and the rest from the bankroll.
+        BetStatus::Won => {
+            legs.push(leg("bet_returned", ESCROW, wallet, stake));
+            if returned_minor > stake {
+                legs.push(leg("bet_payout", BANKROLL, wallet, returned_minor - stake));
+            }
+        }
+        // A surrender returns up to its value from escrow; the house takes the rest of the
+        // stake, or pays what the value exceeds it by.
+        BetStatus::Surrendered => {
+            let back = returned_minor.min(stake);
+            if back > 0 {
+                legs.push(leg("bet_returned", ESCROW, wallet, back));
+            }
+            if stake > returned_minor {
+                legs.push(leg("bet_collected", ESCROW, BANKROLL, stake - returned_minor));
+            }
+            if returned_minor > stake {
+                legs.push(leg("bet_payout", BANKROLL, wallet, returned_minor - stake));
+            }
+        }
+    }
+    legs
+}
+
+/// A bet's wallet as the transfers name it: `wallet:<pseudonym>`, the bettor shown by
+/// pseudonym or by the id their party entry carries.
+fn wallet_of(player: &str, parties: &[PartyClaim]) -> Option<String> {
+    parties
+        .iter()
+        .find(|p| p.pseudonym == player)
+        .or_else(|| parties.iter().find(|p| p.player_id.as_deref() == Some(player)))
+        .map(|p| format!("wallet:{}", p.pseudonym))
+}
+
+/// The recall's transfers against those its bets imply, compared as multisets.
+fn check_transfers(recall: &RecallClaims, returns: &[(&RecalledBet, i64)]) -> shuffle_transcript::Check {
+    use shuffle_transcript::{fail, pass as ok};
+    let mut expected: Vec<Leg> = Vec::new();
+    for (bet, returned) in returns {
+        let Some(wallet) = wallet_of(&bet.player, &recall.parties) else {
+            return fail(
+                "transfers",
+                None,
+                format!(
+                    "bet {}'s player {:?} is not among the round's parties",
+                    bet.id, bet.player
+                ),
+            );
+        };
+        expected.extend(bet_legs(&wallet, bet, *returned));
+    }
+    let mut given: Vec<Leg> = recall
+        .transfers
+        .iter()
+        .map(|t| {
+            let amount = Amount::parse(&t.amount).map(Amount::minor).unwrap_or(-1);
+            (t.kind.clone(), t.from.clone(), t.to.clone(), amount)
+        })
+        .collect();
+    expected.sort();
+    given.sort();
+    let show = |(kind, from, to, amount): &Leg| format!("{kind} {from} → {to} {}", format_minor(*amount));
+    let (mut e, mut g) = (0, 0);
+    while e < expected.len() || g < given.len() {
+        match (expected.get(e), given.get(g)) {
+            (Some(x), Some(y)) if x == y => {
+                e += 1;
+                g += 1;
+            }
+            (Some(x), y) if y.map_or(true, |y| x < y) => {
+                return fail("transfers", None, format!("missing: {}", show(x)))
+            }
+            (_, Some(y)) => return fail("transfers", None, format!("unexpected: {}", show(y))),
+            (_, None) => break,
+        }
+    }
+    ok(
+        "transfers",
+        format!("{} transfers as the bets imply; the escrow ends at 0.00", given.len()),
+    )
 }
 
 /// Two quotes offer the same prices on the same probabilities.
@@ -383,7 +535,7 @@ mod tests {
             given_up.multiplier_cents,
         ));
         let shuffle = ShuffleTranscript::record(&seed, Game::PrimaCarta, ROUND, &[], &deck, Vec::new());
-        PegLegRecall {
+        with_transfers(PegLegRecall {
             round: PegLegRoundView {
                 id: ROUND.into(),
                 table_id: "table".into(),
@@ -408,13 +560,39 @@ mod tests {
             shuffle,
             quotes,
             bets: vec![held_bet, given_up],
-            parties: Vec::new(),
+            parties: vec![Party {
+                pseudonym: "P1".into(),
+                you: false,
+                player_id: Some("player-1".into()),
+            }],
             transfers: Vec::new(),
             verification: VerificationReport {
                 passed: false,
                 checks: Vec::new(),
             },
-        }
+        })
+    }
+
+    /// The ledger's transfers for the recall's bets, as `recall` shows them.
+    fn with_transfers(mut recall: PegLegRecall) -> PegLegRecall {
+        let legs: Vec<Leg> = recall
+            .bets
+            .iter()
+            .flat_map(|b| bet_legs("wallet:P1", b, b.returned_minor.unwrap_or(0)))
+            .collect();
+        recall.transfers = legs
+            .into_iter()
+            .enumerate()
+            .map(|(i, (kind, from, to, amount))| TransferEntry {
+                seq: i as i64 + 1,
+                kind: kind.into(),
+                from: from.into(),
+                to: to.into(),
+                amount: format_minor(amount).into(),
+                hash: String::new().into(),
+            })
+            .collect();
+        recall
     }
 
     fn failed(recall: &PegLegRecall) -> Vec<String> {
@@ -436,6 +614,71 @@ mod tests {
     }
 
     #[test]
+    fn every_transfer_is_checked_against_the_bets() {
+        let honest = settled_recall();
+        assert!(verify_recall(&honest).passed, "{}", verify_recall(&honest).to_text());
+        let transfers = |r: &PegLegRecall| -> Vec<String> {
+            let report = verify_recall(r);
+            assert!(!report.passed);
+            report
+                .checks
+                .iter()
+                .filter(|c| !c.passed)
+                .map(|c| format!("{}: {}", c.name, c.detail))
+                .collect()
+        };
+
+        let mut r = settled_recall();
+        r.transfers[0].amount = "10.01".into();
+        assert_eq!(failed(&r), ["transfers"], "a changed amount");
+
+        let mut r = settled_recall();
+        r.transfers[0].from = "wallet:P2".into();
+        assert_eq!(failed(&r), ["transfers"], "a stake taken from another wallet");
+        let mut r = settled_recall();
+        let last = r.transfers.len() - 1;
+        r.transfers[last].to = if r.transfers[last].to == "house:bankroll" {
+            "house:revenue".into()
+        } else {
+            "wallet:P2".into()
+        };
+        assert_eq!(failed(&r), ["transfers"], "a return redirected to another account");
+
+        let mut r = settled_recall();
+        r.transfers.clear();
+        assert!(
+            transfers(&r)[0].starts_with("transfers: missing: "),
+            "{:?}",
+            transfers(&r)
+        );
+
+        let mut r = settled_recall();
+        let extra = r.transfers[0].clone();
+        r.transfers.push(extra);
+        assert_eq!(failed(&r), ["transfers"], "a transfer twice");
+
+        // A bet removed with its stake: what it returned is still there, and unexplained.
+        let mut r = settled_recall();
+        r.bets.remove(1);
+        let stake = r.transfers.iter().rposition(|t| t.kind == "bet_stake").unwrap();
+        r.transfers.remove(stake);
+        assert_eq!(failed(&r), ["transfers"]);
+        assert!(transfers(&r)[0].contains("unexpected"), "{:?}", transfers(&r));
+
+        // A lost bet shown as refunded, its transfer made to match: no refund in a settled round.
+        let mut r = settled_recall();
+        r.bets[0].status = BetStatus::Refunded;
+        r.bets[0].returned_minor = Some(r.bets[0].stake_minor);
+        let r = with_transfers(r);
+        assert!(failed(&r).contains(&"bet[held]".to_string()), "{:?}", failed(&r));
+
+        // A bettor who is none of the round's parties.
+        let mut r = settled_recall();
+        r.bets[0].player = "someone-else".into();
+        assert_eq!(failed(&r), ["transfers"]);
+    }
+
+    #[test]
     fn every_claim_of_a_recall_is_checked() {
         let mut r = settled_recall();
         r.quotes[0].quote.counts.iter_mut().for_each(|c| {
@@ -451,7 +694,8 @@ mod tests {
 
         let mut r = settled_recall();
         r.bets[0].multiplier_cents += 1;
-        assert_eq!(failed(&r), vec!["bet[held]".to_string()], "a bet paid above its quote");
+        // What a bet that does not verify moved is not checked either.
+        assert_eq!(failed(&r), ["bet[held]", "transfers"], "a bet paid above its quote");
 
         let mut r = settled_recall();
         *r.bets[1].returned_minor.as_mut().unwrap() += 1;
@@ -467,7 +711,7 @@ mod tests {
         } else {
             BetStatus::Won
         };
-        assert_eq!(failed(&r), vec!["bet[held]".to_string()], "a bet settled the wrong way");
+        assert_eq!(failed(&r), ["bet[held]", "transfers"], "a bet settled the wrong way");
 
         let mut r = settled_recall();
         r.round.cards.swap(0, 1);
