@@ -176,3 +176,105 @@ both_backends!(
         }
     }
 );
+
+both_backends!(
+    async fn the_auditors_export_carries_every_peg_leg_round_that_ended(app: TestApp) {
+        let c = casino(&app, 2, 0).await;
+        let from_us = djego::store::now_us();
+        let settled = played_round(&app, &c).await;
+        // A round voided after its first card, with a bet open: refunded.
+        let voided = s(&open_round(&app, &c).await["id"]).to_string();
+        let q1 = deal(&app, &c, &voided).await.expect(200)["round"]["quote"].clone();
+        bet(&app, &c.players[1], &voided, s(&q1["id"]), likeliest(&q1).0, "2.00")
+            .await
+            .expect(201);
+        app.post(
+            &format!("/api/v1/peg-leg-rounds/{voided}/void"),
+            Some(&c.pitboss.token),
+            &json!({}),
+            None,
+        )
+        .await
+        .expect(200);
+        // One still being dealt is not over, so not exported.
+        let going = s(&open_round(&app, &c).await["id"]).to_string();
+        deal(&app, &c, &going).await.expect(200);
+        let to_us = djego::store::now_us() + 1;
+
+        let auditor = app.auditor().await.token.clone();
+        let export = app
+            .get(
+                &format!("/api/v1/audit/transcripts?from_us={from_us}&to_us={to_us}"),
+                Some(&auditor),
+            )
+            .await;
+        assert_eq!(export.status, 200, "{}", export.text);
+        let lines: Vec<Value> = export.text.lines().map(|l| serde_json::from_str(l).unwrap()).collect();
+        let ended: Vec<&str> = lines.iter().map(|l| s(&l["round"]["id"])).collect();
+        assert_eq!(ended, [settled.as_str(), voided.as_str()], "in the order they ended");
+        assert_eq!(lines[0]["round"]["status"], "settled");
+        assert_eq!(lines[1]["round"]["status"], "voided");
+        assert_eq!(lines[1]["bets"][0]["status"], "refunded");
+        // As the auditor's recall: every quote, and who the pseudonyms are.
+        assert_eq!(lines[0]["quotes"].as_array().unwrap().len(), 49);
+        assert!(lines[0]["parties"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .all(|p| p["player_id"].is_string()));
+        assert_eq!(lines[0]["verification"]["passed"], true);
+        // Paged through the same order.
+        let page = app
+            .get(
+                &format!("/api/v1/audit/transcripts?from_us={from_us}&to_us={to_us}&limit=1&offset=1"),
+                Some(&auditor),
+            )
+            .await;
+        assert_eq!(page.status, 200, "{}", page.text);
+        assert_eq!(page.text.lines().count(), 1);
+        assert!(page.text.contains(&voided));
+
+        // `djego verify rounds` and the independent verifier replay the file, and both refuse it
+        // once a transfer of the settled round is doctored.
+        let file = tempfile::NamedTempFile::new().unwrap();
+        std::fs::write(file.path(), &export.text).unwrap();
+        let verify_rounds = |path: &std::path::Path| {
+            std::process::Command::new(env!("CARGO_BIN_EXE_djego"))
+                .args(["verify", "rounds"])
+                .arg(path)
+                .output()
+                .unwrap()
+        };
+        let out = verify_rounds(file.path());
+        let printed = String::from_utf8_lossy(&out.stdout);
+        assert!(
+            out.status.success(),
+            "{printed}{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        assert!(printed.contains("2 of 2 rounds verified, 0 failed"), "{printed}");
+        let (ok, reports) = crate::transcripts::python_verdict(&export.text).await;
+        assert!(ok, "verify_round.py refuses the export: {reports:?}");
+        assert_eq!(reports.len(), 2);
+
+        let doctored = with_transfer(
+            &lines[0],
+            |t| t["kind"] == "bet_stake",
+            |t| t["amount"] = json!(money(minor(s(&t["amount"])) + 1)),
+        );
+        let text = format!("{doctored}\n{}\n", lines[1]);
+        std::fs::write(file.path(), &text).unwrap();
+        let out = verify_rounds(file.path());
+        let printed = String::from_utf8_lossy(&out.stdout);
+        assert_eq!(out.status.code(), Some(1), "{printed}");
+        assert!(
+            printed.contains(&format!("line 1: peg_leg round {settled}: FAIL transfers")),
+            "{printed}"
+        );
+        assert!(printed.contains("1 of 2 rounds verified, 1 failed"), "{printed}");
+        let (ok, reports) = crate::transcripts::python_verdict(&text).await;
+        assert!(!ok);
+        assert_eq!(reports[0]["passed"], false);
+        assert_eq!(reports[1]["passed"], true);
+    }
+);
