@@ -9,14 +9,18 @@ outcome, every bet's return and every ledger transfer; a version-1 shuffle
 transcript gets the shuffle checks only. A saved Lobo contest recall is checked
 whole too: the seed against the commitment, the entrants' seeds combined, each
 entrant's deck (the shuffle of round id `<contest id>/<n>` under the contest's
-seeds) and three rounds replayed to their total, and the pot's transfers. Usage:
+seeds) and three rounds replayed to their total, and the pot's transfers. A saved Peg Leg
+recall is checked whole as well: the shuffle, the pass card by card (the key suit's count), the
+final count, every bet's price and return and every transfer; of each quote, what follows from
+its recorded probabilities (every multiplier, a simulated quote's bounds against Chernoff's),
+the probabilities themselves taken on trust (docs/transcript.md, "Peg Leg recalls"). Usage:
 
     python3 verify_round.py round.json [more.json ...]
     python3 verify_round.py --json rounds.jsonl          # machine-readable output
     python3 verify_round.py --self-test                  # check this script itself
 
 A file may hold a transcript, a saved recall or verification response (its
-`transcript` is read), a saved contest recall, a JSON list of them, or JSON
+`transcript` is read), a saved contest or Peg Leg recall, a JSON list of them, or JSON
 Lines (the auditor's export). The checks, their names and their order are those of djego's
 `djego verify round`. Exit status 0 only if every transcript verifies.
 """
@@ -1300,16 +1304,18 @@ def is_contest_recall(t):
 
 
 def verify_document(t):
-    """A Lobo contest recall, a version-2 round transcript, or (without `version`, or version 1)
-    a shuffle transcript."""
+    """A Lobo contest recall, a Peg Leg recall, a version-2 round transcript, or (without
+    `version`, or version 1) a shuffle transcript."""
     try:
         if is_contest_recall(t):
             return verify_contest(t)
+        if is_peg_leg_recall(t):
+            return verify_peg_leg(t)
         if isinstance(t, dict) and t.get("version") is not None and not same(t.get("version"), 1):
             return verify_v2(t)
         return verify(t)
     except Exception as e:  # never crash on a malformed document: report it
-        name = "recall" if is_contest_recall(t) else "transcript"
+        name = "recall" if is_contest_recall(t) else "document" if is_peg_leg_recall(t) else "transcript"
         check = {"name": name, "passed": False, "first_mismatch": None,
                  "detail": "cannot read the %s: %s: %s" % (name, type(e).__name__, e)}
         return {"passed": False, "checks": [check]}
@@ -1436,6 +1442,303 @@ def verify_contest(recall):
     add("transfers", sorted(expected, key=key) == sorted(actual, key=key),
         "%d transfers; the pot ends at 0.00" % len(actual) if sorted(expected, key=key) == sorted(actual, key=key)
         else "expected %s, the recall shows %s" % (sorted(expected, key=key), sorted(actual, key=key)))
+    return {"passed": all(c["passed"] for c in checks), "checks": checks}
+
+
+# --- Peg Leg (docs/peg-leg.md) -----------------------------------------------------------
+
+PEG_LEG_COUNTS = 11
+PEG_LEG_MIN_MULTIPLIER, PEG_LEG_MAX_MULTIPLIER = 101, 100000   # hundredths, djego's pricing defaults
+PEG_LEG_SAMPLES, PEG_LEG_DELTA = 30000, 1e-9                    # a simulated quote's samples and delta
+
+
+def is_peg_leg_recall(t):
+    """A saved Peg Leg recall (its `quotes` and its `shuffle`)."""
+    return isinstance(t, dict) and isinstance(t.get("quotes"), list) and isinstance(t.get("shuffle"), dict)
+
+
+def peg_leg_pass(cards):
+    """The first pass dealt card by card (docs/peg-leg.md): each card onto its suit's stack when it
+    plays, else onto the discard pile, then the pile's top played up while it can. The key suit is
+    the first card's; returns its count after each card."""
+    layout = Layout([])
+    counts = []
+    for card in cards:
+        if layout.playable(card):
+            layout.promote(card)
+        else:
+            layout.discard.append(card)
+        while layout.discard and layout.playable(layout.discard[-1]):
+            layout.promote(layout.discard.pop())
+        counts.append(layout.count[suit_of(cards[0])])
+    return counts
+
+
+def peg_leg_offered(cents):
+    cents = min(cents, PEG_LEG_MAX_MULTIPLIER)
+    return cents if cents >= PEG_LEG_MIN_MULTIPLIER else None
+
+
+def _kl(a, p):
+    term = lambda x, y: 0.0 if x <= 0.0 else x * math.log(x / y)
+    return term(a, p) + term(1.0 - a, 1.0 - p)
+
+
+def kl_upper(k, n, log_inv_delta):
+    """The largest p >= k/n with n * KL(k/n || p) <= log_inv_delta (Chernoff's bound), by bisection."""
+    a = k / n
+    if k >= n:
+        return 1.0
+    lo, hi = a, 1.0
+    for _ in range(100):
+        mid = 0.5 * (lo + hi)
+        if n * _kl(a, mid) > log_inv_delta:
+            hi = mid
+        else:
+            lo = mid
+    return min(hi * (1.0 + 1e-9) + 1e-15, 1.0)
+
+
+def kl_lower(k, n, log_inv_delta):
+    return 0.0 if k == 0 else 1.0 - kl_upper(n - k, n, log_inv_delta)
+
+
+def check_peg_leg_quote(q, counts_after, key_suit, target_bp):
+    """What can be checked of a recorded quote without redoing its search or its samples: (what was
+    checked, the exact probabilities or None when simulated); raises RuleError naming the first
+    claim that does not hold. `counts_after[n - 1]` is the key suit's replayed count after n cards."""
+    n = q.get("cards_dealt")
+    quote = q.get("quote")
+    if not is_int(n) or not 1 <= n <= len(counts_after) or not isinstance(quote, dict):
+        raise RuleError("made after card %s, which was not dealt" % show(n))
+    key_count = counts_after[n - 1]
+    if not same(quote.get("cards_dealt"), n) or not same(quote.get("key_count"), key_count) \
+            or quote.get("key_suit") != SUITS[key_suit]:
+        raise RuleError("its position (cards dealt, key suit, key count) is not the pass's after card %d" % n)
+    if not same(quote.get("target_rtp_bp"), target_bp):
+        raise RuleError("its target RTP is not the table's")
+    method = quote.get("method") or {}
+    counts = quote.get("counts")
+    if not isinstance(counts, list) or len(counts) != PEG_LEG_COUNTS \
+            or not all(isinstance(c, dict) and same(c.get("count"), k) for k, c in enumerate(counts)):
+        raise RuleError("it does not price the counts 0 to 10 in order")
+    for k, c in enumerate(counts):
+        m = c.get("multiplier_cents")
+        if m is not None and not is_int(m):
+            raise RuleError("count %d: its multiplier is not a whole number of hundredths" % k)
+    if method.get("kind") == "exact":
+        fractions = []
+        for k, c in enumerate(counts):
+            text = c.get("exact")
+            if text is None:
+                fractions.append(Fraction(0))
+                continue
+            num, slash, den = text.partition("/") if isinstance(text, str) else ("", "", "")
+            if not (slash and num.isdigit() and den.isdigit() and num.isascii() and den.isascii() and int(den) > 0):
+                raise RuleError("count %d: %s is not a fraction" % (k, show(text)))
+            fractions.append(Fraction(int(num), int(den)))
+        if sum(fractions) != 1:
+            raise RuleError("its exact probabilities add up to %s, not 1" % sum(fractions))
+        for k, (p, c) in enumerate(zip(fractions, counts)):
+            if p and k < key_count:
+                raise RuleError("count %d is below the key suit's count %d, yet possible" % (k, key_count))
+            prob = c.get("probability")
+            if not isinstance(prob, (int, float)) or isinstance(prob, bool) or abs(prob - float(p)) > 1e-12:
+                raise RuleError("count %d: probability %s is not %s" % (k, show(prob), p))
+            # The largest 0.01 step m with p * m <= target, in integers.
+            want = peg_leg_offered(target_bp * p.denominator // (100 * p.numerator)) if p else None
+            if c.get("multiplier_cents") != want:
+                raise RuleError("count %d: multiplier %s, where %s gives %s" % (k, show(c.get("multiplier_cents")), p,
+                                                                                 show(want)))
+        return "exact probabilities add up to 1; every multiplier follows from them", fractions
+    if method.get("kind") != "simulated" or not same(method.get("samples"), PEG_LEG_SAMPLES) \
+            or not same(method.get("delta"), PEG_LEG_DELTA):
+        raise RuleError("its method %s is neither exact nor djego's simulation" % show(method))
+    samples = PEG_LEG_SAMPLES
+    log_inv = math.log(2.0 * PEG_LEG_COUNTS / PEG_LEG_DELTA)
+    for k, c in enumerate(counts):
+        prob, lower, upper = c.get("probability"), c.get("lower"), c.get("upper")
+        if not all(isinstance(x, (int, float)) and not isinstance(x, bool) for x in (prob, lower, upper)):
+            raise RuleError("count %d: its probability or bounds are not numbers" % k)
+        hits = round(prob * samples)
+        if float(hits) / float(samples) != prob or not 0 <= lower <= prob <= upper <= 1:
+            raise RuleError("count %d: probability %s is not a share of %d samples within its bounds" %
+                            (k, show(prob), samples))
+        if upper == 0:
+            # Not estimated: below the count, or (on trust) past a frozen card.
+            if hits:
+                raise RuleError("count %d: seen %d times, yet priced as impossible" % (k, hits))
+        else:
+            if k < key_count:
+                raise RuleError("count %d is below the key suit's count %d, yet estimated" % (k, key_count))
+            # Bounds no narrower than Chernoff's (up to the rounding of the logarithms).
+            if upper < kl_upper(hits, samples, log_inv) * (1 - 1e-12) or \
+                    lower > kl_lower(hits, samples, log_inv) * (1 + 1e-12):
+                raise RuleError("count %d: the bounds [%r, %r] are narrower than %d hits in %d samples allow" %
+                                (k, lower, upper, hits, samples))
+        want = None
+        if upper > 0:
+            want = peg_leg_offered(int(math.floor(target_bp / 100.0 / upper * (1.0 - 1e-12))))
+        if c.get("multiplier_cents") != want:
+            raise RuleError("count %d: multiplier %s, where the upper bound %r gives %s" %
+                            (k, show(c.get("multiplier_cents")), upper, show(want)))
+    return "bounds as wide as %d samples allow; every multiplier follows from its upper bound" % samples, None
+
+
+def peg_leg_surrender(quote, exact, count, stake, multiplier):
+    """What surrendering a bet pays under a checked quote, in cents, rounded down: target x stake x
+    multiplier x P(count), by the exact fraction or, when simulated, by the lower bound in floating
+    point, exactly as djego computes it."""
+    target = quote["target_rtp_bp"]
+    if exact is not None:
+        p = exact[count]
+        return stake * multiplier * target * p.numerator // (1000000 * p.denominator)
+    lower = quote["counts"][count]["lower"]
+    value = float(stake) * float(multiplier) / 100.0 * float(target) / 10000.0 * lower * (1.0 - 1e-12)
+    return max(int(math.floor(value)), 0)
+
+
+def peg_leg_bet_legs(wallet, bet, returned):
+    """The ledger transfers a bet moved, as djego posts them."""
+    stake, status = bet["stake_minor"], bet["status"]
+    legs = [("bet_stake", wallet, "escrow", stake)]
+    if status == "refunded":
+        legs.append(("bet_refund", "escrow", wallet, stake))
+    elif status == "lost":
+        legs.append(("bet_collected", "escrow", "house:bankroll", stake))
+    elif status == "won":
+        legs.append(("bet_returned", "escrow", wallet, stake))
+        if returned > stake:
+            legs.append(("bet_payout", "house:bankroll", wallet, returned - stake))
+    elif status == "surrendered":
+        if min(returned, stake) > 0:
+            legs.append(("bet_returned", "escrow", wallet, min(returned, stake)))
+        if stake > returned:
+            legs.append(("bet_collected", "escrow", "house:bankroll", stake - returned))
+        if returned > stake:
+            legs.append(("bet_payout", "house:bankroll", wallet, returned - stake))
+    return legs
+
+
+def verify_peg_leg(recall):
+    """A saved Peg Leg recall (GET /api/v1/peg-leg-rounds/{id}/recall), from its own contents and the
+    rules: the shuffle, the pass card by card with the key suit's count, the final count, what can
+    be checked of every quote without redoing its search or samples, every bet's price and return,
+    and every transfer. Check names and order are djego's."""
+    checks = []
+
+    def add(name, passed, detail, first=None):
+        checks.append({"name": name, "passed": passed, "first_mismatch": first, "detail": detail})
+
+    rnd, shuffle = recall["round"], recall["shuffle"]
+    quotes, bets = recall["quotes"], recall.get("bets")
+    parties, transfers = recall.get("parties"), recall.get("transfers")
+    config = rnd.get("config") if isinstance(rnd, dict) else None
+    for what, value in (("bets", bets), ("parties", parties), ("transfers", transfers), ("quotes", quotes)):
+        if not isinstance(value, list) or not all(isinstance(x, dict) for x in value):
+            raise RuleError("%s is not a list of objects" % what)
+    if not isinstance(config, dict) or not is_int(config.get("target_rtp_bp")) or not is_int(rnd.get("cards_dealt")) \
+            or not isinstance(rnd.get("cards"), list) or not all(isinstance(c, dict) for c in rnd["cards"]):
+        raise RuleError("the round's config, cards dealt or cards do not read")
+    shuffled, stream = shuffle_checks(shuffle)
+    checks.extend(shuffled)
+    if stream is None:
+        add("pass", False, "not replayed: the deck did not verify")
+        return {"passed": False, "checks": checks}
+    deck = shuffle["deck"]
+    dealt = max(0, min(rnd["cards_dealt"], len(deck)))
+    counts_after = peg_leg_pass(deck[:dealt])
+    shown = [(c.get("card"), c.get("key_count")) for c in rnd["cards"]]
+    replayed = list(zip(deck[:dealt], counts_after))
+    if shown == replayed:
+        add("cards", True, "the %d card(s) shown are the deck's first, with the key suit's count after each" % dealt)
+    elif [c for c, _ in shown] == deck[:dealt]:
+        add("cards", False, "the key suit's count shown after a card is not the pass's")
+    else:
+        add("cards", False, "the cards shown are not the deck's first cards")
+    status = rnd.get("status")
+    final = counts_after[-1] if dealt == CARD_COUNT else None
+    if status == "settled":
+        add("final_count", final is not None and same(rnd.get("final_count"), final),
+            "the key suit ends with %s card(s)" % final if final is not None and same(rnd.get("final_count"), final)
+            else "replayed %s, recorded %s" % (show(final), show(rnd.get("final_count"))))
+
+    target = config["target_rtp_bp"]
+    good = {}
+    for q in quotes:
+        name = "quote[%s]" % q.get("cards_dealt")
+        try:
+            detail, exact = check_peg_leg_quote(q, counts_after, suit_of(deck[0]), target)
+        except RuleError as e:
+            add(name, False, str(e))
+            continue
+        good[q.get("id")] = (q, exact)
+        add(name, True, detail)
+
+    settled_count = final if status == "settled" else None
+    returns = []
+    for bet in bets:
+        name = "bet[%s]" % bet.get("id")
+        placed, _ = good.get(bet.get("quote_id"), (None, None))
+        if placed is None:
+            add(name, False, "placed on a quote that does not verify")
+            continue
+        stake, count, m = bet.get("stake_minor"), bet.get("count"), bet.get("multiplier_cents")
+        if not is_int(stake) or stake <= 0:
+            add(name, False, "its stake is not positive")
+            continue
+        offered = placed["quote"]["counts"][count]["multiplier_cents"] \
+            if is_int(count) and 0 <= count < PEG_LEG_COUNTS else None
+        if offered is None or not same(m, offered):
+            add(name, False, "its multiplier is not the quote's for its count")
+            continue
+        expected = None
+        kind = bet.get("status")
+        if kind in ("won", "lost") and settled_count is not None and (settled_count == count) == (kind == "won"):
+            expected = stake * m // 100 if kind == "won" else 0
+        elif kind == "refunded" and status == "voided":
+            expected = stake
+        elif kind == "surrendered":
+            at, exact = good.get(bet.get("surrender_quote_id"), (None, None))
+            if at is not None and at["cards_dealt"] >= placed["cards_dealt"]:
+                expected = peg_leg_surrender(at["quote"], exact, count, stake, m)
+        if expected is None:
+            add(name, False, "its outcome does not follow from the round")
+            continue
+        if same(bet.get("returned_minor"), expected):
+            add(name, True, "returned %s" % money(expected))
+            returns.append((bet, expected))
+        else:
+            add(name, False, "returned %s, the rules give %s" % (show(bet.get("returned_minor")), money(expected)))
+            returns.append((bet, expected))
+
+    # The money: exactly the transfers the bets and their returns imply.
+    if len(returns) < len(bets):
+        add("transfers", False, "not checked: a bet does not verify")
+        return {"passed": all(c["passed"] for c in checks), "checks": checks}
+    expected = []
+    for bet, returned in returns:
+        player = bet.get("player")
+        party = next((p for p in parties if p.get("pseudonym") == player), None) or \
+            next((p for p in parties if p.get("player_id") == player), None)
+        if party is None:
+            add("transfers", False, "bet %s's player %s is not among the round's parties" % (bet.get("id"), show(player)))
+            return {"passed": False, "checks": checks}
+        expected += peg_leg_bet_legs("wallet:%s" % party.get("pseudonym"), bet, returned)
+    given = []
+    for tr in transfers:
+        cents = parse_cents(tr.get("amount"))
+        given.append((show(tr.get("kind")), show(tr.get("from")), show(tr.get("to")), -1 if cents is None else cents))
+    expected = sorted((show(k), show(a), show(b), c) for k, a, b, c in expected)
+    given.sort()
+    missing = [x for x in expected if expected.count(x) > given.count(x)]
+    extra = [x for x in given if given.count(x) > expected.count(x)]
+    describe = lambda leg: "%s %s -> %s %s" % (json.loads(leg[0]), json.loads(leg[1]), json.loads(leg[2]),
+                                               money(leg[3]) if leg[3] >= 0 else "(unreadable)")
+    if not missing and not extra:
+        add("transfers", True, "%d transfers as the bets imply; the escrow ends at 0.00" % len(given))
+    else:
+        add("transfers", False, ("missing: " + describe(missing[0])) if missing else ("unexpected: " + describe(extra[0])))
     return {"passed": all(c["passed"] for c in checks), "checks": checks}
 
 
@@ -1567,6 +1870,70 @@ def honest_contest(server_seed, contest_id, entrant_seeds, choose, fee="10.00", 
     return {"contest": contest, "entrants": entrants,
             "transfers": [{"seq": i + 1, "kind": k, "from": a, "to": b, "amount": money(c), "hash": ""}
                           for i, (k, a, b, c) in enumerate(moves)]}
+
+
+def peg_leg_exact_quote(deck, n, target_bp=9500):
+    """The exact quote after card n of `deck`, by every order of the undealt cards (a handful of
+    cards left only), priced as djego prices: for the self-test."""
+    import itertools
+    rest = deck[n:]
+    tally = [0] * PEG_LEG_COUNTS
+    for order in itertools.permutations(rest):
+        tally[peg_leg_pass(deck[:n] + list(order))[-1]] += 1
+    total = sum(tally)
+    counts = []
+    for k, orders in enumerate(tally):
+        p = Fraction(orders, total)
+        counts.append({"count": k, "probability": orders / total, "exact": "%d/%d" % (p.numerator, p.denominator)
+                       if orders else None, "lower": 0.0, "upper": 0.0,
+                       "multiplier_cents": peg_leg_offered(target_bp * p.denominator // (100 * p.numerator))
+                       if orders else None})
+    return {"cards_dealt": n, "key_suit": SUITS[suit_of(deck[0])], "key_count": peg_leg_pass(deck[:n])[-1],
+            "target_rtp_bp": target_bp, "method": {"kind": "exact", "states": total}, "counts": counts}
+
+
+def honest_peg_leg(server_seed, round_id, first_quote=44):
+    """A settled Peg Leg round's recall with exact quotes after cards `first_quote`..49 and three
+    bets by two players (P1 holds one and surrenders one, P2 holds one), recalled as djego recalls
+    it; None when no quote offers two counts."""
+    shuffle, _ = shuffle_transcript(server_seed, "prima_carta", round_id, [])
+    deck = shuffle["deck"]
+    counts_after = peg_leg_pass(deck)
+    first = peg_leg_exact_quote(deck, first_quote)
+    offered = [c["count"] for c in first["counts"] if c["multiplier_cents"]]
+    if len(offered) < 2:
+        return None
+    quotes = [{"id": "q%d" % n, "cards_dealt": n, "simulation_seed": None, "created_at_us": n,
+               "quote": first if n == first_quote else peg_leg_exact_quote(deck, n)}
+              for n in range(first_quote, CARD_COUNT)]
+    final = counts_after[-1]
+    surrender_at = quotes[2]
+    bets = []
+    for i, (player, count, stake) in enumerate((("P1", offered[0], 1000), ("P1", offered[1], 750),
+                                                ("P2", offered[-1], 333))):
+        m = quotes[0]["quote"]["counts"][count]["multiplier_cents"]
+        bet = {"id": "bet-%d" % (i + 1), "player": player, "count": count, "stake_minor": stake,
+               "multiplier_cents": m, "quote_id": quotes[0]["id"], "status": "won" if count == final else "lost",
+               "surrender_quote_id": None, "returned_minor": stake * m // 100 if count == final else 0}
+        if i == 1:
+            exact = [Fraction(c["exact"]) if c["exact"] else Fraction(0) for c in surrender_at["quote"]["counts"]]
+            bet.update(status="surrendered", surrender_quote_id=surrender_at["id"],
+                       returned_minor=peg_leg_surrender(surrender_at["quote"], exact, count, stake, m))
+        bets.append(bet)
+    legs = [leg for bet in bets for leg in peg_leg_bet_legs("wallet:" + bet["player"], bet, bet["returned_minor"])]
+    cards = [{"index": i, "card": c, "key_count": k, "events": []} for i, (c, k) in enumerate(zip(deck, counts_after))]
+    config = {"min_bet": "1.00", "max_bet": "50.00", "max_exposure_per_round": "120.00", "target_rtp_bp": 9500,
+              "betting_window_ms": 0}
+    rnd = {"id": round_id, "table_id": "t", "number": 1, "status": "settled", "commitment": shuffle["commitment"],
+           "client_seed": shuffle["client_seed"], "cards_dealt": CARD_COUNT, "cards": cards,
+           "key_suit": SUITS[suit_of(deck[0])], "key_count": final, "settled_count": final, "final_count": final,
+           "quote": None, "window_closes_at_us": None, "bets": [], "server_seed": server_seed.hex(),
+           "config": config, "created_at_us": 0, "updated_at_us": 0}
+    return {"round": rnd, "shuffle": shuffle, "quotes": quotes, "bets": bets,
+            "parties": [{"pseudonym": "P1", "you": False}, {"pseudonym": "P2", "you": False}],
+            "transfers": [{"seq": i + 1, "kind": k, "from": a, "to": b, "amount": money(c), "hash": ""}
+                          for i, (k, a, b, c) in enumerate(legs)],
+            "verification": {"passed": True, "checks": []}}
 
 
 def lobo_hands(deck, plays):
@@ -1740,6 +2107,7 @@ def _round_tests():
     assert failed(dict(voided, plays=lobo["plays"])) == ["play", "outcome", "transfers"]
     assert failed(dict(voided, transfers=voided["transfers"][:-1])) == ["transfers"]
     _contest_tests()
+    _peg_leg_tests()
     for junk in (None, [], "x", {"version": 2}, {"version": 2, "shuffle": prima["shuffle"], "seats": 5},
                  dict(prima, decisions=[{"suit": "cups"}] * 3), dict(prima, bets=[1]), dict(lobo, plays=[{"kind": 3}])):
         assert not verify_document(junk)["passed"]
@@ -1786,6 +2154,81 @@ def _contest_tests():
     for junk in ({"contest": {}, "entrants": []}, {"contest": {"id": contest_id}, "entrants": [1]},
                  dict(honest, transfers=None)):
         assert not verify_document(junk)["passed"]
+
+
+def _peg_leg_tests():
+    """An honest Peg Leg recall verifies; a doctored quote, bet or transfer fails at the right check."""
+    honest = honest_peg_leg(bytes([96]) * 32, "peg-36")  # a seed whose quote after card 44 offers two counts
+    assert honest is not None
+
+    def failed(recall):
+        return [c["name"] for c in verify_document(recall)["checks"] if not c["passed"]]
+    assert not failed(honest), [c for c in verify_document(honest)["checks"] if not c["passed"]]
+    names = [c["name"] for c in verify_document(honest)["checks"]]
+    assert names[7:9] == ["cards", "final_count"] and names[-1] == "transfers", names
+    assert names[9:15] == ["quote[%d]" % n for n in range(44, 50)], names
+    copy = lambda: json.loads(json.dumps(honest))
+    doctored = copy()
+    doctored["transfers"][0]["amount"] = money(parse_cents(doctored["transfers"][0]["amount"]) + 1)
+    assert failed(doctored) == ["transfers"]
+    doctored = copy()
+    back = next(tr for tr in doctored["transfers"] if tr["to"].startswith("wallet:"))
+    back["to"] = "wallet:P9"
+    assert failed(doctored) == ["transfers"]
+    assert failed(dict(copy(), transfers=[])) == ["transfers"]
+    doctored = copy()
+    gone = doctored["bets"].pop()
+    doctored["transfers"] = [tr for tr in doctored["transfers"]
+                             if not (tr["kind"] == "bet_stake" and tr["from"] == "wallet:" + gone["player"]
+                                     and parse_cents(tr["amount"]) == gone["stake_minor"])]
+    assert failed(doctored) == ["transfers"], failed(doctored)
+    doctored = copy()
+    doctored["bets"][1]["returned_minor"] += 1
+    assert failed(doctored) == ["bet[bet-2]"], failed(doctored)
+    doctored = copy()
+    doctored["bets"][0]["multiplier_cents"] += 1
+    assert failed(doctored) == ["bet[bet-1]", "transfers"], failed(doctored)
+    doctored = copy()
+    counts = doctored["quotes"][0]["quote"]["counts"]
+    k = next(c["count"] for c in counts if c["multiplier_cents"])
+    counts[k]["multiplier_cents"] += 1
+    assert failed(doctored)[0] == "quote[44]", failed(doctored)
+    doctored = copy()
+    doctored["round"]["cards"][20]["key_count"] += 1
+    assert failed(doctored) == ["cards"]
+    doctored = copy()
+    doctored["round"]["final_count"] = doctored["round"]["final_count"] % 10 + 1
+    assert failed(doctored) == ["final_count"]
+    doctored = copy()
+    doctored["round"]["status"] = "voided"
+    assert "bet[bet-1]" in failed(doctored)
+    # A simulated quote: the multipliers follow from bounds as wide as Chernoff's, no narrower.
+    deck = honest["shuffle"]["deck"]
+    counts_after = peg_leg_pass(deck)
+    log_inv = math.log(2.0 * PEG_LEG_COUNTS / PEG_LEG_DELTA)
+    hits = [0] * PEG_LEG_COUNTS
+    hits[counts_after[0]], hits[-1] = 20000, 10000
+    counts = []
+    for k, h in enumerate(hits):
+        upper = kl_upper(h, PEG_LEG_SAMPLES, log_inv) if k >= counts_after[0] else 0.0
+        lower = kl_lower(h, PEG_LEG_SAMPLES, log_inv) if k >= counts_after[0] else 0.0
+        m = peg_leg_offered(int(math.floor(9500 / 100.0 / upper * (1.0 - 1e-12)))) if upper > 0 else None
+        counts.append({"count": k, "probability": h / PEG_LEG_SAMPLES, "exact": None, "lower": lower, "upper": upper,
+                       "multiplier_cents": m})
+    quote = {"cards_dealt": 1, "key_suit": SUITS[suit_of(deck[0])], "key_count": counts_after[0],
+             "target_rtp_bp": 9500, "method": {"kind": "simulated", "samples": PEG_LEG_SAMPLES, "delta": PEG_LEG_DELTA},
+             "counts": counts}
+    simulated = {"id": "s1", "cards_dealt": 1, "quote": quote}
+    check_peg_leg_quote(simulated, counts_after, suit_of(deck[0]), 9500)
+    narrower = json.loads(json.dumps(simulated))
+    narrower["quote"]["counts"][-1]["upper"] *= 0.999
+    try:
+        check_peg_leg_quote(narrower, counts_after, suit_of(deck[0]), 9500)
+        raise AssertionError("a bound narrower than Chernoff's is refused")
+    except RuleError as e:
+        assert "narrower" in str(e)
+    for junk in (dict(honest, bets=None), dict(honest, round={}), dict(honest, transfers=[1])):
+        assert failed(junk) == ["document"], failed(junk)
 
 
 class _Words(Shuffler):

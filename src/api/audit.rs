@@ -14,7 +14,7 @@ use crate::checkpoints::{self, CheckpointView, Trigger};
 use crate::domain::Role;
 use crate::ledger::read::{self, TransferFilter, TransferView, TrialBalance};
 use crate::ledger::AccountId;
-use crate::rounds::{lobo_contests, Finished};
+use crate::rounds::{lobo_contests, peg_leg, Finished};
 use crate::significant_events::{self, EventFilter, EventView};
 
 #[derive(Deserialize, IntoParams)]
@@ -116,7 +116,8 @@ pub async fn ledger(
 #[derive(Deserialize, IntoParams)]
 #[serde(deny_unknown_fields)]
 pub struct TranscriptsQuery {
-    /// Rounds and Lobo contests settled or voided from this time (microseconds since the Unix epoch, inclusive).
+    /// Rounds, Lobo contests and Peg Leg rounds settled or voided from this time (microseconds since the Unix
+    /// epoch, inclusive).
     pub from_us: i64,
     /// Until this time (exclusive).
     pub to_us: i64,
@@ -129,14 +130,15 @@ pub struct TranscriptsQuery {
 /// Most transcripts one export request returns; page on with `offset`.
 pub const MAX_EXPORT_ROUNDS: i64 = 5000;
 
-/// The transcripts of every Prima Carta and Lobo round settled or voided in a
-/// period, oldest first, one JSON document per line (auditor, pit boss): a round
-/// as its transcript, a Lobo contest as its recall (every entrant's deck and
-/// play). Peg Leg rounds are not in it: read each one's recall. The input of
-/// `djego verify rounds FILE`. Fewer lines than `limit` means the period is done.
+/// The transcripts of every Prima Carta, Lobo and Peg Leg round and Lobo contest
+/// settled or voided in a period, oldest first, one JSON document per line
+/// (auditor, pit boss): a Prima Carta or Lobo round as its transcript, a Lobo
+/// contest as its recall (every entrant's deck and play), a Peg Leg round as its
+/// recall (every quote, bet and transfer). The input of `djego verify rounds
+/// FILE`. Fewer lines than `limit` means the period is done.
 #[utoipa::path(tag = "audit", security(("bearer" = [])), params(TranscriptsQuery), responses(
     (status = 200, content_type = "application/x-ndjson", body = String,
-        description = "JSON Lines: one document per line, in the order they ended: a round's transcript (docs/transcript.md) without events, or a Lobo contest's recall (docs/lobo.md)."),
+        description = "JSON Lines: one document per line, in the order they ended: a Prima Carta or Lobo round's transcript (docs/transcript.md) without events, a Lobo contest's recall (docs/lobo.md), or a Peg Leg round's recall (docs/peg-leg.md)."),
     (status = 400, body = super::error::ErrorBody),
     (status = 403, body = super::error::ErrorBody),
 ))]
@@ -170,6 +172,7 @@ pub async fn transcripts(
                     Finished::LoboContest(id) => {
                         serde_json::to_string(&lobo_contests::recall(&mut conn, &s.vault, id, &viewer)?)
                     }
+                    Finished::PegLeg(id) => serde_json::to_string(&peg_leg::recall(&mut conn, &s.vault, id, &viewer)?),
                 };
                 out.push_str(&line.map_err(|e| super::error::ApiError::internal(e.to_string()))?);
                 out.push('\n');

@@ -14,15 +14,17 @@ pub use record::{RoundRow, RoundStatus};
 pub use seed_vault::SeedVault;
 
 /// What the auditor's export holds, one line each: a round of a table (its
-/// transcript) or a Lobo contest (its recall, every entrant's deck and play).
+/// transcript), a Lobo contest (its recall, every entrant's deck and play) or a
+/// Peg Leg round (its recall, every quote and bet).
 #[derive(Debug)]
 pub enum Finished {
     Round(RoundRow),
     LoboContest(String),
+    PegLeg(String),
 }
 
-/// The rounds and Lobo contests settled or voided in `[from_us, to_us)`, in the
-/// order they ended (then by id), one page of them.
+/// The rounds, Lobo contests and Peg Leg rounds settled or voided in
+/// `[from_us, to_us)`, in the order they ended (then by id), one page of them.
 pub fn finished_between(
     conn: &mut crate::store::AnyConnection,
     from_us: i64,
@@ -39,13 +41,16 @@ pub fn finished_between(
         #[diesel(sql_type = Text)]
         id: String,
     }
-    // One ordered list across both tables, so that `offset` pages through it; the figures are
-    // integers, written into the text.
+    // One ordered list across the three tables, so that `offset` pages through it; the figures
+    // are integers, written into the text. A Peg Leg round's `updated_at_us` is when it ended.
     let ended: Vec<Ended> = diesel::sql_query(format!(
         "SELECT 'round' AS kind, id, updated_at_us FROM rounds \
            WHERE status IN ('settled', 'voided') AND updated_at_us >= {from_us} AND updated_at_us < {to_us} \
          UNION ALL \
          SELECT 'lobo_contest' AS kind, id, updated_at_us FROM lobo_contests \
+           WHERE status IN ('settled', 'voided') AND updated_at_us >= {from_us} AND updated_at_us < {to_us} \
+         UNION ALL \
+         SELECT 'peg_leg' AS kind, id, updated_at_us FROM peg_leg_rounds \
            WHERE status IN ('settled', 'voided') AND updated_at_us >= {from_us} AND updated_at_us < {to_us} \
          ORDER BY updated_at_us, id LIMIT {limit} OFFSET {offset}"
     ))
@@ -63,6 +68,7 @@ pub fn finished_between(
         .into_iter()
         .filter_map(|e| match e.kind.as_str() {
             "round" => rows.remove(&e.id).map(Finished::Round),
+            "peg_leg" => Some(Finished::PegLeg(e.id)),
             _ => Some(Finished::LoboContest(e.id)),
         })
         .collect())

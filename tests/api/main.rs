@@ -22,6 +22,7 @@ mod lobo;
 mod lobo_contests;
 mod operations;
 mod peg_leg;
+mod peg_leg_recall;
 mod prima_carta;
 mod roles;
 mod schema;

@@ -11,7 +11,7 @@ use djego::domain::Role;
 use crate::helpers::{TestApp, TestUser};
 use crate::lobo::{read_until, same_casino, watch_table};
 
-fn minor(text: &str) -> i64 {
+pub(crate) fn minor(text: &str) -> i64 {
     let neg = text.starts_with('-');
     let t = text.trim_start_matches('-');
     let (a, b) = t.split_once('.').unwrap_or((t, "00"));
@@ -23,20 +23,20 @@ fn minor(text: &str) -> i64 {
     }
 }
 
-fn s(v: &Value) -> &str {
+pub(crate) fn s(v: &Value) -> &str {
     v.as_str().unwrap_or_else(|| panic!("not a string: {v}"))
 }
 
-struct Casino {
-    table: String,
-    pitboss: TestUser,
-    dealer: TestUser,
-    players: Vec<TestUser>,
+pub(crate) struct Casino {
+    pub table: String,
+    pub pitboss: TestUser,
+    pub dealer: TestUser,
+    pub players: Vec<TestUser>,
 }
 
 /// A Peg Leg table (pit boss creates it through the API, assigns a dealer, opens it) and
 /// `players` players funded with 1,000.00 each.
-async fn casino(app: &TestApp, players: usize, window_ms: u32) -> Casino {
+pub(crate) async fn casino(app: &TestApp, players: usize, window_ms: u32) -> Casino {
     let pitboss = app.create_user(Role::Pitboss).await;
     let dealer = app.create_user(Role::Dealer).await;
     let cashier = app.create_user(Role::Cashier).await;
@@ -84,7 +84,7 @@ async fn casino(app: &TestApp, players: usize, window_ms: u32) -> Casino {
     }
 }
 
-async fn open_round(app: &TestApp, c: &Casino) -> Value {
+pub(crate) async fn open_round(app: &TestApp, c: &Casino) -> Value {
     app.post(
         &format!("/api/v1/tables/{}/peg-leg-rounds", c.table),
         Some(&c.dealer.token),
@@ -95,7 +95,7 @@ async fn open_round(app: &TestApp, c: &Casino) -> Value {
     .expect(201)
 }
 
-async fn deal(app: &TestApp, c: &Casino, round: &str) -> crate::helpers::TestResponse {
+pub(crate) async fn deal(app: &TestApp, c: &Casino, round: &str) -> crate::helpers::TestResponse {
     app.post(
         &format!("/api/v1/peg-leg-rounds/{round}/deal"),
         Some(&c.dealer.token),
@@ -105,7 +105,7 @@ async fn deal(app: &TestApp, c: &Casino, round: &str) -> crate::helpers::TestRes
     .await
 }
 
-async fn bet(
+pub(crate) async fn bet(
     app: &TestApp,
     player: &TestUser,
     round: &str,
@@ -122,7 +122,7 @@ async fn bet(
     .await
 }
 
-async fn surrender(
+pub(crate) async fn surrender(
     app: &TestApp,
     player: &TestUser,
     round: &str,
@@ -139,7 +139,7 @@ async fn surrender(
 }
 
 /// The offered count with the highest probability, and its multiplier in minor units.
-fn likeliest(quote: &Value) -> (u64, i64) {
+pub(crate) fn likeliest(quote: &Value) -> (u64, i64) {
     quote["counts"]
         .as_array()
         .unwrap()
@@ -156,7 +156,7 @@ fn likeliest(quote: &Value) -> (u64, i64) {
 }
 
 /// Any offered count other than `not`.
-fn another(quote: &Value, not: u64) -> u64 {
+pub(crate) fn another(quote: &Value, not: u64) -> u64 {
     quote["counts"]
         .as_array()
         .unwrap()

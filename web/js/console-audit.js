@@ -10,7 +10,7 @@ import {
 } from "./console-common.js";
 import { suitName, suitLabel, cardElement } from "./cards.js";
 import { act, call, table as grid } from "./api.js";
-import { isContestRecall, verifyShuffle, splitDocuments } from "./shuffle.js";
+import { isContestRecall, isPegLegRecall, verifyShuffle, splitDocuments } from "./shuffle.js";
 
 const SECTIONS = [
   { name: "ledger", title: "Ledger", auditorOnly: true },
@@ -555,7 +555,7 @@ function exportSection(box) {
   fill(box,
     el("h3", { id: "audit-export-title" }, "Export round transcripts"),
     el("p", { class: "muted small" },
-      "Every Prima Carta and Lobo round and Lobo contest settled or voided in a period (Peg Leg rounds are recalled one by one), in the order they ended, one per line (JSON Lines): seeds, decks, play, bets and money. Replay the file with djego, or check its shuffles here."),
+      "Every Prima Carta, Lobo and Peg Leg round and Lobo contest settled or voided in a period, in the order they ended, one per line (JSON Lines): seeds, decks, play, bets and money. Replay the file with djego, or check its shuffles here."),
     form, problem,
     el("div", { id: "export-result", "aria-live": "polite" }));
   thisGamingDay().catch(() => lastDay());
@@ -639,6 +639,14 @@ async function checkShuffles() {
           el("p", { id: "export-verify-verdict", class: "bad", "data-ok": "false", "data-round-id": t.contest.id || "" },
             `✗ Item ${i + 1} of ${total} does not verify (${i} verified before it): the Lobo contest `,
             el("code", {}, t.contest.id || "?"), ` at ${tableName(t.contest.table_id)} — ${failedChecks}.`));
+        return;
+      }
+      if (isPegLegRecall(t)) {
+        const r = t.round || {};
+        fill(out,
+          el("p", { id: "export-verify-verdict", class: "bad", "data-ok": "false", "data-round-id": r.id || "" },
+            `✗ Round ${i + 1} of ${total} does not verify (${i} verified before it): Peg Leg round no. ${r.number ?? "?"} at ${tableName(r.table_id)}, `,
+            el("code", {}, r.id || "?"), ` — ${failedChecks}.`));
         return;
       }
       fill(out,

@@ -386,12 +386,14 @@ export async function shuffleChecks(t) {
 
 /**
  * The shuffle part of a document, as verify_round.py finds it: a response from the API
- * (recall, verification) is read through its `transcript` object; a document with a `version`
+ * (recall, verification) is read through its `transcript` object; a Peg Leg recall through its
+ * `shuffle`; a document with a `version`
  * other than 1 is a version-2 round whose `shuffle` is checked (a missing or non-object
  * `shuffle` checks as {}); anything else is a version-1 shuffle transcript itself.
  * Returns { version: 1 | 2, shuffle }.
  */
 export function shufflePartOf(document) {
+  if (isPegLegRecall(document)) return { version: 2, shuffle: document.shuffle };
   let t = document;
   if (isObject(t) && isObject(getter(t)("transcript"))) t = t.transcript;
   const version = isObject(t) ? getter(t)("version") : null;
@@ -400,6 +402,11 @@ export function shufflePartOf(document) {
     return { version: 2, shuffle: isObject(shuffle) ? shuffle : {} };
   }
   return { version: 1, shuffle: t };
+}
+
+/** A saved Peg Leg recall (its `quotes` and `shuffle`), as verify_round.py's is_peg_leg_recall. */
+export function isPegLegRecall(document) {
+  return isObject(document) && Array.isArray(getter(document)("quotes")) && isObject(getter(document)("shuffle"));
 }
 
 /** A saved Lobo contest recall (its `contest` and `entrants`), as verify_round.py's is_contest_recall. */

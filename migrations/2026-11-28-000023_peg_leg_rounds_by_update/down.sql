@@ -1,0 +1,1 @@
+DROP INDEX peg_leg_rounds_by_update;
