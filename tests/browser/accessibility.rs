@@ -4,7 +4,9 @@
 //! WCAG AA contrast (4.5:1) against its effective background. And signing in
 //! with the keyboard alone.
 
-use crate::harness::{demo, login, open_prima_round, settled_lobo_round, Browser, Djego, Driver, STEP_TIMEOUT_MS};
+use crate::harness::{
+    demo, login, open_prima_round, peg_leg_round_dealt, settled_lobo_round, Browser, Djego, Driver, STEP_TIMEOUT_MS,
+};
 use serde_json::json;
 use std::time::{Duration, Instant};
 
@@ -298,6 +300,24 @@ async fn the_player_app_passes_the_audit() {
     b.click("#lobo-verify").await;
     b.wait_text("#lobo-verify-result", "✓").await;
     audit(&b, "player, Lobo result verified", &mut found).await;
+
+    // A Peg Leg table with no round; then the dealer (through the API) opens one and deals a card,
+    // and ana bets at the prices shown.
+    b.click("#lobo-back").await;
+    b.click(r#"article.table-card[data-table-name="Peg Leg 1"] button.open-table"#)
+        .await;
+    b.wait_text("#peg-live-status", "Live").await;
+    audit(&b, "player, Peg Leg table without a round", &mut found).await;
+    peg_leg_round_dealt(&djego, 1).await;
+    b.find("#peg-ladder").await;
+    b.find("#peg-bet-button").await;
+    audit(&b, "player, Peg Leg round, prices shown", &mut found).await;
+    b.click("#peg-bet-button").await;
+    b.find("#peg-my-bets-table button.surrender").await;
+    audit(&b, "player, Peg Leg round with a bet", &mut found).await;
+    b.click("#tab-rounds").await;
+    b.find("li.my-round.open button.resume-round").await;
+    audit(&b, "player, My rounds with a Peg Leg round going", &mut found).await;
     b.close().await;
     assert_none(&found);
 }
@@ -327,6 +347,21 @@ async fn the_dealer_terminal_passes_the_audit() {
     )
     .await;
     audit(&b, "dealer, a refusal shown", &mut found).await;
+
+    // The Peg Leg table: a round opened and its first card dealt, with its prices.
+    b.click("#change-table").await;
+    b.click(r#"button.table-pick[data-table-name="Peg Leg 1"]"#).await;
+    b.wait_text("#live-status", "Live").await;
+    b.click("#dealer-sign-in").await;
+    b.wait_data("#dealer-now", "dealing", "me").await;
+    audit(&b, "dealer, at the Peg Leg table", &mut found).await;
+    b.click("#peg-open-round").await;
+    b.wait_data("#peg-round-status", "status", "seeding").await;
+    audit(&b, "dealer, a Peg Leg round open", &mut found).await;
+    b.click("#peg-next-card").await;
+    b.wait_data("#peg-round-status", "cards-dealt", "1").await;
+    b.find("#peg-ladder").await;
+    audit(&b, "dealer, a Peg Leg round dealing", &mut found).await;
     b.close().await;
     assert_none(&found);
 }
@@ -343,16 +378,19 @@ async fn audit_console(b: &Browser, role: &str, found: &mut Vec<String>) {
         )
         .await;
         audit(b, &format!("console as {role}, {tab}"), found).await;
-        // One item chosen where the tab lists them.
-        let pick = match tab.as_str() {
-            "tab-tables" => Some(r#"button.table-select[data-table-name="Prima Carta 1"]"#),
-            "tab-users" => Some(r#"button.user-select[data-username="bruno"]"#),
-            "tab-cage" => Some(r#"button.cage-player[data-username="bruno"]"#),
-            _ => None,
+        // One item chosen where the tab lists them (a table of each game that has rounds to list).
+        let picks: &[&str] = match tab.as_str() {
+            "tab-tables" => &[
+                r#"button.table-select[data-table-name="Prima Carta 1"]"#,
+                r#"button.table-select[data-table-name="Peg Leg 1"]"#,
+            ],
+            "tab-users" => &[r#"button.user-select[data-username="bruno"]"#],
+            "tab-cage" => &[r#"button.cage-player[data-username="bruno"]"#],
+            _ => &[],
         };
-        if let Some(css) = pick {
+        for css in picks {
             b.click(css).await;
-            audit(b, &format!("console as {role}, {tab} with one chosen"), found).await;
+            audit(b, &format!("console as {role}, {tab} with {css} chosen"), found).await;
         }
         for section in shown_ids(b, &format!("{panel} button.subtab")).await {
             b.click(&format!("#{section}")).await;

@@ -79,10 +79,11 @@ async fn the_dealer_runs_a_round_while_seats_and_a_side_bet_arrive_live() {
     let driver = Driver::start();
     let b = driver.browser(1024, 768).await;
 
-    // The tables: Prima Carta is dealt here; Lobo needs no dealer.
+    // The tables: Prima Carta is dealt here; Lobo, as the game registry says, needs no dealer.
     b.sign_in(&djego, "dealer", demo::PASSWORD_DEALER, "/dealer").await;
-    b.wait_text("#table-list", "Lobo: played by players against the house")
+    b.wait_text("#table-list", "Lobo: Played by each player alone against the house")
         .await;
+    b.wait_text("#table-list", "no dealer needed").await;
     b.wait_text("#table-list", "assigned to you").await;
     b.click(r#"button.table-pick[data-table-name="Prima Carta 1"]"#).await;
     b.wait_text("#live-status", "Live").await;

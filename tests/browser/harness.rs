@@ -456,6 +456,35 @@ pub async fn open_prima_round(djego: &Djego) -> (String, String, serde_json::Val
     (dealer, table, round)
 }
 
+/// The demo dealer signs in at "Peg Leg 1", opens a round and deals `cards` cards through the
+/// API: (the dealer's token, the round's view after the last card).
+pub async fn peg_leg_round_dealt(djego: &Djego, cards: usize) -> (String, serde_json::Value) {
+    let (dealer, table) = dealer_signed_in_at(djego, "Peg Leg 1").await;
+    let (status, mut round) = api(
+        djego,
+        reqwest::Method::POST,
+        &format!("/api/v1/tables/{table}/peg-leg-rounds"),
+        Some(&dealer),
+        None,
+    )
+    .await;
+    assert_eq!(status, 201, "{round}");
+    let id = round["id"].as_str().unwrap().to_string();
+    for _ in 0..cards {
+        let (status, dealt) = api(
+            djego,
+            reqwest::Method::POST,
+            &format!("/api/v1/peg-leg-rounds/{id}/deal"),
+            Some(&dealer),
+            None,
+        )
+        .await;
+        assert_eq!(status, 200, "{dealt}");
+        round = dealt["round"].clone();
+    }
+    (dealer, round)
+}
+
 /// The demo dealer, signed in at the table named `table_name`: (dealer's token, table id).
 pub async fn dealer_signed_in_at(djego: &Djego, table_name: &str) -> (String, String) {
     let dealer = login(djego, "dealer", demo::PASSWORD_DEALER).await;

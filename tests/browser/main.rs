@@ -9,5 +9,6 @@ mod accessibility;
 mod account;
 mod console;
 mod dealer;
+mod peg_leg;
 mod player;
 mod round;

@@ -122,8 +122,8 @@ async fn ana_plays_lobo_to_the_end_and_verifies_the_shuffle_in_the_browser() {
     assert!(href.as_str().unwrap().starts_with("blob:"), "{href}");
     b.screenshot("player-verified").await;
 
-    // A Peg Leg round ana gave a seed to is among her rounds, named as Peg Leg, with no Resume
-    // (this app does not play it); the Lobo round is among the recent ones.
+    // A Peg Leg round ana gave a seed to is among her rounds, named as Peg Leg, and resumed from
+    // there; the Lobo round is among the recent ones.
     let (dealer, peg_leg) = dealer_signed_in_at(&djego, "Peg Leg 1").await;
     let (status, round) = api(
         &djego,
@@ -147,11 +147,13 @@ async fn ana_plays_lobo_to_the_end_and_verifies_the_shuffle_in_the_browser() {
     b.click("#tab-rounds").await;
     b.wait_text("#open-rounds", "Peg Leg 1 — Peg Leg round 1: Taking client seeds")
         .await;
-    let resume = format!(
-        "return document.querySelectorAll('#open-rounds button.resume-round[data-round-id=\"{round_id}\"]').length"
-    );
-    assert_eq!(b.run_js(&resume).await, json!(0), "a Peg Leg round has no Resume here");
     b.wait_text("#recent-rounds", "Lobo 1 — Lobo round").await;
+    b.click(&format!(
+        r#"#open-rounds button.resume-round[data-round-id="{round_id}"]"#
+    ))
+    .await;
+    b.wait_data("#peg-round", "round-id", round_id).await;
+    b.wait_data("#peg-round", "status", "seeding").await;
     b.close().await;
 }
 

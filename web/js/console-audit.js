@@ -11,6 +11,11 @@ import {
 import { suitName, suitLabel, cardElement } from "./cards.js";
 import { act, call, table as grid } from "./api.js";
 import { isContestRecall, isPegLegRecall, verifyShuffle, splitDocuments } from "./shuffle.js";
+import { gameName } from "./games.js";
+import { pegLegRecallView } from "./console-peg-leg.js";
+
+/** Where each game's recall is read, in the order "Find out" tries them. */
+const RECALL_PATH = { prima_carta: "/api/v1/rounds", lobo: "/api/v1/lobo-rounds", peg_leg: "/api/v1/peg-leg-rounds" };
 
 const SECTIONS = [
   { name: "ledger", title: "Ledger", auditorOnly: true },
@@ -310,7 +315,7 @@ function recallSection(box) {
   const button = el("button", { type: "submit", id: "recall-load" }, "Recall");
   const form = el("form", { id: "recall-form", class: "row" },
     field("recall-id", "Round id", { required: true, autocomplete: "off", spellcheck: "false", size: 40 }),
-    selectField("recall-game", "Game", [["", "Find out"], ["prima_carta", "Prima Carta"], ["lobo", "Lobo"]], ""),
+    selectField("recall-game", "Game", [["", "Find out"], ...Object.keys(RECALL_PATH).map((g) => [g, gameName(g)])], ""),
     button);
   form.addEventListener("submit", (event) => { event.preventDefault(); loadRecall(); });
   fill(box,
@@ -330,16 +335,18 @@ async function loadRecall() {
     const game = value("recall-game");
     const enc = encodeURIComponent(id);
     let doc, which;
-    if (game === "lobo") { doc = await get(`/api/v1/lobo-rounds/${enc}/recall`); which = "lobo"; }
-    else if (game === "prima_carta") { doc = await get(`/api/v1/rounds/${enc}/recall`); which = "prima_carta"; }
-    else {
-      try { doc = await get(`/api/v1/rounds/${enc}/recall`); which = "prima_carta"; }
-      catch (e) {
-        if (e.status !== 404) throw e;
-        doc = await get(`/api/v1/lobo-rounds/${enc}/recall`); which = "lobo";
+    // A round id names one game's round: the others answer 404.
+    const tried = game ? [game] : Object.keys(RECALL_PATH);
+    for (const [i, g] of tried.entries()) {
+      try {
+        doc = await get(`${RECALL_PATH[g]}/${enc}/recall`);
+        which = g;
+        break;
+      } catch (e) {
+        if (e.status !== 404 || i === tried.length - 1) throw e;
       }
     }
-    const view = await recallView(doc, which, id);
+    const view = which === "peg_leg" ? await pegLegRecallView(doc, id) : await recallView(doc, which, id);
     fill($("recall-result"), view);
     view.scrollIntoView({ block: "start" });
   });
@@ -360,7 +367,7 @@ async function recallView(doc, game, id) {
   const status = t.status || round.status;
 
   const summary = facts([
-    ["Game", game === "lobo" ? "Lobo" : "Prima Carta"],
+    ["Game", gameName(game)],
     ["Round", el("code", { id: "recall-round-id" }, t.round_id || id)],
     ["Table", `${tableName(t.table_id || round.table_id)}, round no. ${t.number ?? round.number ?? "?"}`],
     ["Status", el("span", { id: "recall-status" }, status || "—")],
@@ -412,7 +419,7 @@ async function recallView(doc, game, id) {
   const filename = `djego-round-${t.round_id || id}.json`;
   return el("article", { class: "recall", id: "recall-view", "data-round-id": t.round_id || id, "data-game": game },
     el("div", { class: "row spread" },
-      el("h4", {}, `Recall of ${game === "lobo" ? "Lobo" : "Prima Carta"} round no. ${t.number ?? round.number ?? ""}`),
+      el("h4", {}, `Recall of ${gameName(game)} round no. ${t.number ?? round.number ?? ""}`),
       jsonDownloadButton("recall-download", "Download the recall (JSON)", filename, doc)),
     el("div", { class: "columns halves" }, el("div", {}, summary, play), el("div", {}, seeds, deck)),
     bets, money,
@@ -652,7 +659,7 @@ async function checkShuffles() {
       fill(out,
         el("p", { id: "export-verify-verdict", class: "bad", "data-ok": "false", "data-round-id": t.round_id || "" },
           `✗ Round ${i + 1} of ${total} does not verify (${i} verified before it): `,
-          t.game === "lobo" ? "Lobo" : "Prima Carta", ` round no. ${t.number ?? "?"} at ${tableName(t.table_id)}, `,
+          gameName(t.game), ` round no. ${t.number ?? "?"} at ${tableName(t.table_id)}, `,
           el("code", {}, t.round_id || "?"), ` — ${failedChecks}.`),
         t.round_id ? el("button", {
           type: "button", id: "export-recall-failed", class: "quiet",

@@ -9,6 +9,10 @@ import {
 } from "./console-common.js";
 import { act, table as grid } from "./api.js";
 import { settingsSection, calendarLine } from "./console-floor-settings.js";
+import { gameName } from "./games.js";
+
+/** The games whose unfinished rounds a pit boss voids from the table's page (console-tables.js). */
+const VOIDED_AT_TABLES = ["prima_carta", "lobo", "peg_leg"];
 
 const SECTIONS = [
   { name: "day", title: "Gaming day" },
@@ -174,11 +178,11 @@ function dayView(v) {
 function unfinished(v) {
   return grid([
     ["Table", (u) => tableName(u.table_id)],
-    ["Game", (u) => u.game],
+    ["Game", (u) => gameName(u.game)],
     ["Status", (u) => u.status],
     ["Started", (u) => when(u.created_at_us)],
     ["Round id", (u) => el("code", {}, u.round_id)],
-    ["", (u) => u.game === "prima_carta" ? el("button", {
+    ["", (u) => VOIDED_AT_TABLES.includes(u.game) ? el("button", {
       type: "button", class: "quiet unfinished-table", "data-round-id": u.round_id,
       onclick: () => ctx.goTo("tables", { id: u.table_id }),
     }, "Go to its table") : null],

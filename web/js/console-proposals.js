@@ -9,6 +9,8 @@ import {
   PROPOSAL_KIND, proposalSubject, selectField, rawJson, field, value, amount, proposalNotice,
 } from "./console-common.js";
 import { act, showProblem, ApiProblem } from "./api.js";
+import { gameName } from "./games.js";
+import { optionsLine as pegLegOptions } from "./peg-leg.js";
 
 let highlight = null;
 
@@ -55,12 +57,14 @@ function requestSummary(p) {
 }
 
 function summariseConfig(c) {
-  if (c.game === "prima_carta") return `Prima Carta ${c.variant}, unit ${c.unit}, side bets ${c.min_bet}–${c.max_bet}`;
+  const name = gameName(c.game);
+  if (c.game === "prima_carta") return `${name} ${c.variant}, unit ${c.unit}, side bets ${c.min_bet}–${c.max_bet}`;
   if (c.game === "lobo") {
     const rule = c.house_rule ? `, fee ${c.house_rule.fee_per_round_hundredths}/100 u, ante ${c.house_rule.ante_per_wolf_point_hundredths}/100 u/pt` : "";
-    return `Lobo ${c.mode}, unit ${c.min_unit}–${c.max_unit}, cap ${c.loss_cap_points}${rule}${c.house_rule_override ? ", override" : ""}`;
+    return `${name} ${c.mode}, unit ${c.min_unit}–${c.max_unit}, cap ${c.loss_cap_points}${rule}${c.house_rule_override ? ", override" : ""}`;
   }
-  return "";
+  if (c.game === "peg_leg") return `${name}, ${pegLegOptions(c)}`;
+  return c.game ? name : "";
 }
 
 async function payTableName(id) {

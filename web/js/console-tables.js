@@ -1,7 +1,8 @@
-// Tables: the list; for one table its status, options (a change is a
-// proposal), pay table with its certificate (installing another is a
-// proposal), dealers, and its recent rounds (void a Prima Carta round before the deal, a Lobo
-// round while it is in play).
+// Tables: the list, each named by its game as the game registry says; for
+// one table its status, options (a change is a proposal), pay table with its
+// certificate (installing another is a proposal), dealers, and its recent
+// rounds (void a Prima Carta round before the deal, a Lobo round while it is
+// in play, a Peg Leg round before its last card: console-peg-leg.js).
 // The pit boss acts; the auditor reads.
 
 import {
@@ -12,6 +13,8 @@ import {
 import { suitLabel } from "./cards.js";
 import { act, table as grid } from "./api.js";
 import { watchTable, liveStatusText } from "./live.js";
+import { games, gameName } from "./games.js";
+import { pegLegConfigFields, readPegLegConfig, pegLegRounds, optionsLine as pegLegOptions } from "./console-peg-leg.js";
 
 let panel = null;
 let selectedId = null;
@@ -44,11 +47,14 @@ async function refreshAll() {
 
 // ---- the list --------------------------------------------------------------------
 
-function gameName(g) {
-  return g === "prima_carta" ? "Prima Carta" : g === "lobo" ? "Lobo" : g;
-}
+/** Where each game's recent rounds are listed; a game not here has no rounds listed by the console. */
+const ROUNDS_PATH = { prima_carta: "/rounds", lobo: "/lobo-rounds", peg_leg: "/peg-leg-rounds" };
+
+/** The games whose tables the console creates and changes: it knows their options' fields. */
+const FORMS = ["prima_carta", "lobo", "peg_leg"];
 
 function optionsSummary(c) {
+  if (c.game === "peg_leg") return pegLegOptions(c);
   if (c.game === "prima_carta") {
     return `${c.variant}, unit ${c.unit}${c.seat_fee ? ", seat fee " + c.seat_fee : ""}, corte ${c.corte ? "on" : "off"}, `
       + `cobre ${c.cobre}, side bets ${c.min_bet}–${c.max_bet} (≤ ${c.max_exposure_per_round} a round)`;
@@ -102,9 +108,11 @@ async function select(id, { scroll = false } = {}) {
     const path = `/api/v1/tables/${encodeURIComponent(id)}`;
     const [t, dealer] = await Promise.all([get(path), get(path + "/dealer"), loadPeople().catch(() => null)]);
     const prima = t.config.game === "prima_carta";
-    const [payTable, rounds] = prima
-      ? await Promise.all([get(path + "/pay-table").catch((e) => e), get(path + "/rounds?limit=10").catch((e) => e)])
-      : [null, await get(path + "/lobo-rounds?limit=10").catch((e) => e)];
+    const listed = ROUNDS_PATH[t.config.game];
+    const [payTable, rounds] = await Promise.all([
+      prima ? get(path + "/pay-table").catch((e) => e) : null,
+      listed ? get(`${path}${listed}?limit=10`).catch((e) => e) : null,
+    ]);
     const status = statusPart(t);
     fill(box,
       el("div", { class: "row spread" },
@@ -121,7 +129,8 @@ async function select(id, { scroll = false } = {}) {
         el("div", {}, dealersPart(t, dealer), roundsPart(t, rounds), prima ? optionsPart(t) : null)));
     box.dataset.status = t.status;
     box.dataset.shown = id;
-    if (prima) watch(t);
+    // Lobo tables are not followed: each player's rounds there would re-read the list all the time.
+    if (prima || t.config.game === "peg_leg") watch(t);
     else { stopWatching(); $("table-live").remove(); }
     if (scroll) box.scrollIntoView({ block: "start" });
   } catch (e) {
@@ -180,7 +189,7 @@ async function refreshRounds(t) {
   const old = $("table-rounds");
   if (!old || selectedId !== t.id) return;
   try {
-    const rounds = await get(`/api/v1/tables/${encodeURIComponent(t.id)}/rounds?limit=10`);
+    const rounds = await get(`/api/v1/tables/${encodeURIComponent(t.id)}${ROUNDS_PATH[t.config.game]}?limit=10`);
     const reason = $("void-reason") ? $("void-reason").value : "";
     const chosen = $("void-round") ? $("void-round").value : "";
     const focused = document.activeElement && document.activeElement.id;
@@ -363,10 +372,11 @@ function payTablePart(t, current) {
 
 /** The option fields of a table config, ids prefixed (`new-…` to create, `cfg-…` to change). */
 export function configFields(prefix, game, c = {}) {
+  if (game === "peg_leg") return pegLegConfigFields(prefix, c);
   const amountAttrs = (v, required = true) => ({ value: v || "", inputmode: "decimal", pattern: AMOUNT_PATTERN, required, autocomplete: "off" });
   if (game === "prima_carta") {
     return el("fieldset", { id: `${prefix}-prima`, class: "options" },
-      el("legend", {}, "Prima Carta options"),
+      el("legend", {}, `${gameName("prima_carta")} options`),
       el("div", { class: "grid" },
         selectField(`${prefix}-variant`, "Variant", [["classic", "Classic"], ["cinco", "Cinco"], ["jasper", "Jasper"]], c.variant || "classic"),
         field(`${prefix}-unit`, "Unit (a spiga; a copa per card)", amountAttrs(c.unit || "1.00")),
@@ -380,7 +390,7 @@ export function configFields(prefix, game, c = {}) {
   }
   const rule = c.house_rule || null;
   return el("fieldset", { id: `${prefix}-lobo`, class: "options" },
-    el("legend", {}, "Lobo options"),
+    el("legend", {}, `${gameName("lobo")} options`),
     el("div", { class: "grid" },
       selectField(`${prefix}-mode`, "Mode", [["hard", "Hard (ranks 1–10)"], ["ordinary", "Ordinary (no 10s)"], ["easy", "Easy (no 9s or 10s)"]], c.mode || "easy"),
       field(`${prefix}-min-unit`, "Smallest unit", amountAttrs(c.min_unit || "1.00")),
@@ -396,6 +406,7 @@ export function configFields(prefix, game, c = {}) {
 }
 
 export function readConfig(prefix, game) {
+  if (game === "peg_leg") return readPegLegConfig(prefix);
   if (game === "prima_carta") {
     const seatFee = amount(`${prefix}-seat-fee`);
     return {
@@ -466,7 +477,12 @@ function roundsPart(t, rounds) {
     box.append(el("p", { class: "muted" }, explain(rounds).sentence || String(rounds)));
     return box;
   }
+  if (rounds === null) {
+    box.append(el("p", { class: "muted" }, `The console does not list ${gameName(t.config.game)} rounds.`));
+    return box;
+  }
   if (t.config.game === "lobo") return loboRounds(t, box, rounds || []);
+  if (t.config.game === "peg_leg") return pegLegRounds(t, box, rounds || [], { voidForm, recallColumn });
   const list = rounds || [];
   box.append(grid([
     ["No.", (r) => el("span", { title: "Round " + r.id }, String(r.number))],
@@ -489,7 +505,7 @@ function roundsPart(t, rounds) {
   return box;
 }
 
-/** The pit boss's form to void one of `voidable` (nothing for other roles). */
+/** The pit boss's form to void one of `voidable`, with the reason every game's void records (nothing for other roles). */
 function voidForm(t, voidable, { note, none, path, done }) {
   if (!isPitBoss()) return "";
   const problem = alertBox("void-problem");
@@ -554,8 +570,11 @@ function loboRounds(t, box, list) {
 function createTableSection() {
   const problem = alertBox("create-table-problem");
   const result = statusBox("create-table-result");
-  const optionsBox = el("div", { id: "new-options" }, configFields("new", "prima_carta"));
-  const game = selectField("new-table-game", "Game", [["prima_carta", "Prima Carta"], ["lobo", "Lobo"]], "prima_carta");
+  // Every game the registry deals at a table of its own, that the console has the options' fields of.
+  const listed = games().filter((g) => g.game === g.table_game && FORMS.includes(g.game)).map((g) => [g.game, g.name]);
+  const offered = listed.length ? listed : FORMS.map((g) => [g, gameName(g)]);
+  const optionsBox = el("div", { id: "new-options" }, configFields("new", offered[0][0]));
+  const game = selectField("new-table-game", "Game", offered, offered[0][0]);
   game.querySelector("select").addEventListener("change", (e) => fill(optionsBox, configFields("new", e.target.value)));
   const button = el("button", { type: "submit", id: "create-table-button" }, "Create the table");
   const form = el("form", { id: "create-table" },

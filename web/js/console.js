@@ -9,6 +9,7 @@ import * as users from "./console-users.js";
 import * as cage from "./console-cage.js";
 import * as audit from "./console-audit.js";
 import * as floor from "./console-floor.js";
+import { loadGames } from "./games.js";
 
 /** Which roles see which tab (openapi.json's descriptions; docs/security.md). */
 const TABS = [
@@ -24,7 +25,7 @@ const session = requireSession(["pitboss", "cashier", "auditor"]);
 
 if (session) start(session);
 
-function start(s) {
+async function start(s) {
   ctx.session = s;
   ctx.role = s.role;
   document.body.dataset.role = ctx.role;
@@ -74,6 +75,8 @@ function start(s) {
       }
     });
   }
+  // Every tab names games as the registry does; without it they are named by id.
+  await loadGames().catch(() => null);
   tablist.hidden = false;
   document.getElementById("console-loading").remove();
   window.addEventListener("hashchange", () => show(location.hash.slice(1)));

@@ -1,16 +1,22 @@
-// The dealer terminal: one Prima Carta table at a time. The dealer signs in
-// at the table, opens a round, watches seats and side bets arrive live,
+// The dealer terminal: one table at a time, of a game its dealer starts
+// (the game registry's `started_by`). The dealer signs in at the table and
+// opens rounds. At Prima Carta: watches seats and side bets arrive live,
 // closes betting, deals the first pass, records copa decisions given by
-// voice, settles, and sees the result. Everything goes through the public
-// API; the table's live stream (live.js) keeps the page current, and a
-// round already in progress is picked up again after a reload.
+// voice, settles, and sees the result; at Peg Leg, dealer-peg-leg.js deals
+// card by card. Everything goes through the public API; the table's live
+// stream (live.js) keeps the page current, and a round already in progress is
+// picked up again after a reload.
 
 import {
-  $, requireSession, get, act, el, fill, showProblem, header, capitalise, ApiProblem, NetworkProblem,
+  $, requireSession, get, act, el, fill, showProblem, header, capitalise, ApiProblem,
 } from "./api.js";
 import { watchTable, liveStatusText } from "./live.js";
 import { SUITS, suitName, suitSymbol, suitLabel, suitOfCard, cardName, cardElement } from "./cards.js";
 import { cents, money } from "./money.js";
+import { loadGames, gameName, gameOfTable, dealtByDealer } from "./games.js";
+import { step, sentenceOf } from "./dealer-common.js";
+import { openPegLeg, closePegLeg, pegLegEvent, wirePegLeg } from "./dealer-peg-leg.js";
+import { optionsLine as pegLegOptions } from "./peg-leg.js";
 
 const TABLE_KEY = "djego.dealer.table";
 
@@ -74,15 +80,25 @@ async function boot() {
   $("settle").addEventListener("click", () => roundStep($("settle"), "settle", "settling"));
   $("copa-pay").addEventListener("click", () => copa("pay"));
   $("copa-fold").addEventListener("click", () => copa("fold"));
+  wirePegLeg();
+  // The games' names come from the registry; without it the page still works, naming games by id.
+  await loadGames().catch(() => null);
   await loadTables();
 }
 
 // ---- tables ---------------------------------------------------------------
 
-const isPrima = (t) => t.config && t.config.game === "prima_carta";
+// The games this terminal deals; a table of another game its dealer starts is listed, not dealt here.
+const DEALT_HERE = new Set(["prima_carta", "peg_leg"]);
+const dealsHere = (t) => dealtByDealer(t) && DEALT_HERE.has(t.config.game);
+const isPegLeg = (t) => !!t && t.config && t.config.game === "peg_leg";
 const assignedTo = (t) => (t.dealer_ids || []).includes(session.user_id);
 
-async function loadTables() {
+/**
+ * Lists the tables. On opening the page (`resume`), goes straight to the table chosen in this
+ * tab or, failing that, the one this dealer is signed in at; not when the dealer asked for the list.
+ */
+async function loadTables(resume = true) {
   showProblem($("page-problem"), null);
   let tables;
   try {
@@ -90,20 +106,21 @@ async function loadTables() {
   } catch (e) {
     showProblem($("page-problem"), { sentence: "The tables could not be loaded: " + sentenceOf(e) });
     $("table-list").removeAttribute("aria-busy");
-    fill($("table-list"), el("button", { type: "button", id: "reload-tables", onclick: loadTables }, "Try again"));
+    fill($("table-list"), el("button", { type: "button", id: "reload-tables", onclick: () => loadTables(resume) }, "Try again"));
     return;
   }
   state.tables = tables;
-  // Who deals at each Prima Carta table (to find where this dealer is signed in).
-  const boxes = await Promise.all(tables.map((t) => (isPrima(t)
+  // Who deals at each table dealt here (to find where this dealer is signed in).
+  const boxes = await Promise.all(tables.map((t) => (dealsHere(t)
     ? get(`/api/v1/tables/${encodeURIComponent(t.id)}/dealer`).then((d) => d.dealer).catch(() => null)
     : Promise.resolve(null))));
   tables.forEach((t, i) => { t._box = boxes[i]; });
   renderTableList();
+  if (!resume) return;
 
   const wanted = sessionStorage.getItem(TABLE_KEY);
-  const stored = tables.find((t) => t.id === wanted && isPrima(t));
-  const mine = tables.find((t) => isPrima(t) && t._box && t._box.dealer_id === session.user_id);
+  const stored = tables.find((t) => t.id === wanted && dealsHere(t));
+  const mine = tables.find((t) => dealsHere(t) && t._box && t._box.dealer_id === session.user_id);
   const pick = stored || mine;
   if (pick) chooseTable(pick);
 }
@@ -115,10 +132,10 @@ function renderTableList() {
     fill(list, el("p", { class: "empty" }, "There are no tables."));
     return;
   }
-  const prima = state.tables.filter(isPrima);
-  const others = state.tables.filter((t) => !isPrima(t));
+  const dealt = state.tables.filter(dealsHere);
+  const others = state.tables.filter((t) => !dealsHere(t));
   fill(list,
-    prima.map((t) => {
+    dealt.map((t) => {
       const assigned = assignedTo(t);
       const box = t._box;
       const dealing = box ? (box.dealer_id === session.user_id ? "you are dealing here" : `${box.username} is dealing`) : "no dealer signed in";
@@ -132,16 +149,31 @@ function renderTableList() {
           onclick: () => chooseTable(t),
         }, t.name),
         el("span", { class: "table-facts" },
-          `Prima Carta (${t.config.variant}), unit ${t.config.unit} · `,
+          `${tableFacts(t)} · `,
           el("span", { class: t.status === "open" ? "ok" : "bad" }, t.status === "open" ? "open" : "closed"),
           " · ",
           assigned ? el("span", { class: "ok" }, "assigned to you") : el("span", { class: "muted" }, "not assigned to you"),
           ` · ${dealing}`));
     }),
-    others.map((t) => el("div", { class: "table-item lobo", role: "listitem", "data-table-id": t.id },
+    others.map((t) => el("div", { class: "table-item undealt", role: "listitem", "data-table-id": t.id, "data-table-name": t.name },
       el("span", { class: "table-name" }, t.name),
-      el("span", { class: "table-facts muted" },
-        "Lobo: played by players against the house; no dealer needed."))));
+      el("span", { class: "table-facts muted" }, undealtFacts(t)))));
+}
+
+/** A table dealt here, in a line: its game and what it is played for. */
+function tableFacts(t) {
+  const c = t.config;
+  if (c.game === "prima_carta") return `${gameName(c.game)} (${c.variant}), unit ${c.unit}`;
+  if (c.game === "peg_leg") return `${gameName(c.game)}, ${pegLegOptions(c)}`;
+  return gameName(c.game);
+}
+
+/** A table not dealt here: its game as the registry describes it. */
+function undealtFacts(t) {
+  const g = gameOfTable(t);
+  if (!g) return `${gameName(t.config.game)}: not dealt from this terminal.`;
+  const how = g.summary.replace(/\.$/, "");
+  return g.started_by === "dealer" ? `${g.name}: ${how}. Not dealt from this terminal.` : `${g.name}: ${how}.`;
 }
 
 function chooseTable(t) {
@@ -152,12 +184,19 @@ function chooseTable(t) {
   sessionStorage.setItem(TABLE_KEY, t.id);
   $("tables-panel").hidden = true;
   $("table-view").hidden = false;
+  $("prima-view").hidden = isPegLeg(t);
+  $("peg-view").hidden = !isPegLeg(t);
   showProblem($("table-problem"), null);
   showProblem($("round-problem"), null);
   renderTable();
-  renderRound();
   refreshBox();
-  reloadRound();
+  if (isPegLeg(t)) {
+    openPegLeg(t);
+  } else {
+    closePegLeg();
+    renderRound();
+    reloadRound();
+  }
   state.watcher = watchTable(t.id, onLiveEvent, onLiveStatus);
 }
 
@@ -166,18 +205,21 @@ function leaveTable() {
   state.watcher = null;
   state.table = null;
   state.round = null;
+  closePegLeg();
   sessionStorage.removeItem(TABLE_KEY);
   $("table-view").hidden = true;
   $("tables-panel").hidden = false;
   fill($("table-list"), el("p", { class: "muted" }, "Loading the tables…"));
-  loadTables();
+  loadTables(false);
 }
 
 function renderTable() {
   const t = state.table;
   $("table-name").textContent = t.name;
   const c = t.config;
-  const bits = [`Prima Carta, ${c.variant}`, `unit ${c.unit}`, c.corte ? "corte on" : "corte off", `cobre ${c.cobre}`];
+  const bits = isPegLeg(t)
+    ? [gameName(c.game), pegLegOptions(c)]
+    : [`${gameName(c.game)}, ${c.variant}`, `unit ${c.unit}`, c.corte ? "corte on" : "corte off", `cobre ${c.cobre}`];
   if (c.seat_fee) bits.push(`seat fee ${c.seat_fee}`);
   fill($("table-info"),
     bits.join(" · "), " · ",
@@ -248,25 +290,23 @@ function onLiveStatus(status) {
 
 function onLiveEvent(name, data) {
   if (!state.table) return;
+  if (isPegLeg(state.table)) {
+    if (name === "table") tableChanged(data);
+    else pegLegEvent(name, data);
+    if (name === "state") backInSync();
+    return;
+  }
   switch (name) {
     case "state":
       if (data && data.table && !data.id) return; // a Lobo table's state
       acceptRound(data, true);
-      if (state.dropped) {
-        $("live-status").textContent = "Live — back in sync";
-        refreshBox();
-      }
-      state.dropped = false;
+      backInSync();
       break;
     case "round":
       acceptRound(data, false);
       break;
     case "table":
-      if (data && data.id === state.table.id) {
-        data._box = state.box;
-        state.table = data;
-        renderTable();
-      }
+      tableChanged(data);
       break;
     case "resync":
       reloadRound();
@@ -274,6 +314,23 @@ function onLiveEvent(name, data) {
     default:
       // A game event: the `round` snapshot that follows it carries it too.
       break;
+  }
+}
+
+/** The first state after a dropped connection: say so, and re-read who deals here. */
+function backInSync() {
+  if (state.dropped) {
+    $("live-status").textContent = "Live — back in sync";
+    refreshBox();
+  }
+  state.dropped = false;
+}
+
+function tableChanged(data) {
+  if (data && data.id === state.table.id) {
+    data._box = state.box;
+    state.table = data;
+    renderTable();
   }
 }
 
@@ -316,43 +373,6 @@ function clearProblems() {
 }
 
 // ---- actions ----------------------------------------------------------------
-
-/**
- * Runs one action from a button: disables it, says when it is retrying after
- * a network drop (the same Idempotency-Key is reused), shows any refusal as
- * a sentence in `alertNode`.
- */
-async function step(button, alertNode, doing, progress, work, explain) {
-  button.disabled = true;
-  button.setAttribute("aria-busy", "true");
-  showProblem(alertNode, null);
-  const onRetry = (n) => {
-    progress.textContent = `djego did not answer while ${doing} — retrying safely (try ${n + 1} of 4)…`;
-    progress.dataset.retrying = "true";
-  };
-  try {
-    await work(onRetry);
-  } catch (e) {
-    const own = explain ? explain(e) : null;
-    showProblem(alertNode, { sentence: own || sentenceOf(e) });
-  } finally {
-    progress.textContent = "";
-    delete progress.dataset.retrying;
-    button.disabled = false;
-    button.removeAttribute("aria-busy");
-  }
-}
-
-function sentenceOf(e) {
-  if (e instanceof NetworkProblem) {
-    return "djego cannot be reached. Check the connection and try again: an action that did land is never done twice.";
-  }
-  if (e instanceof ApiProblem) {
-    if (e.status === 403) return capitalise(e.message);
-    return e.sentence;
-  }
-  return (e && (e.sentence || e.message)) || String(e);
-}
 
 async function openRound(button) {
   const t = state.table;

@@ -56,6 +56,12 @@ export function sentenceFor(e) {
       return "All five suits are taken.";
     case "table_closed":
       return "This table is closed.";
+    case "stale_quote":
+      return "The prices moved: a new card was dealt before this reached the table. The new prices and cash-out values are shown — look again.";
+    case "count_not_offered":
+      return "That count is not offered at the current prices: choose one the ladder offers.";
+    case "betting_window_closed":
+      return "Betting on this card has closed: wait for the next card.";
     case "not_your_turn":
       return "It is not your turn to decide: " + msg.replace(/\.$/, "") + ".";
     case "idempotency_key_reused":

@@ -8,6 +8,7 @@ import { cents, money } from "./money.js";
 import { say, attempt, roundNamedIn, sentenceFor } from "./player-common.js";
 import { refreshWallet } from "./player-wallet.js";
 import { verifyPanel } from "./player-verify.js";
+import { gameName } from "./games.js";
 
 let table = null;   // the Lobo table (GET /api/v1/tables/{id})
 let view = null;    // the round (LoboView)
@@ -349,7 +350,7 @@ export async function openLobo(t, roundId, go) {
   $("lobo-title").textContent = t.name;
   const c = t.config;
   $("lobo-table-terms").textContent =
-    `Lobo against the house, ${c.mode} mode · unit ${c.min_unit}–${c.max_unit} · loss cap ${c.loss_cap_points} points · ` +
+    `${gameName("lobo")} against the house, ${c.mode} mode · unit ${c.min_unit}–${c.max_unit} · loss cap ${c.loss_cap_points} points · ` +
     `fee ${money(BigInt(rule().fee_per_round_hundredths))} units a round` +
     (rule().ante_per_wolf_point_hundredths ? ` + ${money(BigInt(rule().ante_per_wolf_point_hundredths))} per Wolf point` : "") +
     ` · hints ${c.hints ? "offered" : "off"}`;

@@ -55,6 +55,7 @@ export function renderVerification(result, { title } = {}) {
 export async function fetchTranscript(game, roundId) {
   const id = encodeURIComponent(roundId);
   if (game === "lobo") return get(`/api/v1/lobo-rounds/${id}/recall`);
+  if (game === "peg_leg") return get(`/api/v1/peg-leg-rounds/${id}/recall`);
   try {
     return await get(`/api/v1/rounds/${id}/recall`);
   } catch (e) {
@@ -97,9 +98,13 @@ export function verifyPanel(game, roundId, { prefix } = {}) {
       fill(result, el("p", { class: "muted" }, "Checking the shuffle…"));
       try {
         const answer = await transcript();
-        const doc = answer.transcript ? answer : null;
+        // A Peg Leg recall holds its shuffle transcript as `shuffle`; the quotes and bets are djego's to replay.
+        const pegLeg = game === "peg_leg" && answer.shuffle && Array.isArray(answer.quotes);
+        const doc = answer.transcript ? answer : pegLeg ? answer.shuffle : null;
         if (!doc) throw new Error("The round has no transcript yet: it is shown once the round is settled.");
-        fill(result, renderVerification(await verifyShuffle(doc)));
+        fill(result, renderVerification(await verifyShuffle(doc)), pegLeg ? el("p", { class: "muted small" },
+          "This checks the shuffle. Every quote, bet and transfer is checked by ",
+          el("code", {}, "djego verify round FILE"), " on the downloaded recall.") : null);
         result.scrollIntoView({ block: "nearest" });
       } catch (e) {
         fill(result);

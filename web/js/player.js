@@ -1,5 +1,6 @@
-// The player app: the wallet on top, the tables (with their pays and terms),
-// a Prima Carta table watched live, a Lobo round against the house, and the
+// The player app: the wallet on top, the tables (named and described by the
+// game registry, with their pays and terms), a Prima Carta table watched live,
+// a Lobo round against the house, a Peg Leg round bet on card by card, and the
 // player's rounds — open ones to resume, settled ones to verify in the browser.
 
 import { $, requireSession, header, el, fill, get, when } from "./api.js";
@@ -10,12 +11,15 @@ import { payTableTable } from "./player-paytable.js";
 import { verifyPanel } from "./player-verify.js";
 import { openPrima, closePrima } from "./player-prima.js";
 import { openLobo, closeLobo } from "./player-lobo.js";
+import { openPegLeg, closePegLeg } from "./player-peg-leg.js";
+import { loadGames, gameName, gameOfTable } from "./games.js";
+import { termsList as pegLegTerms } from "./peg-leg.js";
 const s = requireSession(["player"]);
 
 /** Tables by id, for names and options everywhere. */
 export const tables = new Map();
 
-const VIEWS = ["view-tables", "view-rounds", "view-prima", "view-lobo"];
+const VIEWS = ["view-tables", "view-rounds", "view-prima", "view-lobo", "view-peg-leg"];
 
 function show(view) {
   for (const v of VIEWS) $(v).hidden = v !== view;
@@ -23,6 +27,7 @@ function show(view) {
   $("tab-rounds").setAttribute("aria-selected", String(view === "view-rounds"));
   if (view !== "view-prima") closePrima();
   if (view !== "view-lobo") closeLobo();
+  if (view !== "view-peg-leg") closePegLeg();
 }
 
 /** Goes to a place of the app, remembered in the address (#tables, #rounds, #table=ID[&round=ID]). */
@@ -44,6 +49,9 @@ async function route() {
     if (t.config.game === "lobo") {
       show("view-lobo");
       openLobo(t, params.get("round"), go);
+    } else if (t.config.game === "peg_leg") {
+      show("view-peg-leg");
+      openPegLeg(t);
     } else {
       show("view-prima");
       openPrima(t, go);
@@ -89,23 +97,33 @@ async function loadTables() {
   }
 }
 
+/** A table's terms in words, by its game. */
+function termsOf(c) {
+  if (c.game === "lobo") return loboTerms(c);
+  if (c.game === "peg_leg") return pegLegTerms(c);
+  if (c.game === "prima_carta") return primaTerms(c);
+  return null;
+}
+
 function tableCard(t) {
   const c = t.config;
   const lobo = c.game === "lobo";
+  const prima = c.game === "prima_carta";
   const open = t.status === "open";
+  const g = gameOfTable(t);
   const payTable = el("div", { class: "paytable-slot", "data-table-id": t.id });
-  const card = el("article", { class: "panel table-card", "data-table-id": t.id, "data-table-name": t.name },
+  const card = el("article", { class: "panel table-card", "data-table-id": t.id, "data-table-name": t.name, "data-game": c.game },
     el("h3", {}, t.name, " ", el("span", { class: open ? "status live" : "status" }, open ? "open" : "closed")),
-    el("p", { class: "muted" }, lobo ? "Lobo against the house" : "Prima Carta, with house side bets"),
-    lobo ? loboTerms(c) : primaTerms(c),
-    lobo ? null : el("details", {
+    el("p", { class: "muted table-game" }, el("strong", {}, gameName(c.game)), g ? `: ${g.summary.replace(/\.$/, "")}.` : ""),
+    termsOf(c),
+    !prima ? null : el("details", {
       class: "paytable-details", "data-table-id": t.id,
       ontoggle: (ev) => { if (ev.target.open && !payTable.dataset.loaded) loadPayTable(t, payTable); },
     }, el("summary", {}, "Pays and certified RTP"), payTable),
     el("button", {
       type: "button", class: "open-table", "data-table-id": t.id, disabled: !open,
       onclick: () => go(`table=${encodeURIComponent(t.id)}`),
-    }, lobo ? "Play Lobo" : "Go to the table"));
+    }, lobo ? `Play ${gameName(c.game)}` : "Go to the table"));
   return card;
 }
 
@@ -127,14 +145,8 @@ function tableName(id) {
   return t ? t.name : id;
 }
 
-const GAME_NAMES = { lobo: "Lobo", lobo_contest: "Lobo contest", peg_leg: "Peg Leg", prima_carta: "Prima Carta" };
-
-function gameName(g) {
-  return GAME_NAMES[g] || g;
-}
-
-// This app plays Prima Carta and Lobo; a Peg Leg round or a contest is listed, not resumed or checked here.
-const PLAYED_HERE = new Set(["prima_carta", "lobo"]);
+// The games this app plays; a Lobo contest is listed, not resumed or checked here.
+const PLAYED_HERE = new Set(["prima_carta", "lobo", "peg_leg"]);
 
 // Contests are not numbered: a contest is named by its game alone.
 function roundName(r) {
@@ -168,8 +180,8 @@ async function loadRounds() {
       el("li", { class: "my-round recent", "data-round-id": r.round_id },
         el("div", {}, el("strong", {}, `${tableName(r.table_id)} — ${roundName(r)}`),
           " ", el("span", { class: "muted" }, `${statusText(r)}, ${when(r.updated_at_us)}`)),
-        // The browser checks a Prima Carta or Lobo round's shuffle; a contest's or Peg Leg round's recall is
-        // checked by djego verify round (and a contest's by verify_round.py too).
+        // The browser checks a Prima Carta, Lobo or Peg Leg round's shuffle; a contest's recall is checked
+        // by djego verify round and verify_round.py.
         (r.status === "settled" || r.status === "voided") && PLAYED_HERE.has(r.game) ? verifyPanel(r.game, r.round_id) : null))) :
       el("p", { class: "empty" }, "No round of yours is over yet."));
   } catch (e) {
@@ -187,5 +199,6 @@ if (s) {
   for (const b of document.querySelectorAll(".back-to-tables")) b.addEventListener("click", () => go("tables"));
   window.addEventListener("hashchange", route);
   startWallet(s);
-  route();
+  // Games are named by the registry; without it the app still works, naming them by id.
+  loadGames().catch(() => null).then(route);
 }

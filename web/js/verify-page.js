@@ -1,9 +1,14 @@
 // /verify: anyone checks a round's shuffle from its transcript, with no
-// account and no request to djego — the file is read and checked here.
+// account, and the transcript never sent to djego — the file is read and
+// checked here (only the public list of games is read, to name them).
 
 import { $, el, fill } from "./api.js";
 import { isContestRecall, splitDocuments, verifyShuffle } from "./shuffle.js";
 import { renderVerification } from "./player-verify.js";
+import { loadGames, gameName } from "./games.js";
+
+// Games are named as the registry names them (a public list; the transcript itself is never sent).
+loadGames().catch(() => null);
 
 function problem(text) {
   $("verify-alert").hidden = !text;
@@ -11,10 +16,10 @@ function problem(text) {
 }
 
 function describe(doc) {
-  if (isContestRecall(doc)) return `Lobo contest${doc.contest.id ? ` (${doc.contest.id})` : ""}: every entrant's deck`;
+  if (isContestRecall(doc)) return `${gameName("lobo_contest")}${doc.contest.id ? ` (${doc.contest.id})` : ""}: every entrant's deck`;
   const t = doc && typeof doc === "object" && doc.transcript && typeof doc.transcript === "object" ? doc.transcript : doc;
   if (!t || typeof t !== "object") return "Transcript";
-  const game = t.game === "lobo" || (t.shuffle && t.shuffle.game === "lobo") ? "Lobo" : "Prima Carta";
+  const game = gameName(t.game === "lobo" || (t.shuffle && t.shuffle.game === "lobo") ? "lobo" : "prima_carta");
   const number = t.number !== undefined ? ` round ${t.number}` : "";
   const id = t.round_id || (t.shuffle && t.shuffle.round_id) || "";
   return `${game}${number}${id ? ` (${id})` : ""}`;
