@@ -53,7 +53,7 @@ pub fn relay_remote(state: &AppState, announcement: crate::live::Announcement) {
                 if row.game == "lobo" {
                     super::lobo::publish_locally(state, &super::lobo::round_view(&state.vault, &row)?);
                 } else {
-                    let view = crate::rounds::prima_carta::round_view(&mut conn, &state.vault, &row)?;
+                    let view = super::prima_carta::watcher_view(&mut conn, state, &row)?;
                     super::prima_carta::publish_locally(state, &view);
                 }
             }

@@ -402,9 +402,17 @@ async fn publish(state: &web::Data<AppState>, round_id: String) {
     }
 }
 
-/// Tells this instance's watchers of the table (`lobo_round`).
+/// Tells this instance's watchers of the table (`lobo_round`): any account watches, so the
+/// round's player is not named.
 pub fn publish_locally(state: &AppState, view: &LoboView) {
-    state.live.publish(&view.table_id, "lobo_round", view);
+    state
+        .live
+        .publish(&view.table_id, "lobo_round", &view.clone().for_watchers());
+}
+
+/// The round as the table's watchers see it, for the live stream's first `state`.
+pub fn watcher_view(vault: &crate::rounds::SeedVault, row: &RoundRow) -> Result<LoboView, ApiError> {
+    Ok(round_view(vault, row)?.for_watchers())
 }
 
 /// [`publish`] for a change made outside a request (a round folded by its timeout).

@@ -52,6 +52,11 @@ pub(super) fn require_dealer_of(caller: &Caller, table: &Table) -> Result<(), Ap
     }
 }
 
+/// The caller as a round's viewer: staff see every player's id, a player only their own.
+fn viewer_of(caller: &Caller) -> Viewer {
+    Viewer::new(&caller.user_id, caller.role)
+}
+
 fn prima_round(conn: &mut AnyConnection, round_id: &str) -> Result<(RoundRow, Table), ApiError> {
     let row = record::lock(conn, round_id)?;
     if row.game == "lobo" {
@@ -84,13 +89,19 @@ pub(super) fn publish_locally(state: &AppState, view: &RoundView) {
         .publish_round(&view.table_id, &view.id, &events, "round", view);
 }
 
+/// The round as the table's watchers see it (any account watches): every
+/// player by pseudonym, no account id.
+pub fn watcher_view(conn: &mut AnyConnection, state: &AppState, row: &RoundRow) -> Result<RoundView, ApiError> {
+    service::round_view(conn, &state.vault, row, &Viewer::public())
+}
+
 /// Reloads a round after an idempotent action and publishes it.
 async fn publish_by_id(state: &web::Data<AppState>, round_id: String) {
     let view = state
         .blocking(move |s| {
             let mut conn = s.db.conn()?;
             let row = find_prima(&mut conn, &round_id)?;
-            service::round_view(&mut conn, &s.vault, &row)
+            watcher_view(&mut conn, s, &row)
         })
         .await;
     if let Ok(view) = view {
@@ -115,12 +126,14 @@ fn event_name(event: &Event) -> &'static str {
     }
 }
 
-/// Runs a dealer or player action on a locked round and returns the new view.
+/// Runs a dealer or player action on a locked round and returns the new view
+/// as `viewer` sees it.
 /// A dealer's or pit boss's step on a round, in one write transaction, made
 /// safe to retry by its Idempotency-Key; then the live view is published.
 async fn round_action<F>(
     state: web::Data<AppState>,
     caller_id: &str,
+    viewer: Viewer,
     idem: IdempotentRequest,
     round_id: String,
     action: F,
@@ -134,7 +147,7 @@ where
         let (row, table) = prima_round(conn, &id)?;
         action(conn, &s, &row, &table)?;
         let row = record::find(conn, &id)?.ok_or_else(|| ApiError::not_found("round"))?;
-        service::round_view(conn, &s.vault, &row)
+        service::round_view(conn, &s.vault, &row, &viewer)
     })
     .await?;
     publish_by_id(&state, round_id).await;
@@ -164,6 +177,7 @@ pub async fn create_round(
     let id = table_id.clone();
     let vault = state.vault.clone();
     let caller_id = caller.user_id.clone();
+    let viewer = viewer_of(&caller);
     let response = idempotency::run(&state, &caller_id, idem, StatusCode::CREATED, move |conn, _key| {
         let table = load_table(conn, &id)?;
         require_dealer_of(&caller, &table)?;
@@ -171,7 +185,7 @@ pub async fn create_round(
             return Err(ApiError::conflict("table_closed", "the table is closed"));
         }
         let row = service::create_round(conn, &vault, &table, &caller.user_id)?;
-        service::round_view(conn, &vault, &row)
+        service::round_view(conn, &vault, &row, &viewer)
     })
     .await?;
     let latest = state
@@ -194,7 +208,9 @@ pub struct RoundsQuery {
     pub limit: Option<i64>,
 }
 
-/// A table's rounds, newest first (any role).
+/// A table's rounds, newest first (any role), each as the caller may see it:
+/// players by pseudonym, an account id only on the caller's own seat (every
+/// seat for staff).
 #[utoipa::path(tag = "prima carta", security(("bearer" = [])), params(RoundsQuery), responses(
     (status = 200, body = Vec<RoundView>),
     (status = 404, body = super::error::ErrorBody),
@@ -202,12 +218,13 @@ pub struct RoundsQuery {
 #[get("/api/v1/tables/{table_id}/rounds")]
 pub async fn list_rounds(
     state: web::Data<AppState>,
-    _caller: Caller,
+    caller: Caller,
     path: web::Path<String>,
     query: web::Query<RoundsQuery>,
 ) -> ApiResult<web::Json<Vec<RoundView>>> {
     let table_id = path.into_inner();
     let page = super::pagination::Page::new(query.limit, None)?;
+    let viewer = viewer_of(&caller);
     let views = state
         .blocking(move |s| {
             let mut conn = s.db.conn()?;
@@ -215,14 +232,16 @@ pub async fn list_rounds(
             let rows = record::for_table(&mut conn, &table_id, page.limit)?;
             rows.iter()
                 .filter(|r| r.game == "prima_carta")
-                .map(|r| service::round_view(&mut conn, &s.vault, r))
+                .map(|r| service::round_view(&mut conn, &s.vault, r, &viewer))
                 .collect::<Result<Vec<_>, _>>()
         })
         .await?;
     Ok(web::Json(views))
 }
 
-/// A round's public view (any role): nothing secret before settlement.
+/// A round's view (any role): nothing secret before settlement; players by
+/// pseudonym, an account id only on the caller's own seat (every seat for
+/// staff).
 #[utoipa::path(tag = "prima carta", security(("bearer" = [])), responses(
     (status = 200, body = RoundView),
     (status = 404, body = super::error::ErrorBody),
@@ -230,15 +249,16 @@ pub async fn list_rounds(
 #[get("/api/v1/rounds/{round_id}")]
 pub async fn get_round(
     state: web::Data<AppState>,
-    _caller: Caller,
+    caller: Caller,
     path: web::Path<String>,
 ) -> ApiResult<web::Json<RoundView>> {
     let round_id = path.into_inner();
+    let viewer = viewer_of(&caller);
     let view = state
         .blocking(move |s| {
             let mut conn = s.db.conn()?;
             let row = find_prima(&mut conn, &round_id)?;
-            service::round_view(&mut conn, &s.vault, &row)
+            service::round_view(&mut conn, &s.vault, &row, &viewer)
         })
         .await?;
     Ok(web::Json(view))
@@ -289,13 +309,14 @@ pub async fn take_seat(
     let idem = IdempotentRequest::from_request(&req, &*body)?;
     let round_id = path.into_inner();
     let player = caller.user_id.clone();
+    let viewer = viewer_of(&caller);
     let id = round_id.clone();
     let vault = state.vault.clone();
     let response = idempotency::run(&state, &caller.user_id, idem, StatusCode::CREATED, move |conn, key| {
         let (row, _) = prima_round(conn, &id)?;
         service::take_seat(conn, &row, &player, suit, client_seed.as_ref(), key)?;
         let row = record::find(conn, &id)?.ok_or_else(|| ApiError::not_found("round"))?;
-        service::round_view(conn, &vault, &row)
+        service::round_view(conn, &vault, &row, &viewer)
     })
     .await?;
     publish_by_id(&state, round_id).await;
@@ -321,9 +342,11 @@ pub async fn close_betting(
 ) -> ApiResult<HttpResponse> {
     let idem = IdempotentRequest::from_request(&req, &())?;
     let caller_id = caller.user_id.clone();
+    let viewer = viewer_of(&caller);
     round_action(
         state,
         &caller_id,
+        viewer,
         idem,
         path.into_inner(),
         move |conn, _s, row, table| {
@@ -352,9 +375,11 @@ pub async fn deal(
 ) -> ApiResult<HttpResponse> {
     let idem = IdempotentRequest::from_request(&req, &())?;
     let caller_id = caller.user_id.clone();
+    let viewer = viewer_of(&caller);
     round_action(
         state,
         &caller_id,
+        viewer,
         idem,
         path.into_inner(),
         move |conn, s, row, table| {
@@ -409,6 +434,7 @@ pub async fn copa(
     let id = round_id.clone();
     let vault = state.vault.clone();
     let caller_id = caller.user_id.clone();
+    let viewer = viewer_of(&caller);
     let response = idempotency::run(&state, &caller_id, idem, StatusCode::OK, move |conn, _key| {
         let (row, table) = prima_round(conn, &id)?;
         let seated = service::seats(conn, &row.id)?;
@@ -433,7 +459,7 @@ pub async fn copa(
         };
         service::decide(conn, &vault, &row, suit, pay, source, &caller.user_id)?;
         let row = record::find(conn, &id)?.ok_or_else(|| ApiError::not_found("round"))?;
-        service::round_view(conn, &vault, &row)
+        service::round_view(conn, &vault, &row, &viewer)
     })
     .await?;
     publish_by_id(&state, round_id).await;
@@ -523,9 +549,11 @@ pub async fn settle(
 ) -> ApiResult<HttpResponse> {
     let idem = IdempotentRequest::from_request(&req, &())?;
     let caller_id = caller.user_id.clone();
+    let viewer = viewer_of(&caller);
     round_action(
         state,
         &caller_id,
+        viewer,
         idem,
         path.into_inner(),
         move |conn, s, row, table| {
@@ -575,9 +603,11 @@ pub async fn void(
     let idem = IdempotentRequest::from_request(&req, &*body)?;
     let reason = super::contract::check_reason(&body.into_inner().reason, "a void")?;
     let caller_id = caller.user_id.clone();
+    let viewer = viewer_of(&caller);
     round_action(
         state,
         &caller_id,
+        viewer,
         idem,
         path.into_inner(),
         move |conn, s, row, _table| {
@@ -625,7 +655,7 @@ pub async fn recall(
             if caller.role == Role::Player && !service::participants(&mut conn, &row.id)?.contains(&caller.user_id) {
                 return Err(ApiError::forbidden("players may recall only rounds they played in"));
             }
-            service::recall(&mut conn, &s.vault, &row, &Viewer::new(&caller.user_id, caller.role))
+            service::recall(&mut conn, &s.vault, &row, &viewer_of(&caller))
         })
         .await?;
     Ok(web::Json(recall))
@@ -644,18 +674,15 @@ pub struct Verification {
     pub transcript: Option<crate::transcript::RoundTranscript<'static>>,
 }
 
-/// What a client needs to check the shuffle (any role): the commitment
-/// before settlement, the full transcript after.
-#[utoipa::path(tag = "prima carta", security(("bearer" = [])), responses(
+/// What anyone needs to check the round, with no account and no token (any
+/// token sent is ignored): the commitment before settlement, the full
+/// transcript after, every player pseudonymous.
+#[utoipa::path(tag = "prima carta", responses(
     (status = 200, body = Verification),
     (status = 404, body = super::error::ErrorBody),
 ))]
 #[get("/api/v1/rounds/{round_id}/verification")]
-pub async fn verification(
-    state: web::Data<AppState>,
-    _caller: Caller,
-    path: web::Path<String>,
-) -> ApiResult<web::Json<Verification>> {
+pub async fn verification(state: web::Data<AppState>, path: web::Path<String>) -> ApiResult<web::Json<Verification>> {
     let round_id = path.into_inner();
     let v = state
         .blocking(move |s| {

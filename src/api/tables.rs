@@ -573,7 +573,7 @@ pub async fn table_events(
             match &table.config {
                 TableConfig::PrimaCarta(_) => match rounds::record::latest(&mut conn, &table_id)? {
                     Some(row) => Ok(
-                        serde_json::to_value(prima_carta::round_view(&mut conn, &s.vault, &row)?).unwrap_or_default(),
+                        serde_json::to_value(super::prima_carta::watcher_view(&mut conn, s, &row)?).unwrap_or_default(),
                     ),
                     None => Ok(serde_json::Value::Null),
                 },
@@ -583,12 +583,12 @@ pub async fn table_events(
                     }
                     None => Ok(serde_json::Value::Null),
                 },
-                // Every round in play, as each player sees their own: nothing face down; and the
-                // contests still running, as any watcher sees them.
+                // Every round in play, as each player sees their own (nothing face down) but
+                // without their id; and the contests still running, as any watcher sees them.
                 TableConfig::Lobo(_) => {
                     let rounds_in_play = rounds::record::in_play_at(&mut conn, &table_id, MAX_LOBO_ROUNDS_IN_STATE)?
                         .iter()
-                        .map(|row| super::lobo::round_view(&s.vault, row))
+                        .map(|row| super::lobo::watcher_view(&s.vault, row))
                         .collect::<Result<Vec<_>, _>>()?;
                     let contests = rounds::lobo_contests::running_at(&mut conn, &table_id, MAX_CONTESTS_IN_STATE)?
                         .iter()

@@ -354,7 +354,9 @@ pub struct LoboView {
     pub number: i64,
     #[schema(value_type = String, example = "in_play")]
     pub status: RoundStatus,
-    pub player_id: String,
+    /// The round's player: absent in the table's live stream, which shows no one's id.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub player_id: Option<String>,
     /// hex(SHA-256(server seed)), published with the deal.
     pub commitment: String,
     /// The client seed that entered the shuffle ("" when none was sent).
@@ -377,13 +379,23 @@ pub struct LoboView {
     pub result: Option<LoboResult>,
 }
 
+impl LoboView {
+    /// The view as the table's watchers see it: the cards in play, not whose round it is.
+    pub fn for_watchers(self) -> LoboView {
+        LoboView {
+            player_id: None,
+            ..self
+        }
+    }
+}
+
 pub fn view(row: &RoundRow, config: &LoboRoundConfig, state: &LoboState) -> Result<LoboView, LoboError> {
     Ok(LoboView {
         id: row.id.clone(),
         table_id: row.table_id.clone(),
         number: row.number,
         status: row.status(),
-        player_id: config.player_id.clone(),
+        player_id: Some(config.player_id.clone()),
         commitment: row.commitment.clone(),
         client_seed: row.client_seed.clone().unwrap_or_default(),
         server_seed: row.revealed_server_seed.clone(),

@@ -28,6 +28,9 @@ use crate::tables::config::PrimaCartaConfig;
 use crate::tables::{self, Table, TableConfig};
 use crate::transcript::{BetEntry, DecisionEntry, PayTableEntry, Pseudonyms, RoundTranscript, SeatEntry, Viewer};
 
+mod view;
+pub use view::{round_view, CopaTurnView, ResultView, RoundView, SeatView};
+
 /// Seats a Prima Carta round needs before betting closes, and may hold.
 pub const MIN_SEATS: usize = 2;
 pub const MAX_SEATS: usize = 5;
@@ -795,139 +798,13 @@ pub fn find_table(conn: &mut AnyConnection, table_id: &str) -> Result<Table, Api
     tables::find(conn, table_id)?.ok_or_else(|| ApiError::not_found("table"))
 }
 
-#[derive(Serialize, ToSchema, Debug, Clone)]
-pub struct SeatView {
-    #[schema(value_type = String)]
-    pub suit: Suit,
-    pub player_id: String,
-}
-
-#[derive(Serialize, ToSchema, Debug, Clone)]
-pub struct CopaTurnView {
-    #[schema(value_type = String)]
-    pub suit: Suit,
-    pub player_id: String,
-    /// The copa to pay: one unit per card in the stack.
-    pub copa: String,
-    pub stack_count: u8,
-}
-
-/// What anyone at the table may see. Before settlement it holds nothing
-/// derived from an undealt card: no seed, no deck, no repasso, no side-bet facts.
-#[derive(Serialize, ToSchema, Debug, Clone)]
-pub struct RoundView {
-    pub id: String,
-    pub table_id: String,
-    pub game: &'static str,
-    pub number: i64,
-    pub status: RoundStatus,
-    pub commitment: String,
-    pub algorithm: &'static str,
-    /// Fixed when betting closes.
-    pub client_seed: Option<String>,
-    /// Revealed when the round is settled or voided.
-    pub server_seed: Option<String>,
-    pub unit: String,
-    /// The table options this round was created under (later changes to the
-    /// table apply to later rounds only).
-    pub rules: PrimaCartaConfig,
-    pub seats: Vec<SeatView>,
-    /// The table as dealt so far (stacks, discard count, pass).
-    #[schema(value_type = Option<Object>)]
-    pub table: Option<engine::TableState>,
-    /// Every event shown so far, in order.
-    #[schema(value_type = Vec<Object>)]
-    pub events: Vec<Event>,
-    pub copa_turn: Option<CopaTurnView>,
-    pub result: Option<StoredResult>,
-    pub bet_totals: Vec<crate::side_bets::BetTotal>,
-    /// The pay table every bet on this round uses (`GET /api/v1/pay-tables/{id}`).
-    pub pay_table_id: Option<String>,
-    pub version: i64,
-}
-
-pub fn round_view(conn: &mut AnyConnection, vault: &SeedVault, row: &RoundRow) -> Result<RoundView, ApiError> {
-    let config = round_config(row)?;
-    let seated = seats(conn, &row.id)?;
-    let status = row.status();
-    let progress = match status {
-        RoundStatus::Copa | RoundStatus::Finished | RoundStatus::InPlay | RoundStatus::Settled => {
-            Some(replay(&deal_of(vault, row)?, &config, &seated, &decisions(row))?)
-        }
-        _ => None,
-    };
-    let events = progress.as_ref().map(|p| visible_events(p, status)).unwrap_or_default();
-    let table_visible = match (status, &progress) {
-        (RoundStatus::Copa | RoundStatus::Settled, Some(_)) => true,
-        (RoundStatus::Finished, Some(p)) => p.result().is_some_and(|r| r.passes == 1),
-        _ => false,
-    };
-    let copa_turn = match (&progress, status) {
-        (
-            Some(RoundProgress {
-                phase: Phase::AwaitingCopa(t),
-                ..
-            }),
-            RoundStatus::Copa,
-        ) => Some(CopaTurnView {
-            suit: t.turn,
-            player_id: seated
-                .iter()
-                .find(|s| s.suit() == t.turn)
-                .map(|s| s.player_id.clone())
-                .unwrap_or_default(),
-            copa: copa_text(config.unit, t.copa_units),
-            stack_count: t.stack_count,
-        }),
-        _ => None,
-    };
-    let result = match (status, &row.result) {
-        (RoundStatus::Settled, Some(json)) => serde_json::from_str(json).ok(),
-        _ => None,
-    };
-    let bet_totals = crate::side_bets::round_totals(conn, &row.id)?;
-    Ok(RoundView {
-        id: row.id.clone(),
-        table_id: row.table_id.clone(),
-        game: "prima_carta",
-        number: row.number,
-        status,
-        commitment: row.commitment.clone(),
-        algorithm: shuffle::ALGORITHM,
-        client_seed: row.client_seed.clone(),
-        server_seed: if status.is_over() {
-            row.revealed_server_seed.clone()
-        } else {
-            None
-        },
-        unit: config.unit.to_string(),
-        rules: config.clone(),
-        seats: seated
-            .iter()
-            .map(|s| SeatView {
-                suit: s.suit(),
-                player_id: s.player_id.clone(),
-            })
-            .collect(),
-        table: if table_visible {
-            progress.as_ref().map(|p| p.table.clone())
-        } else {
-            None
-        },
-        events,
-        copa_turn,
-        result,
-        bet_totals,
-        pay_table_id: record::pay_table_of(conn, &row.id)?,
-        version: row.version,
-    })
-}
-
 /// A settled or voided round as its players, the pit boss and the auditor
-/// may recall it: the public view and the whole transcript; staff also get
-/// the stored decisions, bets and transfers under their real ids.
+/// may recall it: the round view and the whole transcript, other players by
+/// pseudonym only; staff also get the stored decisions, bets and transfers
+/// under their real ids.
 #[derive(Serialize, ToSchema, Debug)]
 pub struct RoundRecall {
+    /// The round view as the caller sees it (ids as in the transcript's `players`).
     pub round: RoundView,
     /// docs/transcript.md; `djego verify round` and docs/verify/verify_round.py read it.
     #[schema(value_type = Object)]
@@ -952,7 +829,7 @@ pub fn recall(
     let transcript = transcript(conn, vault, row, viewer, true)?;
     let staff = viewer.sees_identities;
     Ok(RoundRecall {
-        round: round_view(conn, vault, row)?,
+        round: round_view(conn, vault, row, viewer)?,
         transcript,
         decisions: staff.then(|| decisions(row)),
         bets: if staff {

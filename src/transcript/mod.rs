@@ -228,11 +228,9 @@ impl Pseudonyms {
         self.parties
             .into_iter()
             .map(|mut p| {
-                let own = p.player_id.as_deref() == Some(viewer.user_id.as_str());
-                p.you = own;
-                if !(own || viewer.sees_identities) {
-                    p.player_id = None;
-                }
+                let id = p.player_id.take().unwrap_or_default();
+                p.you = viewer.is(&id);
+                p.player_id = viewer.sees(&id).then_some(id);
                 p
             })
             .collect()
@@ -261,6 +259,16 @@ impl Viewer {
             user_id: String::new(),
             sees_identities: false,
         }
+    }
+
+    /// Whether `player_id` is the viewer themself (never for the public viewer).
+    pub fn is(&self, player_id: &str) -> bool {
+        !self.user_id.is_empty() && self.user_id == player_id
+    }
+
+    /// Whether the viewer may see `player_id`: their own, or anyone's for staff.
+    pub fn sees(&self, player_id: &str) -> bool {
+        self.sees_identities || self.is(player_id)
     }
 }
 

@@ -795,6 +795,7 @@ both_backends!(
             assert_eq!(in_play[0]["id"], id.as_str());
             assert_eq!(in_play[0]["table"], round["table"], "the player's own view: {state}");
             assert!(in_play[0]["server_seed"].is_null() && !first.contains("\"deck\""));
+            assert!(!first.contains(&player.id), "whose round it is: {first}");
             fold_at_once(&app, &player, &id).await.expect(200);
         }
         read_until(&mut stream, &mut seen, |s| s.contains("\"status\":\"settled\"")).await;
@@ -814,6 +815,17 @@ both_backends!(
             "the seed is revealed once settled: {last}"
         );
         assert!(!seen.contains("\"deck\""), "no deck in the stream: {seen}");
+        // Any account watches the table: the stream never says whose round it is.
+        assert!(!seen.contains(&player.id), "the player's id in the stream: {seen}");
+        assert!(views.iter().all(|v| v.get("player_id").is_none()), "{seen}");
+        // The round's player and staff still read it under the player's id.
+        for token in [&player.token, &pitboss.token] {
+            let view = app
+                .get(&format!("/api/v1/lobo-rounds/{id}"), Some(token))
+                .await
+                .expect(200);
+            assert_eq!(view["player_id"], player.id.as_str(), "{view}");
+        }
     }
 );
 

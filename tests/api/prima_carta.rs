@@ -194,8 +194,22 @@ pub async fn balances(app: &TestApp, c: &Casino) -> BTreeMap<String, i64> {
 }
 
 /// Plays the copa to its end: a pseudo-random mix of pays and folds, some
-/// given by the player, some by the dealer by voice. Returns the final view.
+/// given by the player, some by the dealer by voice. Returns the final view
+/// (the view of whoever decided last).
 pub async fn play_copa(app: &TestApp, c: &Casino, round: &str, mut view: Value, salt: u64) -> Value {
+    // Who holds each suit, as the dealer sees it: a player's own view names only them.
+    let staff_view = app
+        .get(&format!("/api/v1/rounds/{round}"), Some(&c.dealer.token))
+        .await
+        .expect(200);
+    let holder = |suit: &Value| -> String {
+        let seat = staff_view["seats"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|x| x["suit"] == *suit);
+        s(&seat.unwrap_or_else(|| panic!("no seat {suit}"))["player_id"]).to_string()
+    };
     let mut k = salt;
     while view["status"] == "copa" {
         k = k.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
@@ -211,7 +225,7 @@ pub async fn play_copa(app: &TestApp, c: &Casino, round: &str, mut view: Value, 
             )
             .await
         } else {
-            let p = c.player_by_id(s(&turn["player_id"]));
+            let p = c.player_by_id(&holder(&turn["suit"]));
             app.post(
                 &format!("/api/v1/rounds/{round}/copa"),
                 Some(&p.token),

@@ -25,6 +25,8 @@ struct Fixture {
     /// A contest at the Lobo table taking entries, and one voided (its recall readable).
     contest: String,
     voided_contest: String,
+    /// A Prima Carta round taking seats.
+    prima_round: String,
 }
 
 struct Case {
@@ -68,6 +70,18 @@ fn open_table(app: &crate::helpers::TestApp, config: djego::tables::TableConfig)
             Ok(t.id)
         })
         .expect("table created")
+}
+
+/// A round taking seats at a fresh, open Prima Carta table, opened for `dealer`.
+fn prima_round(app: &crate::helpers::TestApp, dealer: &str) -> String {
+    let table_id = open_table(app, djego::tables::TableConfig::demo_prima_carta());
+    app.state
+        .db
+        .write(|conn| -> Result<String, djego::api::error::ApiError> {
+            let table = djego::rounds::prima_carta::find_table(conn, &table_id)?;
+            Ok(djego::rounds::prima_carta::create_round(conn, &app.state.vault, &table, dealer)?.id)
+        })
+        .expect("a round opened")
 }
 
 fn contest_terms() -> Value {
@@ -335,6 +349,14 @@ fn cases() -> Vec<Case> {
             200,
         ),
         case(
+            "a Prima Carta round",
+            Method::GET,
+            |f| format!("/api/v1/rounds/{}", f.prima_round),
+            none,
+            ALL,
+            200,
+        ),
+        case(
             "export round transcripts",
             Method::GET,
             |_| "/api/v1/audit/transcripts?from_us=0&to_us=1".into(),
@@ -353,6 +375,17 @@ fn cases() -> Vec<Case> {
         c.authenticated = false;
         list.push(c);
     }
+    // Anyone checks a round, with no account (docs/transcript.md).
+    let mut c = case(
+        "a Prima Carta round's verification",
+        Method::GET,
+        |f| format!("/api/v1/rounds/{}/verification", f.prima_round),
+        none,
+        ALL,
+        200,
+    );
+    c.authenticated = false;
+    list.push(c);
     list
 }
 
@@ -390,6 +423,7 @@ both_backends!(
         )
         .await
         .expect(200);
+        let prima_round = prima_round(&app, &staff_target.id);
         let fixture = Fixture {
             by_role,
             player,
@@ -399,6 +433,7 @@ both_backends!(
             lobo_table,
             contest: contests[0].clone(),
             voided_contest: contests[1].clone(),
+            prima_round,
         };
 
         let mut failures = Vec::new();

@@ -1,13 +1,15 @@
 //! Round transcripts through HTTP: a Jasper round won at the copa shows its
 //! deal-out's reshuffle, a round keeps the options it was dealt under, the
-//! dealer sees `in_play` while the repasso is dealt, a player's transcript
-//! hides the other players, and the auditor's export replays in bulk.
+//! dealer sees `in_play` while the repasso is dealt, a player's transcript,
+//! recall and round views name the other players only by pseudonym, the
+//! verification needs no account, and the auditor's export replays in bulk.
 
 use serde_json::{json, Value};
 
 use crate::helpers::TestApp;
 use crate::prima_carta::{
-    casino, create_round, dealer_action, play_copa, recall, s, seat, table_config, Casino, TableOptions, SUITS,
+    casino, create_round, dealer_action, first_sse_event, play_copa, recall, s, seat, table_config, Casino,
+    TableOptions, SUITS,
 };
 
 /// Saves `text` as a file and checks it with the three verifiers as their
@@ -316,9 +318,20 @@ both_backends!(
                 assert!(p.get("player_id").is_none(), "{p}");
             }
         }
-        let text = rec["transcript"].to_string();
+        // Nowhere in the recall, its round view included: there the other seats carry the
+        // transcript's pseudonyms, and only the caller's own seat their id.
+        let text = rec.to_string();
         for other in [&c.players[0], &c.players[2]] {
-            assert!(!text.contains(&other.id), "another player's id in the transcript");
+            assert!(!text.contains(&other.id), "another player's id in the recall: {text}");
+        }
+        assert_eq!(
+            seat_names(&rec["round"]["seats"]),
+            seat_names(&rec["transcript"]["seats"]),
+            "the round view's pseudonyms are the transcript's"
+        );
+        for seat in rec["round"]["seats"].as_array().unwrap() {
+            let mine = seat["suit"] == SUITS[(1 + 1) % 5];
+            assert_eq!(seat["player_id"].as_str(), mine.then_some(me.id.as_str()), "{seat}");
         }
         assert!(djego::transcript::verify_document(&rec).passed);
         // The public verification: the same round, nobody named.
@@ -350,6 +363,174 @@ both_backends!(
             .iter()
             .all(|p| p["player_id"].is_string()));
         assert!(staff["transfers"].is_array());
+    }
+);
+
+/// Each seat's suit and the pseudonym it is shown under, in suit-name order.
+fn seat_names(seats: &Value) -> Vec<(String, String)> {
+    let mut names: Vec<(String, String)> = seats
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|x| (s(&x["suit"]).to_string(), s(&x["player"]).to_string()))
+        .collect();
+    names.sort();
+    names
+}
+
+/// The round's view and the table's latest round, as `u` reads them.
+async fn view_and_list(app: &TestApp, c: &Casino, id: &str, u: &crate::helpers::TestUser) -> (Value, Value) {
+    let view = app
+        .get(&format!("/api/v1/rounds/{id}"), Some(&u.token))
+        .await
+        .expect(200);
+    let list = app
+        .get(&format!("/api/v1/tables/{}/rounds?limit=1", c.table), Some(&u.token))
+        .await
+        .expect(200);
+    (view, list)
+}
+
+/// Asserts that `text` names none of `others` by account id.
+fn names_none(what: &str, text: &str, others: &[&crate::helpers::TestUser]) {
+    for other in others {
+        assert!(
+            !text.contains(&other.id),
+            "{what}: {}'s account id: {text}",
+            other.username
+        );
+    }
+}
+
+both_backends!(
+    async fn round_views_show_other_players_only_by_pseudonym(app: TestApp) {
+        let c = casino(
+            &app,
+            TableOptions {
+                players: 3,
+                ..Default::default()
+            },
+        )
+        .await;
+        let outsider = app.create_user(djego::domain::Role::Player).await;
+        let me = &c.players[1];
+        let everyone: Vec<&crate::helpers::TestUser> = c.players.iter().collect();
+        let others = [&c.players[0], &c.players[2]];
+        // Deal until a copa is pending, so that the copa turn is seen too.
+        let mut at_copa = None;
+        for attempt in 0..20 {
+            let (id, dealt) = deal_round(&app, &c, attempt).await;
+            if dealt["status"] == "copa" {
+                at_copa = Some((id, dealt));
+                break;
+            }
+            dealer_action(&app, &c, &id, "settle").await.expect(200);
+        }
+        let (id, dealt) = at_copa.expect("no round reached the copa in 20 deals");
+        for stage in ["at the copa", "settled"] {
+            if stage == "settled" {
+                play_copa(&app, &c, &id, dealt.clone(), 3).await;
+                dealer_action(&app, &c, &id, "settle").await.expect(200);
+            }
+            // Staff see who holds each seat.
+            let (staff, _) = view_and_list(&app, &c, &id, &c.pitboss).await;
+            for seat in staff["seats"].as_array().unwrap() {
+                assert!(seat["player_id"].is_string() && seat["player"].is_string(), "{seat}");
+            }
+            // A player not in the round sees pseudonyms only, in the view, the table's list
+            // and the live stream.
+            let (view, list) = view_and_list(&app, &c, &id, &outsider).await;
+            names_none(
+                &format!("the round {stage}, as an outsider"),
+                &view.to_string(),
+                &everyone,
+            );
+            names_none(
+                &format!("the rounds {stage}, as an outsider"),
+                &list.to_string(),
+                &everyone,
+            );
+            assert_eq!(seat_names(&view["seats"]), seat_names(&staff["seats"]));
+            let (event, state) = first_sse_event(&app, &outsider.token, &c.table).await;
+            assert_eq!(event, "state");
+            names_none(&format!("the live stream {stage}"), &state, &everyone);
+            // A seated player sees their own id on their own seat only.
+            let (view, list) = view_and_list(&app, &c, &id, me).await;
+            names_none(&format!("the round {stage}, as a player"), &view.to_string(), &others);
+            names_none(&format!("the rounds {stage}, as a player"), &list.to_string(), &others);
+            let own: Vec<&Value> = view["seats"]
+                .as_array()
+                .unwrap()
+                .iter()
+                .filter(|x| x["player_id"].is_string())
+                .collect();
+            assert_eq!(own.len(), 1, "{view}");
+            assert_eq!(own[0]["player_id"], me.id.as_str());
+            if stage == "at the copa" {
+                let turn = &view["copa_turn"];
+                assert_eq!(turn["player"], staff["copa_turn"]["player"], "{view}");
+                let my_turn = staff["copa_turn"]["player_id"] == me.id.as_str();
+                assert_eq!(turn["player_id"].is_string(), my_turn, "{turn}");
+                continue;
+            }
+            // The result names the winner by pseudonym; their id only to them and to staff.
+            let winner = &staff["result"];
+            assert!(winner["winner_player_id"].is_string(), "{winner}");
+            let winner_seat = staff["seats"]
+                .as_array()
+                .unwrap()
+                .iter()
+                .find(|x| x["suit"] == winner["result"]["winner"])
+                .unwrap();
+            assert_eq!(winner["winner"], winner_seat["player"]);
+            assert_eq!(view["result"]["winner"], winner["winner"]);
+            let i_won = winner["winner_player_id"] == me.id.as_str();
+            assert_eq!(view["result"]["winner_player_id"].is_string(), i_won, "{view}");
+            // The pseudonyms are the transcript's.
+            let rec = recall(&app, &id).await;
+            assert_eq!(seat_names(&view["seats"]), seat_names(&rec["transcript"]["seats"]));
+        }
+    }
+);
+
+both_backends!(
+    async fn anyone_reads_a_rounds_verification_without_an_account(app: TestApp) {
+        let c = casino(&app, TableOptions::default()).await;
+        let round = create_round(&app, &c).await;
+        let id = s(&round["id"]).to_string();
+        let path = format!("/api/v1/rounds/{id}/verification");
+        // Before the round is over: the commitment and no transcript, to anyone, as before.
+        let signed_in = app.get(&path, Some(&c.players[0].token)).await.expect(200);
+        for token in [None, Some("not-a-token"), Some("eyJhbGciOiJIUzI1NiJ9.e30.c2ln")] {
+            let early = app.get(&path, token).await.expect(200);
+            assert_eq!(early, signed_in, "with {token:?}");
+            assert_eq!(early["commitment"], round["commitment"]);
+            assert!(early["transcript"].is_null(), "{early}");
+        }
+        app.get("/api/v1/rounds/not-a-round/verification", None)
+            .await
+            .assert_error(404, "not_found");
+        for (i, p) in c.players.iter().enumerate() {
+            seat(&app, p, &id, SUITS[i], None).await.expect(201);
+        }
+        dealer_action(&app, &c, &id, "close").await.expect(200);
+        let dealt = dealer_action(&app, &c, &id, "deal").await.expect(200);
+        play_copa(&app, &c, &id, dealt, 7).await;
+        dealer_action(&app, &c, &id, "settle").await.expect(200);
+        // Settled: the whole transcript, nobody named, and it verifies.
+        for token in [None, Some("not-a-token")] {
+            let ver = app.get(&path, token).await;
+            assert_eq!(ver.status, 200, "{token:?}: {}", ver.text);
+            let everyone: Vec<&crate::helpers::TestUser> = c.players.iter().collect();
+            names_none("the verification", &ver.text, &everyone);
+            let report = djego::transcript::verify_document(&ver.json());
+            assert!(report.passed, "{}", report.to_text());
+        }
+        every_verifier_accepts(
+            "the verification read without an account",
+            &app.get(&path, None).await.text,
+        )
+        .await;
     }
 );
 

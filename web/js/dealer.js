@@ -47,11 +47,11 @@ const STATUS_TEXT = {
   voided: "A pit boss voided this round; every stake was refunded.",
 };
 
-// Ids are UUIDv7: the start is a timestamp, the end is random, so the end tells players apart.
-const shortId = (id) => (id ? String(id).slice(-6) : "?");
 const timeOf = (us) => new Date(Number(us) / 1000).toLocaleTimeString();
-const playerLabel = (id) => `player …${shortId(id)}`;
-const playerCell = (id) => el("span", { class: "player-id", title: id || "" }, `…${shortId(id)}`);
+// Players by their pseudonym in the round (P1, P2…, as its transcript names them): the table's
+// live stream names no account, so the page never shows one.
+const playerLabel = (pseudonym) => `player ${pseudonym || "?"}`;
+const playerCell = (pseudonym) => el("span", { class: "player-id" }, pseudonym || "?");
 
 // ---- page state -------------------------------------------------------------
 
@@ -552,7 +552,7 @@ function renderCopa(r) {
   const waiting = cycleFrom(turn.suit, r.seats.map((s) => s.suit)).filter((s) => s !== turn.suit && !decided[s]);
   fill($("copa-turn"),
     el("strong", { id: "copa-turn-suit", "data-suit": turn.suit }, suitLabel(turn.suit)),
-    ` (${playerLabel(turn.player_id)}) decides: the copa is ${turn.copa} for ${turn.stack_count} card${turn.stack_count === 1 ? "" : "s"}.`);
+    ` (${playerLabel(turn.player)}) decides: the copa is ${turn.copa} for ${turn.stack_count} card${turn.stack_count === 1 ? "" : "s"}.`);
   $("copa-allowed").textContent =
     "Pay or fold. Record what the player says, or let them decide on their own device." +
     (waiting.length ? ` Then: ${waiting.map(suitName).join(", ")}.` : " Last to decide.");
@@ -581,9 +581,9 @@ function renderSeats(r) {
     else if (decided[seat.suit]) { where = `paid the copa (${decided[seat.suit].paid} units)`; }
     else if (result) { where = "lost"; cls = "muted"; }
     else if (["copa", "in_play", "finished"].includes(r.status)) where = "in";
-    return el("tr", { class: `seat ${cls}`.trim(), "data-suit": seat.suit, "data-player-id": seat.player_id },
+    return el("tr", { class: `seat ${cls}`.trim(), "data-suit": seat.suit, "data-player": seat.player },
       el("td", {}, el("span", { class: `suit-mark suit-${seat.suit}`, "aria-hidden": "true" }, suitSymbol(seat.suit)), " ", suitName(seat.suit)),
-      el("td", {}, playerCell(seat.player_id)),
+      el("td", {}, playerCell(seat.player)),
       el("td", { class: "num" }, stack ? String(stack.count) : "—"),
       el("td", { class: "seat-state" }, where));
   });
@@ -694,7 +694,7 @@ function renderResult(r) {
   }
   const res = stored.result;
   const unit = r.unit;
-  const playerOf = (suit) => (r.seats.find((s) => s.suit === suit) || {}).player_id;
+  const playerOf = (suit) => (r.seats.find((s) => s.suit === suit) || {}).player;
   const rows = (res.contributions || []).map((c) => {
     const paidIn = c.spiga_units + c.copa_units;
     const won = c.suit === res.winner;
@@ -710,7 +710,7 @@ function renderResult(r) {
   fill($("result"),
     el("p", { id: "result-winner", class: "winner-line", "data-suit": res.winner },
       el("strong", {}, `${suitLabel(res.winner)} wins`),
-      ` (${playerLabel(stored.winner_player_id)}): it ${HOW[res.how] || res.how}`,
+      ` (${playerLabel(stored.winner)}): it ${HOW[res.how] || res.how}`,
       res.passes > 1 ? ` after ${res.passes} passes.` : "."),
     el("p", { id: "result-paid", class: "paid" },
       "Paid to the winner: ", el("strong", { id: "winner-paid" }, stored.winner_paid),

@@ -23,6 +23,10 @@ let lastStatus = null;
 let amountFor = null;  // the round whose stake field got its default
 let wired = false;
 let me = null;
+// The suit I hold and in which round: learnt from a view made for me (my seat carries my id);
+// the live stream's views name no one.
+let mine = { round: null, suit: null };
+let askedOwnView = null; // the round whose view made for me was last asked for
 
 const HOW = {
   first_pass_completion: "completed in the first pass",
@@ -67,8 +71,32 @@ function setOptions(select, pairs) {
   if (current && pairs.some(([v]) => v === current)) select.value = current;
 }
 
+function learnSeat(r) {
+  const seat = r && r.seats.find((s) => s.player_id === me);
+  if (seat) mine = { round: r.id, suit: seat.suit };
+}
+
 function mySeat() {
-  return round && round.seats.find((s) => s.player_id === me) || null;
+  if (!round) return null;
+  return round.seats.find((s) => s.player_id === me || (mine.round === round.id && s.suit === mine.suit)) || null;
+}
+
+/** Whether `suit` is the one I hold in the round shown. */
+function isMine(suit) {
+  const seat = mySeat();
+  return !!seat && seat.suit === suit;
+}
+
+/**
+ * A round seen first on the live stream, with seats taken, may hold mine (taken on another
+ * device, or before this page opened): ask once for the view made for me.
+ */
+function askOwnView(r) {
+  if (!r || !r.id || !r.seats.length || mine.round === r.id || askedOwnView === r.id) return;
+  askedOwnView = r.id;
+  get(`/api/v1/rounds/${encodeURIComponent(r.id)}`)
+    .then((v) => { if (round && v && v.id === round.id) setRound(v); })
+    .catch(() => { /* the next change brings it again */ });
 }
 
 function renderRoundInfo() {
@@ -93,8 +121,9 @@ function renderRoundInfo() {
   const bySuit = new Map(round.seats.map((s) => [s.suit, s]));
   fill($("prima-seats"), el("ul", { class: "seats", "aria-label": "Seats" }, SUITS.map((suit) => {
     const seat = bySuit.get(suit);
-    const who = !seat ? "free" : seat.player_id === me ? "you" : "a player";
-    return el("li", { class: `seat${seat ? " taken" : ""}${seat && seat.player_id === me ? " mine" : ""}`, "data-suit": suit },
+    const own = !!seat && isMine(suit);
+    const who = !seat ? "free" : own ? "you" : "a player";
+    return el("li", { class: `seat${seat ? " taken" : ""}${own ? " mine" : ""}`, "data-suit": suit },
       el("span", { class: "suit-name" }, suitLabel(suit)), " ",
       el("span", { class: "muted" }, who), folded.has(suit) ? el("span", { class: "bad" }, " folded") : null);
   })));
@@ -102,7 +131,7 @@ function renderRoundInfo() {
   renderStacks();
   const turn = round.copa_turn;
   if (turn && round.status === "copa") {
-    $("prima-copa-line").textContent = turn.player_id === me
+    $("prima-copa-line").textContent = isMine(turn.suit)
       ? `Your copa turn: pay ${turn.copa} or fold.`
       : `Copa: ${suitName(turn.suit)} decides (pay ${turn.copa} for ${turn.stack_count} cards, or fold).`;
   } else {
@@ -307,9 +336,9 @@ function renderMyBets() {
 
 function renderCopa() {
   const turn = round && round.status === "copa" ? round.copa_turn : null;
-  const mine = !!turn && turn.player_id === me;
-  $("copa-panel").hidden = !mine;
-  if (!mine) { adviceFor = null; return; }
+  const myTurn = !!turn && isMine(turn.suit);
+  $("copa-panel").hidden = !myTurn;
+  if (!myTurn) { adviceFor = null; return; }
   $("copa-cost").textContent = `Your ${suitLabel(turn.suit)} stack holds ${turn.stack_count} card${turn.stack_count === 1 ? "" : "s"}: ` +
     `paying the copa costs ${turn.copa} and keeps you in; folding costs nothing more but gives up the pot.`;
   $("copa-pay").textContent = `Pay the copa (${turn.copa})`;
@@ -350,7 +379,7 @@ function renderResult() {
   if (round.status === "finished") parts.push(el("p", { class: "muted" }, "Waiting for the dealer to settle the round."));
   const r = round.result;
   if (r) {
-    const mineWon = r.winner_player_id === me;
+    const mineWon = isMine(r.result.winner);
     parts.push(el("p", { id: "prima-winner", class: mineWon ? "ok" : "" },
       mineWon ? `You won the pot: ${r.winner_paid}.` : `The winner was paid ${r.winner_paid}.`,
       cents(r.carried_cobre_in) ? ` (${r.carried_cobre_in} of it a cobre carried in.)` : ""));
@@ -381,6 +410,7 @@ function renderResult() {
 
 function setRound(r) {
   const newRound = !round || !r || round.id !== r.id;
+  learnSeat(r); // a seat once taken stays, so even an older view made for me tells it
   if (r && round && r.id === round.id && r.version < round.version) return; // an older view arriving late
   round = r || null;
   if (newRound) {
@@ -436,6 +466,8 @@ export function openPrima(t, _go) {
   wire();
   closePrima();
   me = (session() || {}).user_id;
+  mine = { round: null, suit: null };
+  askedOwnView = null;
   table = t;
   round = null;
   payTable = null;
@@ -443,10 +475,10 @@ export function openPrima(t, _go) {
   setRound(null);
   watcher = watchTable(t.id, (name, data) => {
     if (name === "state") {
-      if (data && data.id) setRound(data);
+      if (data && data.id) { setRound(data); askOwnView(data); }
       else if (data === null) setRound(null);
     } else if (name === "round") {
-      if (data && data.id) setRound(data);
+      if (data && data.id) { setRound(data); askOwnView(data); }
     } else if (name === "table") {
       if (data && data.id === t.id) table = data;
     } else if (name === "resync") {
