@@ -1577,7 +1577,9 @@ def check_peg_leg_quote(q, counts_after, key_suit, target_bp):
                 raise RuleError("count %d: the bounds [%r, %r] are narrower than %d hits in %d samples allow" %
                                 (k, lower, upper, hits, samples))
         want = None
-        if upper > 0:
+        # Only a count seen in the samples is offered: one never seen is impossible or too rare to
+        # price (its bound is the samples' resolution, not its probability).
+        if upper > 0 and hits > 0:
             want = peg_leg_offered(int(math.floor(target_bp / 100.0 / upper * (1.0 - 1e-12))))
         if c.get("multiplier_cents") != want:
             raise RuleError("count %d: multiplier %s, where the upper bound %r gives %s" %

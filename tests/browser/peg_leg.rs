@@ -587,6 +587,7 @@ async fn a_pit_boss_voids_a_peg_leg_round_in_play_and_the_open_bet_comes_back() 
         )
         .await;
     console.choose("#void-round", "No. 1 (dealing)").await;
+    console.type_into("#void-reason", "the shoe was dropped").await;
     let mut access = Vec::new();
     audit(&console, "console, a Peg Leg round in play to void", &mut access).await;
     console.click("#void-button").await;

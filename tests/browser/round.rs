@@ -362,9 +362,11 @@ async fn a_dealer_and_two_players_play_a_round_with_side_bets_each_on_their_own_
         };
         p.b.wait_text("#prima-winner", &winner_line).await;
 
+        // Each as the player sees it: the winner's own id only to the winner.
         let recall = read(&djego, &format!("/api/v1/rounds/{round}/recall"), &p.token).await;
+        let own = read(&djego, &format!("/api/v1/rounds/{round}"), &p.token).await;
         assert_eq!(
-            recall["round"]["result"], view["result"],
+            recall["round"]["result"], own["result"],
             "the recall and the view agree"
         );
         let c = result["contributions"]
