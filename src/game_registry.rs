@@ -97,12 +97,16 @@ pub struct GameEntry {
     /// (beyond inserting them): the production role needs UPDATE on each
     /// (deploy/postgres/roles.sql).
     pub service_updates: &'static [&'static str],
+    /// The ledger transfer kinds by which its rounds hand a player back money they held in
+    /// escrow but did not risk (beyond a void's `refund` and `bet_refund`, which every game
+    /// shares): the floor's drop leaves it out (docs/floor.md, "drop").
+    pub escrow_returns: &'static [&'static str],
     /// Its rounds created before an instant (µs) that have not ended: each may hold money in
     /// escrow, so a gaming day with one cannot be closed.
     pub unfinished_before: fn(&mut AnyConnection, i64) -> QueryResult<Vec<RoundSummary>>,
-    /// Its rounds that ended (settled or voided) within `[from_us, to_us)`, by the instant they
-    /// ended: what the floor counts.
-    pub ended_between: fn(&mut AnyConnection, i64, i64) -> QueryResult<Vec<RoundSummary>>,
+    /// Its rounds that ended (settled or voided) within `[from_us, to_us)`, the first `limit` of
+    /// them in the order they ended (then by id): what the floor counts and the auditor exports.
+    pub ended_between: fn(&mut AnyConnection, i64, i64, i64) -> QueryResult<Vec<RoundSummary>>,
     /// A player's rounds, newest first: those still going and the latest that are over, at most
     /// `limit` of each.
     pub of_player: fn(&mut AnyConnection, &str, i64) -> QueryResult<(Vec<RoundSummary>, Vec<RoundSummary>)>,
@@ -118,6 +122,12 @@ pub enum StartedBy {
     Player,
     /// A pit boss.
     PitBoss,
+}
+
+/// Whether a transfer of `kind` to a wallet gives back money held but not risked: a void's
+/// refund, or a game's return of untouched escrow.
+pub fn returns_unrisked(kind: &str) -> bool {
+    ["refund", "bet_refund"].contains(&kind) || games().any(|g| g.escrow_returns.contains(&kind))
 }
 
 /// Every game's description.
@@ -142,11 +152,30 @@ pub fn unfinished_before(conn: &mut AnyConnection, before_us: i64) -> QueryResul
 
 /// Every game's rounds that ended within `[from_us, to_us)`.
 pub fn ended_between(conn: &mut AnyConnection, from_us: i64, to_us: i64) -> QueryResult<Vec<RoundSummary>> {
+    ended_page(conn, from_us, to_us, i64::MAX, 0)
+}
+
+/// One page of every game's rounds that ended within `[from_us, to_us)`, in the order they
+/// ended (then by id) across games: `limit` of them after the first `offset`. Each game is
+/// asked for its first `offset + limit`, which hold the page's.
+pub fn ended_page(
+    conn: &mut AnyConnection,
+    from_us: i64,
+    to_us: i64,
+    limit: i64,
+    offset: i64,
+) -> QueryResult<Vec<RoundSummary>> {
+    let first = offset.saturating_add(limit);
     let mut all = Vec::new();
     for g in games() {
-        all.extend((g.ended_between)(conn, from_us, to_us)?);
+        all.extend((g.ended_between)(conn, from_us, to_us, first)?);
     }
-    Ok(all)
+    all.sort_by(|a, b| (a.updated_at_us, &a.round_id).cmp(&(b.updated_at_us, &b.round_id)));
+    Ok(all
+        .into_iter()
+        .skip(usize::try_from(offset).unwrap_or(usize::MAX))
+        .take(usize::try_from(limit).unwrap_or(usize::MAX))
+        .collect())
 }
 
 /// A player's rounds of every game, newest first: (still going, latest over), at most `limit` of each.
@@ -178,8 +207,9 @@ pub static PRIMA_CARTA: GameEntry = GameEntry {
     table_game: "prima_carta",
     started_by: StartedBy::Dealer,
     service_updates: &["rounds", "bets", "round_exposures", "round_bet_totals"],
+    escrow_returns: &[],
     unfinished_before: |conn, before_us| shared_rounds::unfinished(conn, Game::PrimaCarta, before_us),
-    ended_between: |conn, from_us, to_us| shared_rounds::ended(conn, Game::PrimaCarta, from_us, to_us),
+    ended_between: |conn, from_us, to_us, limit| shared_rounds::ended(conn, Game::PrimaCarta, from_us, to_us, limit),
     of_player: |conn, player_id, limit| {
         use rounds as r;
         let mine = || {
@@ -215,6 +245,7 @@ pub static PEG_LEG: GameEntry = GameEntry {
     table_game: "peg_leg",
     started_by: StartedBy::Dealer,
     service_updates: &["peg_leg_rounds", "peg_leg_bets"],
+    escrow_returns: &[],
     unfinished_before: |conn, before_us| {
         use peg_leg_rounds as r;
         Ok(r::table
@@ -226,11 +257,13 @@ pub static PEG_LEG: GameEntry = GameEntry {
             .map(peg_leg_summary)
             .collect())
     },
-    ended_between: |conn, from_us, to_us| {
+    ended_between: |conn, from_us, to_us, limit| {
         use peg_leg_rounds as r;
         Ok(r::table
             .filter(r::updated_at_us.ge(from_us).and(r::updated_at_us.lt(to_us)))
             .filter(r::status.eq_any(ENDED_STATUSES))
+            .order((r::updated_at_us, r::id))
+            .limit(limit)
             .select(peg_leg_columns())
             .load(conn)?
             .into_iter()
@@ -274,8 +307,9 @@ pub static LOBO: GameEntry = GameEntry {
     table_game: "lobo",
     started_by: StartedBy::Player,
     service_updates: &["rounds"],
+    escrow_returns: &["lobo_release"],
     unfinished_before: |conn, before_us| shared_rounds::unfinished(conn, Game::Lobo, before_us),
-    ended_between: |conn, from_us, to_us| shared_rounds::ended(conn, Game::Lobo, from_us, to_us),
+    ended_between: |conn, from_us, to_us, limit| shared_rounds::ended(conn, Game::Lobo, from_us, to_us, limit),
     of_player: |conn, player_id, limit| {
         use rounds as r;
         let mine = || {
@@ -299,6 +333,7 @@ pub static LOBO_CONTEST: GameEntry = GameEntry {
     table_game: "lobo",
     started_by: StartedBy::PitBoss,
     service_updates: &["lobo_contests", "lobo_contest_entries"],
+    escrow_returns: &[],
     unfinished_before: |conn, before_us| {
         use lobo_contests as c;
         Ok(c::table
@@ -310,11 +345,13 @@ pub static LOBO_CONTEST: GameEntry = GameEntry {
             .map(contest_summary)
             .collect())
     },
-    ended_between: |conn, from_us, to_us| {
+    ended_between: |conn, from_us, to_us, limit| {
         use lobo_contests as c;
         Ok(c::table
             .filter(c::updated_at_us.ge(from_us).and(c::updated_at_us.lt(to_us)))
             .filter(c::status.eq_any(ENDED_STATUSES))
+            .order((c::updated_at_us, c::id))
+            .limit(limit)
             .select(contest_columns())
             .load(conn)?
             .into_iter()
@@ -394,11 +431,19 @@ mod shared_rounds {
             .collect())
     }
 
-    pub fn ended(conn: &mut AnyConnection, game: Game, from_us: i64, to_us: i64) -> QueryResult<Vec<RoundSummary>> {
+    pub fn ended(
+        conn: &mut AnyConnection,
+        game: Game,
+        from_us: i64,
+        to_us: i64,
+        limit: i64,
+    ) -> QueryResult<Vec<RoundSummary>> {
         Ok(r::table
             .filter(r::game.eq(game.id()))
             .filter(r::updated_at_us.ge(from_us).and(r::updated_at_us.lt(to_us)))
             .filter(r::status.eq_any(ENDED_STATUSES))
+            .order((r::updated_at_us, r::id))
+            .limit(limit)
             .select(columns())
             .load(conn)?
             .into_iter()

@@ -196,6 +196,7 @@ impl From<crate::wagers::WagerError> for ApiError {
                 needed,
             } => ApiError::unprocessable("insufficient_funds", message)
                 .with_details(serde_json::json!({ "account": account, "needed": needed, "balance": balance })),
+            W::PegLeg(refusal) => ApiError::from(refusal),
             W::PlayerNotFound => ApiError::not_found("player"),
             W::NotAPlayer => ApiError::unprocessable("not_a_player", message),
             W::IdempotencyKeyReused => ApiError::conflict("idempotency_key_reused", message),

@@ -34,6 +34,13 @@ static METRICS: LazyLock<Metrics> = LazyLock::new(|| {
     registry
         .register(Box::new(latency_seconds.clone()))
         .expect("registered once");
+    // The wager path's own: wagers answered by kind and outcome, and batch sizes.
+    registry
+        .register(Box::new(crate::wagers::WAGERS_ANSWERED.clone()))
+        .expect("registered once");
+    registry
+        .register(Box::new(crate::wagers::BATCH_SIZE.clone()))
+        .expect("registered once");
     Metrics {
         registry,
         requests,

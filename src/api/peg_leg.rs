@@ -15,7 +15,8 @@ use super::idempotency::{self, IdempotentRequest};
 use super::prima_carta::{require_dealer_of, RoundsQuery};
 use super::state::AppState;
 use super::tables::load_table;
-use crate::auth::Caller;
+use crate::auth::{Caller, ClaimedCaller};
+use crate::wagers::{PegLegBetWager, Wager};
 use crate::cards::shuffle::ClientSeed;
 use crate::domain::{Amount, Role};
 use crate::rounds::peg_leg::{
@@ -351,32 +352,27 @@ pub async fn deal(
 #[post("/api/v1/peg-leg-rounds/{id}/bets")]
 pub async fn place_bet(
     state: web::Data<AppState>,
-    caller: Caller,
+    caller: ClaimedCaller,
     req: HttpRequest,
     path: web::Path<String>,
     body: web::Json<PlacePegLegBet>,
 ) -> ApiResult<HttpResponse> {
     caller.require(&[Role::Player])?;
     let idem = IdempotentRequest::from_request(&req, &*body)?;
-    let round_id = path.into_inner();
     let body = body.into_inner();
-    let id = round_id.clone();
-    let v = viewer(&caller);
-    let response = idempotency::run(
-        &state,
-        &caller.user_id.clone(),
-        idem,
-        StatusCode::CREATED,
-        move |conn, key| {
-            let bet = service::place_bet(conn, &id, &caller.user_id, &body.quote_id, body.count, body.stake, key)?;
-            own_bet(conn, &id, &bet.id, &v)
-        },
-    )
-    .await?;
-    if response.status().is_success() {
-        publish(&state, round_id).await;
+    // On the wager path with Prima Carta's side bets and the cage: committed in groups.
+    let wager = Wager::PegLegBet(PegLegBetWager {
+        round_id: path.into_inner(),
+        player_id: caller.user_id.clone(),
+        quote_id: body.quote_id,
+        count: body.count,
+        stake: body.stake,
+    });
+    let committed = idempotency::commit_wager(&state, caller, idem, wager).await?;
+    if let Some(round) = committed.round.clone() {
+        publish(&state, round.round_id).await;
     }
-    Ok(response)
+    Ok(idempotency::committed_response(&committed))
 }
 
 /// The caller's bet as their view of the round shows it.

@@ -15,7 +15,7 @@ use sha2::{Digest, Sha256};
 use std::collections::BTreeMap;
 use utoipa::ToSchema;
 
-use super::performance::{money, HOUSE_ACCOUNTS, REFUND_KINDS};
+use super::performance::{money, HOUSE_ACCOUNTS};
 use super::{calendar, DayRows, DealerLine, FloorError, PerformanceLine, Period, TransferRow};
 use crate::domain::format_minor;
 use crate::ledger::GENESIS_HASH;
@@ -76,10 +76,11 @@ pub struct TableMeters {
     /// Every transfer from a player's wallet to the table (stakes, copas, fees).
     #[schema(value_type = String)]
     pub stakes_in: String,
-    /// Every transfer from the table to a player's wallet, refunds aside.
+    /// Every transfer from the table to a player's wallet, refunds and untouched escrow aside.
     #[schema(value_type = String)]
     pub payouts_out: String,
-    /// The refunds to players' wallets (voided rounds, the corte returned).
+    /// Money handed back to players' wallets that was held but not risked: voided rounds'
+    /// refunds, the corte returned, a game's untouched escrow (Lobo's loss cap).
     #[schema(value_type = String)]
     pub refunds: String,
     /// Rounds that ended settled, and voided, that day.
@@ -251,7 +252,7 @@ fn table_meters(rows: &DayRows, transfers: &[TransferRow]) -> Vec<TableMeters> {
         let tally = by_table.entry(table_id).or_default();
         match (is_wallet(debit), is_wallet(credit)) {
             (true, false) => tally.stakes_in += amount,
-            (false, true) if REFUND_KINDS.contains(&kind.as_str()) => tally.refunds += amount,
+            (false, true) if crate::game_registry::returns_unrisked(kind) => tally.refunds += amount,
             (false, true) => tally.payouts_out += amount,
             _ => {}
         }

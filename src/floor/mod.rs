@@ -7,12 +7,16 @@
 
 pub mod calendar;
 pub mod close;
+mod dealer_box;
+mod dealer_report;
 pub mod dealers;
 pub mod lobo;
 pub mod meters;
+pub mod peg_leg;
 pub mod performance;
 pub mod pits;
 pub mod plots;
+mod rating_report;
 pub mod ratings;
 
 use chrono::NaiveDate;
@@ -27,6 +31,12 @@ use crate::settings::{self, SettingError};
 use crate::significant_events::{self, EventKind};
 use crate::store::schema::{bets as b, transfers as t};
 use crate::store::AnyConnection;
+pub use dealer_box::{dealer_in_box, sign_in, sign_out, DealerInBox};
+pub use dealer_report::{
+    dealer_csv, dealer_csv_record, dealer_lines_csv, dealer_report, DealerLine, DealerReport, DEALER_CSV_HEADER,
+};
+use dealer_report::dealer_report_of;
+pub use rating_report::{rating_report, RatingReport};
 pub use calendar::{CalendarError, CalendarSpec, FloorCalendar, Placement, ShiftSpec};
 pub use performance::PerformanceLine;
 pub use pits::{Pits, PitsError, PitsSpec};
@@ -402,6 +412,8 @@ struct DayRows {
     rounds: Vec<(String, String, i64)>,
     /// The Lobo rounds settled, with their play's result and theoretical win.
     lobo_rounds: Vec<lobo::LoboRound>,
+    /// The Peg Leg bets closed, per round and instant, with what the house won and expected to.
+    peg_leg_rounds: Vec<peg_leg::PegLegRoundFact>,
     /// id, name, game.
     tables: Vec<(String, String, String)>,
 }
@@ -565,6 +577,7 @@ impl DayRows {
             bets: Vec::new(),
             rounds,
             lobo_rounds: lobo::settled_between(conn, from_us, to_us)?,
+            peg_leg_rounds: peg_leg::by_round(&peg_leg::closed_between(conn, from_us, to_us)?),
             tables: ct::table.select((ct::id, ct::name, ct::game)).load(conn)?,
         })
     }
@@ -647,8 +660,21 @@ impl DayRows {
                 })
             })
             .collect();
+        let priced: Vec<performance::PricedBetsFact> = self
+            .peg_leg_rounds
+            .iter()
+            .filter_map(|r| {
+                Some(performance::PricedBetsFact {
+                    table_id: subject(&r.table_id, r.at_us)?,
+                    at_us: r.at_us,
+                    win_minor: r.win_minor,
+                    theo_minor: r.theo_minor,
+                    sd_bound_minor: r.sd_bound_minor,
+                })
+            })
+            .collect();
         let shifts: Vec<(&str, i64, i64)> = self.shifts.iter().map(|(n, s, e)| (n.as_str(), *s, *e)).collect();
-        performance::day_lines(&shifts, subjects, open, &money, &rounds, &bets, &lobo_plays)
+        performance::day_lines(&shifts, subjects, open, &money, &rounds, &bets, &lobo_plays, &priced)
     }
 }
 
@@ -694,640 +720,6 @@ fn house_edge(rtp: &crate::math::Rtp) -> Decimal {
         Rtp::Estimate { value, .. } => Decimal::from_f64(*value),
     };
     Decimal::ONE - rtp.unwrap_or(Decimal::ONE)
-}
-
-/// Player ratings over a gaming day or a period (`GET /api/v1/floor/players`).
-#[derive(Serialize, ToSchema)]
-pub struct RatingReport {
-    /// "YYYY-MM-DD": the (first) gaming day, named by the local date it starts on.
-    pub gaming_day: String,
-    /// The last gaming day of the period: the same as `gaming_day` for one day.
-    pub last_gaming_day: String,
-    pub timezone: String,
-    /// The period's first instant and the next day's, microseconds since the Unix epoch.
-    pub from_us: i64,
-    pub to_us: i64,
-    /// The rating rule the sessions were cut and the points counted by.
-    pub rule: RatingRuleSpec,
-    /// By gaming day, then player, then table, then start: a session never spans two gaming days.
-    pub sessions: Vec<RatingSession>,
-}
-
-/// The player ratings of a gaming day or a period (of one player, or of all)
-/// under the calendar and the rating rule in force: each day's sessions, one
-/// day after the other, since the cut-off ends every session.
-pub fn rating_report(
-    conn: &mut AnyConnection,
-    period: Period,
-    player_id: Option<&str>,
-) -> Result<RatingReport, FloorError> {
-    let calendar = calendar(conn)?;
-    let rule = rating_rule(conn)?;
-    let mut sessions = Vec::new();
-    for day in period.days() {
-        sessions.extend(day_sessions(conn, &calendar, &rule, day, player_id)?);
-    }
-    name_sessions(conn, &mut sessions)?;
-    Ok(RatingReport {
-        gaming_day: period.first.to_string(),
-        last_gaming_day: period.last.to_string(),
-        timezone: calendar.spec().timezone,
-        from_us: calendar.day_bounds(period.first).0.timestamp_micros(),
-        to_us: calendar.day_bounds(period.last).1.timestamp_micros(),
-        rule: rule.spec(),
-        sessions,
-    })
-}
-
-/// Fills in each session's username and table name, once for the whole report.
-fn name_sessions(conn: &mut AnyConnection, sessions: &mut [RatingSession]) -> Result<(), FloorError> {
-    use crate::store::schema::{casino_tables as ct, users as u};
-    let tables: HashMap<String, String> = ct::table.select((ct::id, ct::name)).load(conn)?.into_iter().collect();
-    let player_ids: Vec<&str> = sessions
-        .iter()
-        .map(|s| s.player_id.as_str())
-        .collect::<std::collections::BTreeSet<_>>()
-        .into_iter()
-        .collect();
-    let mut usernames: HashMap<String, String> = HashMap::with_capacity(player_ids.len());
-    for chunk in player_ids.chunks(MAX_IDS_PER_QUERY) {
-        usernames.extend(
-            u::table
-                .filter(u::id.eq_any(chunk))
-                .select((u::id, u::username))
-                .load::<(String, String)>(conn)?,
-        );
-    }
-    for s in sessions.iter_mut() {
-        s.username = usernames.get(&s.player_id).cloned();
-        s.table_name = tables.get(&s.table_id).cloned();
-    }
-    Ok(())
-}
-
-/// One gaming day's sessions, by player, table and start.
-fn day_sessions(
-    conn: &mut AnyConnection,
-    calendar: &FloorCalendar,
-    rule: &RatingRule,
-    day: NaiveDate,
-    player_id: Option<&str>,
-) -> Result<Vec<RatingSession>, FloorError> {
-    use crate::ledger::AccountId;
-    use crate::store::schema::{bets as b, transfers as t};
-    let (from, to) = calendar.day_bounds(day);
-    let (from_us, to_us) = (from.timestamp_micros(), to.timestamp_micros());
-
-    type TransferRow = (
-        Option<String>,
-        Option<String>,
-        Option<String>,
-        String,
-        String,
-        String,
-        i64,
-        i64,
-    );
-    let mut query = t::table
-        .filter(t::created_at_us.ge(from_us).and(t::created_at_us.lt(to_us)))
-        .filter(t::table_id.is_not_null())
-        .select((
-            t::table_id,
-            t::round_id,
-            t::bet_id,
-            t::kind,
-            t::debit_account,
-            t::credit_account,
-            t::amount_minor,
-            t::created_at_us,
-        ))
-        .into_boxed();
-    query = match player_id {
-        Some(p) => {
-            let wallet = AccountId::wallet(p).to_string();
-            query.filter(t::debit_account.eq(wallet.clone()).or(t::credit_account.eq(wallet)))
-        }
-        None => query.filter(t::debit_account.like("wallet:%").or(t::credit_account.like("wallet:%"))),
-    };
-    let transfers: Vec<TransferRow> = query.load(conn)?;
-    // A session ends with the end of its last round, of whatever game.
-    let round_ends: Vec<(String, i64)> = crate::game_registry::ended_between(conn, from_us, to_us)?
-        .into_iter()
-        .map(|r| (r.round_id, r.updated_at_us))
-        .collect();
-    // The side bets staked that day and settled (won, lost or pushed), whenever.
-    let staked_bets: Vec<&str> = transfers
-        .iter()
-        .filter(|row| row.3 == "bet_stake")
-        .filter_map(|row| row.2.as_deref())
-        .collect();
-    let mut bet_rows: Vec<(String, String, String, String, i64)> = Vec::with_capacity(staked_bets.len());
-    for chunk in staked_bets.chunks(MAX_IDS_PER_QUERY) {
-        bet_rows.extend(
-            b::table
-                .filter(b::id.eq_any(chunk))
-                .filter(b::status.eq_any(["won", "lost", "pushed"]))
-                .select((b::id, b::pay_table_id, b::kind, b::selection, b::amount_minor))
-                .load::<(String, String, String, String, i64)>(conn)?,
-        );
-    }
-    let mut certificates = Certificates::default();
-    let mut settled_bets = HashMap::with_capacity(bet_rows.len());
-    for (id, pay_table_id, kind, selection, stake) in &bet_rows {
-        let certified = certificates.bet(conn, pay_table_id, kind, selection)?;
-        settled_bets.insert(
-            id.as_str(),
-            ratings::RatedBet {
-                stake_minor: *stake,
-                house_edge: house_edge(&certified.rtp),
-            },
-        );
-    }
-    let facts: Vec<ratings::WalletTransfer> = transfers
-        .iter()
-        .flat_map(|(table_id, round_id, bet_id, kind, debit, credit, amount, at)| {
-            let table_id = table_id.as_deref()?;
-            let fact = |player_id, out_of_wallet| ratings::WalletTransfer {
-                player_id,
-                table_id,
-                round_id: round_id.as_deref(),
-                bet_id: bet_id.as_deref(),
-                kind,
-                out_of_wallet,
-                amount_minor: *amount,
-                // A fee, or its refund, moves one wallet only: it is that wallet's.
-                fee_minor: performance::fee_minor(kind, debit, credit, *amount),
-                at_us: *at,
-            };
-            // A transfer between two wallets is a movement of each.
-            let out = debit.strip_prefix("wallet:").map(|p| fact(p, true));
-            let into = credit.strip_prefix("wallet:").map(|p| fact(p, false));
-            Some(
-                [out, into]
-                    .into_iter()
-                    .flatten()
-                    .filter(|f| player_id.is_none_or(|p| p == f.player_id)),
-            )
-        })
-        .flatten()
-        .collect();
-    let round_ends_us: HashMap<&str, i64> = round_ends.iter().map(|(id, at)| (id.as_str(), *at)).collect();
-    // The Lobo rounds started that day (their escrow) and settled, whenever.
-    let started_lobo: Vec<&str> = transfers
-        .iter()
-        .filter(|row| row.3 == lobo::ESCROW_KIND)
-        .filter_map(|row| row.1.as_deref())
-        .collect();
-    let lobo_rounds = lobo::settled_among(conn, &started_lobo)?;
-    let lobo_theo_minor: HashMap<&str, Decimal> = lobo_rounds
-        .iter()
-        .map(|r| (r.round_id.as_str(), r.theo_play_minor))
-        .collect();
-    Ok(ratings::sessions(
-        rule,
-        day,
-        &facts,
-        &round_ends_us,
-        &settled_bets,
-        &lobo_theo_minor,
-    ))
-}
-
-/// The dealer in the box at a table: who, and since when.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize, ToSchema)]
-pub struct DealerInBox {
-    pub dealer_id: String,
-    pub username: String,
-    /// Microseconds since the Unix epoch.
-    pub since_us: i64,
-}
-
-/// The latest sign-in, sign-out or closing of a table before `before_us`:
-/// (kind, dealer, instant).
-fn latest_box_event(
-    conn: &mut AnyConnection,
-    table_id: &str,
-    before_us: i64,
-) -> Result<Option<(String, Option<String>, i64)>, FloorError> {
-    use crate::store::schema::significant_events as se;
-    let kinds = [
-        EventKind::DealerSignedIn,
-        EventKind::DealerSignedOut,
-        EventKind::TableClosed,
-    ]
-    .map(EventKind::as_str);
-    let row: Option<(String, String, i64)> = se::table
-        .filter(se::kind.eq_any(kinds))
-        .filter(se::subject.eq(table_id))
-        .filter(se::at_us.lt(before_us))
-        .order((se::at_us.desc(), se::id.desc()))
-        .select((se::kind, se::details, se::at_us))
-        .first(conn)
-        .optional()?;
-    Ok(row.map(|(kind, details, at_us)| (kind, dealer_of(&details), at_us)))
-}
-
-/// The `dealer_id` a sign-in or sign-out event names.
-fn dealer_of(details: &str) -> Option<String> {
-    let details: serde_json::Value = serde_json::from_str(details).ok()?;
-    details["dealer_id"].as_str().map(str::to_owned)
-}
-
-/// Who is dealing at a table now. Every end of a spell is written as its own
-/// `dealer_signed_out` (a relief, a move, a break), or is the table's closing,
-/// so the table's latest such event tells.
-pub fn dealer_in_box(conn: &mut AnyConnection, table_id: &str) -> Result<Option<DealerInBox>, FloorError> {
-    use crate::store::schema::users as u;
-    let Some((kind, Some(dealer_id), since_us)) = latest_box_event(conn, table_id, i64::MAX)? else {
-        return Ok(None);
-    };
-    if kind != EventKind::DealerSignedIn.as_str() {
-        return Ok(None);
-    }
-    let username: String = u::table.find(&dealer_id).select(u::username).first(conn)?;
-    Ok(Some(DealerInBox {
-        dealer_id,
-        username,
-        since_us,
-    }))
-}
-
-/// Signs a dealer in at an open table they are assigned to, signing out
-/// whoever was dealing there (a relief) and the dealer from any other table
-/// (one box at a time), each as its own event. Signing in the dealer already
-/// there changes nothing.
-pub fn sign_in(
-    conn: &mut AnyConnection,
-    table_id: &str,
-    dealer_id: &str,
-    actor_id: &str,
-) -> Result<DealerInBox, FloorError> {
-    use crate::store::schema::{casino_tables as ct, table_dealers as td};
-    let status: Option<String> = ct::table.find(table_id).select(ct::status).first(conn).optional()?;
-    match status.as_deref() {
-        None => return Err(FloorError::NoSuchTable),
-        Some("open") => {}
-        Some(_) => return Err(FloorError::TableClosed),
-    }
-    let assigned: i64 = td::table
-        .filter(td::table_id.eq(table_id).and(td::dealer_id.eq(dealer_id)))
-        .count()
-        .get_result(conn)?;
-    if assigned == 0 {
-        return Err(FloorError::NotAssigned);
-    }
-    if let Some(current) = dealer_in_box(conn, table_id)? {
-        if current.dealer_id == dealer_id {
-            return Ok(current);
-        }
-        record_box(
-            conn,
-            EventKind::DealerSignedOut,
-            table_id,
-            &current.dealer_id,
-            actor_id,
-            "relieved",
-        )?;
-    }
-    let open_tables: Vec<String> = ct::table.filter(ct::status.eq("open")).select(ct::id).load(conn)?;
-    for other in open_tables.iter().filter(|t| t.as_str() != table_id) {
-        if dealer_in_box(conn, other)?.is_some_and(|d| d.dealer_id == dealer_id) {
-            record_box(conn, EventKind::DealerSignedOut, other, dealer_id, actor_id, "moved")?;
-        }
-    }
-    record_box(
-        conn,
-        EventKind::DealerSignedIn,
-        table_id,
-        dealer_id,
-        actor_id,
-        "signed in",
-    )?;
-    dealer_in_box(conn, table_id)?.ok_or(FloorError::NotSignedIn)
-}
-
-/// Signs the dealer out of the table (a break, the end of a shift).
-pub fn sign_out(conn: &mut AnyConnection, table_id: &str, dealer_id: &str, actor_id: &str) -> Result<(), FloorError> {
-    match dealer_in_box(conn, table_id)? {
-        Some(current) if current.dealer_id == dealer_id => record_box(
-            conn,
-            EventKind::DealerSignedOut,
-            table_id,
-            dealer_id,
-            actor_id,
-            "signed out",
-        ),
-        _ => Err(FloorError::NotSignedIn),
-    }
-}
-
-fn record_box(
-    conn: &mut AnyConnection,
-    kind: EventKind,
-    table_id: &str,
-    dealer_id: &str,
-    actor_id: &str,
-    reason: &str,
-) -> Result<(), FloorError> {
-    let details = serde_json::json!({ "dealer_id": dealer_id, "reason": reason });
-    significant_events::record(conn, kind, Some(actor_id), Some(table_id), details)?;
-    Ok(())
-}
-
-/// A gaming day's dealer performance (`GET /api/v1/floor/dealers`).
-#[derive(Serialize, ToSchema)]
-pub struct DealerReport {
-    /// "YYYY-MM-DD": the (first) gaming day, named by the local date it starts on.
-    pub gaming_day: String,
-    /// The last gaming day of the period: the same as `gaming_day` for one day.
-    pub last_gaming_day: String,
-    pub timezone: String,
-    /// The period's first instant and the next day's, microseconds since the Unix epoch.
-    pub from_us: i64,
-    pub to_us: i64,
-    /// Per dealer: a line per shift they dealt in, then the period, then
-    /// their period in each pit they dealt in.
-    pub lines: Vec<DealerLine>,
-}
-
-/// One dealer over one shift (or the whole day): the figures of the table
-/// performance, of the play at whatever table they were dealing.
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, ToSchema)]
-pub struct DealerLine {
-    pub dealer_id: String,
-    pub username: String,
-    /// On a line of the dealer's play in one pit (its tables, for the whole
-    /// period), the pit; null on the dealer's own lines.
-    pub pit: Option<String>,
-    /// Null on a whole-day line.
-    pub shift: Option<String>,
-    pub rounds: i64,
-    pub voided_rounds: i64,
-    /// Hours in the box, to 2 places.
-    #[schema(value_type = String, example = "6.50")]
-    pub hours_dealt: String,
-    /// rounds / hours_dealt, to 1 place.
-    #[schema(value_type = Option<String>, example = "48.0")]
-    pub rounds_per_hour: Option<String>,
-    #[schema(value_type = String)]
-    pub drop: String,
-    #[schema(value_type = String)]
-    pub house_win: String,
-    #[schema(value_type = Option<String>)]
-    pub hold_percent: Option<String>,
-    #[schema(value_type = String)]
-    pub covered_win: String,
-    #[schema(value_type = String)]
-    pub theo_win: String,
-    #[schema(value_type = String)]
-    pub theo_sd: String,
-    #[schema(value_type = String)]
-    pub actual_minus_theo: String,
-    #[schema(value_type = String)]
-    pub band_99: String,
-    /// The dealer's side bets paid this far from their certificates on one day in a hundred by chance.
-    pub outside_band: bool,
-}
-
-/// Each dealer's performance over a period: the play at each table
-/// counted for whoever was in its box at the instant.
-pub fn dealer_report(conn: &mut AnyConnection, period: Period) -> Result<DealerReport, FloorError> {
-    let (rows, _) = DayRows::load(conn, period)?;
-    dealer_report_of(conn, &rows, period)
-}
-
-fn dealer_report_of(conn: &mut AnyConnection, rows: &DayRows, period: Period) -> Result<DealerReport, FloorError> {
-    use crate::store::schema::{significant_events as se, users as u};
-    let until_us = rows.to_us.min(crate::store::now_us());
-    // Who was in each box as the day started, then what happened during it.
-    let mut starting: Vec<(String, String, i64)> = Vec::new();
-    for (table_id, ..) in &rows.tables {
-        if let Some((kind, Some(dealer_id), at_us)) = latest_box_event(conn, table_id, rows.from_us)? {
-            if kind == EventKind::DealerSignedIn.as_str() {
-                starting.push((table_id.clone(), dealer_id, at_us));
-            }
-        }
-    }
-    starting.sort_by_key(|(.., at_us)| *at_us);
-    let kinds = [
-        EventKind::DealerSignedIn,
-        EventKind::DealerSignedOut,
-        EventKind::TableClosed,
-    ]
-    .map(EventKind::as_str);
-    let during: Vec<(Option<String>, String, String, i64)> = se::table
-        .filter(se::kind.eq_any(kinds))
-        .filter(se::at_us.ge(rows.from_us).and(se::at_us.lt(until_us)))
-        .order((se::at_us.asc(), se::id.asc()))
-        .select((se::subject, se::kind, se::details, se::at_us))
-        .load(conn)?;
-    let during: Vec<(String, String, Option<String>, i64)> = during
-        .into_iter()
-        .filter_map(|(table, kind, details, at)| Some((table?, kind, dealer_of(&details), at)))
-        .collect();
-    let mut events: Vec<dealers::BoxEvent> = starting
-        .iter()
-        .map(|(table_id, dealer_id, _)| dealers::BoxEvent::SignedIn {
-            table_id,
-            dealer_id,
-            at_us: rows.from_us,
-        })
-        .collect();
-    for (table_id, kind, dealer_id, at_us) in &during {
-        let at_us = *at_us;
-        events.push(match (kind.as_str(), dealer_id.as_deref()) {
-            ("dealer_signed_in", Some(dealer_id)) => dealers::BoxEvent::SignedIn {
-                table_id,
-                dealer_id,
-                at_us,
-            },
-            ("dealer_signed_out", Some(dealer_id)) => dealers::BoxEvent::SignedOut {
-                table_id,
-                dealer_id,
-                at_us,
-            },
-            _ => dealers::BoxEvent::TableClosed { table_id, at_us },
-        });
-    }
-    let spells = dealers::spells(&events, until_us);
-    let dealer_ids: std::collections::BTreeSet<&str> = spells.iter().map(|s| s.dealer_id).collect();
-    let dealer_ids: Vec<&str> = dealer_ids.into_iter().collect();
-    let mut names: Vec<(String, String)> = Vec::with_capacity(dealer_ids.len());
-    for chunk in dealer_ids.chunks(MAX_IDS_PER_QUERY) {
-        names.extend(
-            u::table
-                .filter(u::id.eq_any(chunk))
-                .select((u::id, u::username))
-                .load::<(String, String)>(conn)?,
-        );
-    }
-    let subjects: Vec<performance::TableInfo> = names
-        .iter()
-        .map(|(id, name)| performance::TableInfo { id, name, game: "" })
-        .collect();
-    let open: Vec<performance::OpenSpell> = spells
-        .iter()
-        .map(|s| performance::OpenSpell {
-            table_id: s.dealer_id,
-            from_us: s.from_us,
-            to_us: s.to_us,
-        })
-        .collect();
-    let as_dealer_line = |l: PerformanceLine, pit: Option<String>| {
-        Some(DealerLine {
-            dealer_id: l.table_id?,
-            username: l.table_name.unwrap_or_default(),
-            pit,
-            shift: l.shift,
-            rounds: l.rounds,
-            voided_rounds: l.voided_rounds,
-            hours_dealt: l.open_hours,
-            rounds_per_hour: l.rounds_per_hour,
-            drop: l.drop,
-            house_win: l.house_win,
-            hold_percent: l.hold_percent,
-            covered_win: l.covered_win,
-            theo_win: l.theo_win,
-            theo_sd: l.theo_sd,
-            actual_minus_theo: l.actual_minus_theo,
-            band_99: l.band_99,
-            outside_band: l.outside_band,
-        })
-    };
-    let mut lines: Vec<DealerLine> = rows
-        .lines(&subjects, &open, |table_id, at_us| {
-            dealers::dealer_at(&spells, table_id, at_us)
-        })
-        .into_iter()
-        .filter_map(|l| as_dealer_line(l, None))
-        .collect();
-
-    // Each dealer's period in each pit they dealt in: the play at that pit's
-    // tables while they were in the box, placed after the dealer's own lines.
-    let pits = pits(conn)?;
-    let pairs: std::collections::BTreeSet<(&str, &str)> = spells
-        .iter()
-        .filter_map(|s| Some((s.dealer_id, pits.pit_of(s.table_id)?)))
-        .collect();
-    // A subject key for each (dealer, pit).
-    let in_pit: std::collections::BTreeMap<(&str, &str), String> = pairs
-        .into_iter()
-        .enumerate()
-        .map(|(k, pair)| (pair, k.to_string()))
-        .collect();
-    let pit_subjects: Vec<performance::TableInfo> = in_pit
-        .iter()
-        .map(|((dealer_id, _), key)| performance::TableInfo {
-            id: key,
-            name: names
-                .iter()
-                .find(|(id, _)| id == dealer_id)
-                .map_or(dealer_id, |(_, username)| username.as_str()),
-            game: "",
-        })
-        .collect();
-    let pit_open: Vec<performance::OpenSpell> = spells
-        .iter()
-        .filter_map(|s| {
-            Some(performance::OpenSpell {
-                table_id: in_pit.get(&(s.dealer_id, pits.pit_of(s.table_id)?))?,
-                from_us: s.from_us,
-                to_us: s.to_us,
-            })
-        })
-        .collect();
-    let of_key: HashMap<&str, (&str, &str)> = in_pit.iter().map(|(k, key)| (key.as_str(), *k)).collect();
-    let pit_lines = rows
-        .lines(&pit_subjects, &pit_open, |table_id, at_us| {
-            let dealer_id = dealers::dealer_at(&spells, table_id, at_us)?;
-            Some(in_pit.get(&(dealer_id, pits.pit_of(table_id)?))?.as_str())
-        })
-        .into_iter()
-        .filter(|l| l.shift.is_none());
-    for l in pit_lines {
-        let Some(&(dealer_id, pit)) = l.table_id.as_deref().and_then(|key| of_key.get(key)) else {
-            continue; // the floor's line
-        };
-        let at = lines
-            .iter()
-            .rposition(|d| d.dealer_id == dealer_id)
-            .map_or(lines.len(), |k| k + 1);
-        let line = as_dealer_line(
-            PerformanceLine {
-                table_id: Some(dealer_id.to_owned()),
-                ..l
-            },
-            Some(pit.to_owned()),
-        );
-        lines.splice(at..at, line);
-    }
-    Ok(DealerReport {
-        gaming_day: period.first.to_string(),
-        last_gaming_day: period.last.to_string(),
-        timezone: rows.timezone.clone(),
-        from_us: rows.from_us,
-        to_us: rows.to_us,
-        lines,
-    })
-}
-
-/// The dealer report as CSV, a header first.
-pub fn dealer_csv(report: &DealerReport) -> String {
-    dealer_lines_csv(
-        &period_label(&report.gaming_day, &report.last_gaming_day),
-        &report.lines,
-    )
-}
-
-/// The columns of a dealer line in CSV.
-pub const DEALER_CSV_HEADER: &[&str] = &[
-    "gaming_day",
-    "dealer_id",
-    "username",
-    "pit",
-    "shift",
-    "rounds",
-    "voided_rounds",
-    "hours_dealt",
-    "rounds_per_hour",
-    "drop",
-    "house_win",
-    "hold_percent",
-    "covered_win",
-    "theo_win",
-    "theo_sd",
-    "actual_minus_theo",
-    "band_99",
-    "outside_band",
-];
-
-/// Dealer lines as CSV under a period's label, a header first.
-pub fn dealer_lines_csv(label: &str, lines: &[DealerLine]) -> String {
-    performance::csv_text(DEALER_CSV_HEADER, lines.iter().map(|l| dealer_csv_record(label, l)))
-}
-
-/// One dealer line's CSV fields (quoted where needed), under a period's label.
-pub fn dealer_csv_record(label: &str, l: &DealerLine) -> Vec<String> {
-    vec![
-        performance::csv_field(label),
-        performance::csv_field(&l.dealer_id),
-        performance::csv_field(&l.username),
-        performance::csv_field(l.pit.as_deref().unwrap_or("")),
-        performance::csv_field(l.shift.as_deref().unwrap_or("")),
-        l.rounds.to_string(),
-        l.voided_rounds.to_string(),
-        l.hours_dealt.clone(),
-        l.rounds_per_hour.clone().unwrap_or_default(),
-        l.drop.clone(),
-        l.house_win.clone(),
-        l.hold_percent.clone().unwrap_or_default(),
-        l.covered_win.clone(),
-        l.theo_win.clone(),
-        l.theo_sd.clone(),
-        l.actual_minus_theo.clone(),
-        l.band_99.clone(),
-        l.outside_band.to_string(),
-    ]
 }
 
 /// The period a report covers, as its CSV names it: "YYYY-MM-DD", or

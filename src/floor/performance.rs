@@ -29,7 +29,7 @@ impl<'a> TransferFact<'a> {
         let to_wallet = self.credit_account.starts_with("wallet:");
         let drop_minor = if from_wallet && !to_wallet {
             self.amount_minor
-        } else if to_wallet && REFUND_KINDS.contains(&self.kind) {
+        } else if to_wallet && crate::game_registry::returns_unrisked(self.kind) {
             -self.amount_minor
         } else {
             0
@@ -96,6 +96,19 @@ pub struct LoboPlayFact<'a> {
     /// `−unit × U`, U the upper bound on the perfect player's value at the round's loss cap.
     pub theo_play_minor: Decimal,
     /// The largest standard deviation the play's result can have.
+    pub sd_bound_minor: f64,
+}
+
+/// A round's priced bets that closed at one instant (Peg Leg's: each priced from a quote that
+/// states its count's probability): what the house won on them and expected to win
+/// (docs/floor.md, "Peg Leg's theoretical win").
+pub struct PricedBetsFact<'a> {
+    pub table_id: &'a str,
+    pub at_us: i64,
+    pub win_minor: i64,
+    pub theo_minor: Decimal,
+    /// A bound on the standard deviation of the house's result on them: the bets share a
+    /// deal, so it is the sum of theirs.
     pub sd_bound_minor: f64,
 }
 
@@ -202,6 +215,7 @@ struct Tally<'a> {
     fees_minor: i64,
     bets: Vec<&'a BetsFact<'a>>,
     lobo_plays: Vec<&'a LoboPlayFact<'a>>,
+    priced: Vec<&'a PricedBetsFact<'a>>,
 }
 
 /// The transfers that are fees: the house's whole edge on them.
@@ -230,6 +244,7 @@ pub(super) fn fee_minor(kind: &str, debit_account: &str, credit_account: &str, a
 /// the floor's per shift and for the period. `shifts` are the period's shifts
 /// with their bounds, in order of time and abutting (a shift of each day is
 /// counted under its name, day after day).
+#[allow(clippy::too_many_arguments)]
 pub fn day_lines<'a>(
     shifts: &[(&str, i64, i64)],
     tables: &[TableInfo<'_>],
@@ -238,6 +253,7 @@ pub fn day_lines<'a>(
     rounds: &[RoundFact<'a>],
     bets: &'a [BetsFact<'a>],
     lobo_plays: &'a [LoboPlayFact<'a>],
+    priced: &'a [PricedBetsFact<'a>],
 ) -> Vec<PerformanceLine> {
     // The shifts' names in order, and each span's.
     let mut names: Vec<&str> = Vec::new();
@@ -303,6 +319,9 @@ pub fn day_lines<'a>(
     for p in lobo_plays {
         each(p.table_id, p.at_us, &mut |tally| tally.lobo_plays.push(p));
     }
+    for p in priced {
+        each(p.table_id, p.at_us, &mut |tally| tally.priced.push(p));
+    }
     let mut lines: Vec<PerformanceLine> = tallies
         .iter()
         .map(|((table, shift), tally)| {
@@ -354,10 +373,15 @@ fn line(
     }
     let lobo = lobo_play(&tally.lobo_plays);
     variance_minor2 += lobo.variance_minor2;
+    let priced_win_minor: i64 = tally.priced.iter().map(|p| p.win_minor).sum();
+    let priced_theo_minor: Decimal = tally.priced.iter().map(|p| p.theo_minor).sum();
+    variance_minor2 += tally.priced.iter().map(|p| p.sd_bound_minor.powi(2)).sum::<f64>();
     let sd_minor = Decimal::from_f64(variance_minor2.sqrt()).unwrap_or_default();
     let band_minor = sd_minor * Decimal::from_f64(Z_99).unwrap_or_default();
-    let difference_minor = Decimal::from(bets_win_minor) - theo_minor + Decimal::from(lobo.win_minor) - lobo.theo_minor;
-    let covered_minor = bets_win_minor + tally.fees_minor + lobo.win_minor;
+    let difference_minor = Decimal::from(bets_win_minor) - theo_minor + Decimal::from(lobo.win_minor) - lobo.theo_minor
+        + Decimal::from(priced_win_minor)
+        - priced_theo_minor;
+    let covered_minor = bets_win_minor + tally.fees_minor + lobo.win_minor + priced_win_minor;
     // Lobo's theoretical win is the least the house expects, so only a shortfall is improbable.
     let outside_band = if tally.lobo_plays.is_empty() {
         difference_minor.abs() > band_minor
@@ -393,7 +417,7 @@ fn line(
             )
         }),
         covered_win: format_minor(covered_minor),
-        theo_win: money(theo_minor + Decimal::from(tally.fees_minor) + lobo.theo_minor),
+        theo_win: money(theo_minor + Decimal::from(tally.fees_minor) + lobo.theo_minor + priced_theo_minor),
         theo_sd: money(sd_minor),
         actual_minus_theo: money(difference_minor),
         band_99: money(band_minor),

@@ -16,7 +16,7 @@ use std::collections::{BTreeMap, BTreeSet, HashMap};
 use utoipa::ToSchema;
 
 use super::lobo::ESCROW_KIND as LOBO_ESCROW_KIND;
-use super::performance::{csv_field, money, REFUND_KINDS};
+use super::performance::{csv_field, money};
 use crate::domain::{format_minor, MINOR_DIGITS};
 
 /// Longest pause the rule may allow inside a session: a gaming day.
@@ -232,7 +232,7 @@ pub fn sessions(
                 tally.result_minor -= t.amount_minor;
             } else {
                 tally.result_minor += t.amount_minor;
-                if REFUND_KINDS.contains(&t.kind) {
+                if crate::game_registry::returns_unrisked(t.kind) {
                     tally.staked_minor -= t.amount_minor;
                 }
             }

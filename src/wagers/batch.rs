@@ -14,6 +14,7 @@ use std::num::NonZeroUsize;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
+use super::peg_leg;
 use super::{BetWager, CageReceipt, CashDirection, CashWager, Committed, RoundRef, Wager, WagerError, WagerRequest};
 use crate::bets::PayTable;
 use crate::domain::{format_minor, Role};
@@ -82,6 +83,8 @@ struct Kept {
     pay_tables: HashMap<String, Arc<CachedPayTable>>,
     builtin_pay_table: Option<String>,
     rounds: LruCache<String, Arc<RoundFacts>>,
+    /// Peg Leg quotes by id.
+    quotes: peg_leg::KeptQuotes,
 }
 
 /// Rounds whose facts an instance keeps (the least recently bet on go first).
@@ -93,6 +96,7 @@ impl Default for Kept {
             pay_tables: HashMap::new(),
             builtin_pay_table: None,
             rounds: LruCache::new(KEPT_ROUNDS),
+            quotes: peg_leg::KeptQuotes::default(),
         }
     }
 }
@@ -228,6 +232,8 @@ struct Loaded {
     exposures: HashMap<(String, String), i64>,
     /// The account of every caller and every player the cage pays, by id.
     accounts: HashMap<String, Session>,
+    /// The batch's Peg Leg rounds, their quotes in force and what was staked on them.
+    peg_leg: peg_leg::Loaded,
 }
 
 /// (caller, key, fingerprint, status, body) of a first answer.
@@ -237,6 +243,7 @@ type StoredAnswer = (String, String, String, u16, String);
 #[derive(Default)]
 struct Writes {
     bets: Vec<BetRow>,
+    peg_leg_bets: Vec<crate::rounds::peg_leg::BetRow>,
     /// (round, player) → added stake.
     exposure_added: HashMap<(String, String), i64>,
     /// (round, kind) → (bets, staked) added.
@@ -258,10 +265,19 @@ fn commit_batch(
             _ => None,
         })
         .collect();
+    let peg_leg_round_ids: BTreeSet<&str> = requests
+        .iter()
+        .filter_map(|q| match &q.wager {
+            Wager::PegLegBet(b) if uuid::Uuid::parse_str(&b.round_id).is_ok() => Some(b.round_id.as_str()),
+            _ => None,
+        })
+        .collect();
     // What does not move with the ledger's tail is read before the head lock,
     // so on PostgreSQL it overlaps the previous batch's commit: the rounds
     // (shared-locked), their facts and the callers' sessions.
     let mut loaded = load_unlocked(conn, kept, requests, &round_ids)?;
+    // Peg Leg's rounds are locked after Prima Carta's: no round is both, so the order is fixed.
+    loaded.peg_leg = peg_leg::load_rounds(conn, &mut kept.quotes, &peg_leg_round_ids)?;
     // From here to the commit this batch is the ledger's one writer; what
     // the batch before it wrote (stored answers, exposures, balances) is read
     // under the lock.
@@ -299,6 +315,14 @@ fn commit_batch(
         let key = q.idempotency.as_ref().map(|i| i.key.as_str());
         let outcome = match &q.wager {
             Wager::Bet(b) => place_bet(b, key, now, &mut loaded, &mut appender, &mut writes),
+            Wager::PegLegBet(b) => peg_leg::place(
+                b,
+                key,
+                now,
+                &mut loaded.peg_leg,
+                &mut appender,
+                &mut writes.peg_leg_bets,
+            ),
             Wager::Cash(c) => move_cash(c, key, &loaded, &mut appender),
         };
         if let (Ok(committed), Some(idem)) = (&outcome, &q.idempotency) {
@@ -349,6 +373,7 @@ fn load_unlocked(
         stored_keys: HashMap::new(),
         exposures: HashMap::new(),
         accounts: HashMap::new(),
+        peg_leg: peg_leg::Loaded::default(),
     };
 
     if !round_ids.is_empty() {
@@ -504,7 +529,14 @@ fn load_locked(
         .iter()
         .filter_map(|q| match &q.wager {
             Wager::Bet(b) => Some(b.player_id.as_str()),
-            Wager::Cash(_) => None,
+            Wager::PegLegBet(_) | Wager::Cash(_) => None,
+        })
+        .collect();
+    let peg_leg_players: BTreeSet<&str> = requests
+        .iter()
+        .filter_map(|q| match &q.wager {
+            Wager::PegLegBet(b) => Some(b.player_id.as_str()),
+            _ => None,
         })
         .collect();
     let mut accounts: Vec<AccountId> = Vec::with_capacity(requests.len() * 2);
@@ -514,6 +546,7 @@ fn load_locked(
                 accounts.push(AccountId::wallet(&b.player_id));
                 accounts.push(AccountId::escrow(&b.round_id));
             }
+            Wager::PegLegBet(b) => accounts.extend(peg_leg::accounts(b)),
             Wager::Cash(c) => {
                 accounts.push(AccountId::wallet(&c.player_id));
                 accounts.push(AccountId::cage());
@@ -592,6 +625,7 @@ fn load_locked(
             appender.load_accounts(conn, accounts.iter())?;
         }
     }
+    peg_leg::load_staked(conn, &mut loaded.peg_leg, &peg_leg_players)?;
     Ok(())
 }
 
@@ -806,6 +840,7 @@ fn write_pg(conn: &mut diesel::PgConnection, appender: &Appender, writes: &Write
             },
         );
     }
+    peg_leg::write_pg(&mut statement, &writes.peg_leg_bets);
     appender.write_parts(&mut statement);
     if !writes.exposure_added.is_empty() {
         let (rounds, players, added) = exposure_columns(writes);
@@ -893,6 +928,7 @@ fn write_sqlite(
             .values(chunk)
             .execute(conn)?;
     }
+    peg_leg::write_sqlite(conn, &writes.peg_leg_bets, MAX_ROWS_PER_INSERT)?;
     appender.write_sqlite(conn)?;
     if !writes.exposure_added.is_empty() {
         let (rounds, players, added) = exposure_columns(writes);

@@ -116,7 +116,16 @@ fn run(mut batcher: Batcher, jobs: &Mutex<mpsc::Receiver<Job>>) {
                     .collect()
             });
         debug_assert_eq!(outcomes.len(), batch.len());
+        super::BATCH_SIZE.observe(batch.len() as f64);
         for (job, outcome) in batch.into_iter().zip(outcomes) {
+            let answered = match &outcome {
+                Ok(_) => "committed",
+                Err(WagerError::Unavailable(_) | WagerError::Internal(_)) => "failed",
+                Err(_) => "refused",
+            };
+            super::WAGERS_ANSWERED
+                .with_label_values(&[job.request.wager.kind(), answered])
+                .inc();
             // The requester may have gone (client disconnected): nothing to do.
             let _ = job.answer.send(outcome);
         }

@@ -1,5 +1,5 @@
-//! The wager path: side bets on live rounds and the cage's deposits and
-//! withdrawals, committed in groups.
+//! The wager path: side bets on live Prima Carta rounds, Peg Leg bets, and the
+//! cage's deposits and withdrawals, committed in groups.
 //!
 //! These are the requests that arrive by the hundred in the seconds before a
 //! round closes, so they do not each take the ledger head for a transaction of
@@ -14,8 +14,11 @@
 
 mod batch;
 mod committer;
+mod peg_leg;
 
+use prometheus::{Histogram, HistogramOpts, IntCounterVec, Opts};
 use serde::Serialize;
+use std::sync::LazyLock;
 use utoipa::ToSchema;
 
 use crate::auth::{ClaimedCaller, SessionRefusal};
@@ -25,11 +28,45 @@ use crate::ledger::read::TransferView;
 
 pub use committer::Committer;
 
+/// Wagers the committer answered, by kind (`side_bet`, `peg_leg_bet`, `deposit`,
+/// `withdrawal`) and outcome (`committed`, `refused`, `failed`); served on `/metrics`.
+pub static WAGERS_ANSWERED: LazyLock<IntCounterVec> = LazyLock::new(|| {
+    IntCounterVec::new(
+        Opts::new("djego_wagers_total", "Wagers the committer answered, by kind and outcome"),
+        &["wager", "outcome"],
+    )
+    .expect("static metric definition")
+});
+
+/// Requests per batch the committer took (one transaction, one fsync each); on `/metrics`.
+pub static BATCH_SIZE: LazyLock<Histogram> = LazyLock::new(|| {
+    Histogram::with_opts(
+        HistogramOpts::new("djego_wager_batch_size", "Wagers committed per transaction")
+            .buckets(vec![1.0, 2.0, 4.0, 8.0, 16.0, 32.0, 64.0, 128.0, 256.0, 512.0]),
+    )
+    .expect("static metric definition")
+});
+
 /// A money-moving request on the wager path.
 #[derive(Clone, Debug)]
 pub enum Wager {
     Bet(BetWager),
+    PegLegBet(PegLegBetWager),
     Cash(CashWager),
+}
+
+impl Wager {
+    /// What kind of wager it is, as the metrics name it.
+    pub fn kind(&self) -> &'static str {
+        match self {
+            Wager::Bet(_) => "side_bet",
+            Wager::PegLegBet(_) => "peg_leg_bet",
+            Wager::Cash(c) => match c.direction {
+                CashDirection::Deposit => "deposit",
+                CashDirection::Withdrawal => "withdrawal",
+            },
+        }
+    }
 }
 
 /// A side bet on a live Prima Carta round, by the player placing it.
@@ -44,6 +81,17 @@ pub struct BetWager {
     pub client_seed: Option<String>,
     /// The pay table (id or fingerprint) the player was shown, if the app sent it.
     pub pay_table: Option<String>,
+}
+
+/// A bet on a Peg Leg round's final count, by the player placing it, at the price of the
+/// quote they saw.
+#[derive(Clone, Debug)]
+pub struct PegLegBetWager {
+    pub round_id: String,
+    pub player_id: String,
+    pub quote_id: String,
+    pub count: u8,
+    pub stake: Amount,
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -108,7 +156,7 @@ pub struct CageReceipt {
 }
 
 /// Why a wager was refused. Nothing moved.
-#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[derive(Debug, thiserror::Error)]
 pub enum WagerError {
     #[error(transparent)]
     Session(SessionRefusal),
@@ -132,6 +180,10 @@ pub enum WagerError {
         balance: String,
         needed: String,
     },
+    /// A Peg Leg bet refused by the game's rules (a stale quote, a closed window, a count not
+    /// offered, the limits): the game's own refusal, answered as everywhere else.
+    #[error(transparent)]
+    PegLeg(crate::rounds::peg_leg::PegLegRoundError),
     #[error("player not found")]
     PlayerNotFound,
     #[error("only players hold wallets")]

@@ -296,6 +296,10 @@ both_backends! {
         let report = app.get("/api/v1/floor/tables", Some(&pitboss.token)).await.expect(200);
         let line = day_line(&report, Some(&table));
         assert_eq!(minor(s(&line["house_win"])), house_win, "{line}");
+        // The drop is what was at risk: the fees and what the house took of the escrow, not the
+        // loss cap held and handed back untouched.
+        let at_risk = kind_into(&app, "house:revenue", "lobo_fee").await + kind_into(&app, "house:bankroll", "lobo_loss").await;
+        assert_eq!(minor(s(&line["drop"])), at_risk, "{line}");
         // The fees and the play are both covered by the theoretical win.
         assert_eq!(line["covered_win"], line["house_win"], "{line}");
         // By hand: each round's fee at unit 2.00, less 2.00 × the bound at the table's cap of 40.
@@ -313,6 +317,102 @@ both_backends! {
         assert_eq!(sessions.len(), 1, "{ratings}");
         assert_eq!(s(&sessions[0]["theo_loss"]), cents(theo), "{ratings}");
         assert_eq!(Decimal::from(sessions[0]["points"].as_i64().unwrap()), (theo / Decimal::from(100)).floor());
+    }
+}
+
+/// Σ of the transfers of `kind` into `account`, from the auditor's ledger.
+async fn kind_into(app: &TestApp, account: &str, kind: &str) -> i64 {
+    let token = app.auditor().await.token.clone();
+    let list = app
+        .get(&format!("/api/v1/audit/ledger?account={account}&limit=500"), Some(&token))
+        .await
+        .expect(200);
+    list.as_array()
+        .unwrap()
+        .iter()
+        .filter(|t| t["kind"] == kind && t["credit_account"] == account)
+        .map(|t| minor(s(&t["amount"])))
+        .sum()
+}
+
+/// The probability of `count` in a Peg Leg quote as the API shows it: its exact fraction when
+/// the quote is exact, the simulation's estimate otherwise.
+fn quoted_probability(quote: &Value, count: u64) -> Decimal {
+    let line = &quote["counts"][count as usize];
+    match line["exact"].as_str() {
+        Some(fraction) => {
+            let (p, q) = fraction.split_once('/').unwrap();
+            Decimal::from_str(p).unwrap() / Decimal::from_str(q).unwrap()
+        }
+        None => Decimal::from_f64_retain(line["probability"].as_f64().unwrap()).unwrap(),
+    }
+}
+
+both_backends! {
+    async fn peg_leg_counts_its_quoted_edge_in_the_table_report_and_ratings(app: TestApp) {
+        use crate::peg_leg::{bet, deal, likeliest, open_round, surrender};
+        use rust_decimal::prelude::ToPrimitive;
+        let c = crate::peg_leg::casino(&app, 1, 0).await;
+        calendar_with_cut_off_in(&app, &c.pitboss, 12 * 3600).await;
+        let player = &c.players[0];
+        let house_before = house_accounts(&app).await;
+        let round = open_round(&app, &c).await;
+        let id = s(&round["id"]).to_string();
+        // A bet after the first card, surrendered after the fifth; a second bet after the
+        // second card, held to the end.
+        let q1 = deal(&app, &c, &id).await.expect(200)["round"]["quote"].clone();
+        let (count1, _) = likeliest(&q1);
+        let bet1 = bet(&app, player, &id, s(&q1["id"]), count1, "10.00").await.expect(201);
+        let q2 = deal(&app, &c, &id).await.expect(200)["round"]["quote"].clone();
+        let (count2, _) = likeliest(&q2);
+        let bet2 = bet(&app, player, &id, s(&q2["id"]), count2, "5.00").await.expect(201);
+        let mut q5 = Value::Null;
+        for _ in 0..3 {
+            q5 = deal(&app, &c, &id).await.expect(200)["round"]["quote"].clone();
+        }
+        let surrendered = surrender(&app, player, &id, s(&bet1["id"]), s(&q5["id"])).await.expect(200);
+        let cash_out = minor(s(&surrendered["returned"]));
+        let mut last = Value::Null;
+        for _ in 5..50 {
+            last = deal(&app, &c, &id).await.expect(200);
+        }
+        assert_eq!(last["round"]["status"], "settled");
+        let house_win = house_net(house_accounts(&app).await) - house_net(house_before);
+
+        // By hand, from the quotes the player saw: stake × (1 − m × p) for each bet, and the
+        // surrender's own edge, stake × m × p_now − the cash-out.
+        let m = |b: &Value| Decimal::from_str(s(&b["multiplier"])).unwrap();
+        let (m1, m2) = (m(&bet1), m(&bet2));
+        let (p1, p2, p1_now) = (
+            quoted_probability(&q1, count1),
+            quoted_probability(&q2, count2),
+            quoted_probability(&q5, count1),
+        );
+        let (stake1, stake2) = (Decimal::from(1000), Decimal::from(500));
+        let theo = stake1 * (Decimal::ONE - m1 * p1) + stake1 * m1 * p1_now - Decimal::from(cash_out)
+            + stake2 * (Decimal::ONE - m2 * p2);
+        let sd = |stake: Decimal, m: Decimal, p: Decimal| {
+            let p = p.to_f64().unwrap();
+            stake.to_f64().unwrap() * m.to_f64().unwrap() * (p * (1.0 - p)).sqrt()
+        };
+        let sd_bound = sd(stake1, m1, p1) + sd(stake2, m2, p2);
+
+        let report = app.get("/api/v1/floor/tables", Some(&c.pitboss.token)).await.expect(200);
+        let line = day_line(&report, Some(&c.table));
+        assert_eq!(line["rounds"], 1, "{line}");
+        assert_eq!(minor(s(&line["house_win"])), house_win, "{line}");
+        assert_eq!(minor(s(&line["drop"])), 1500, "the stakes were at risk: {line}");
+        // Every coin the house won on the bets is covered by their theoretical win.
+        assert_eq!(line["covered_win"], line["house_win"], "{line}");
+        assert_eq!(s(&line["theo_win"]), cents(theo), "{line}");
+        assert_eq!(s(&line["actual_minus_theo"]), cents(Decimal::from(house_win) - theo), "{line}");
+        assert_eq!(s(&line["theo_sd"]), cents(Decimal::try_from(sd_bound).unwrap()), "{line}");
+        // The player's rating carries the same theoretical loss.
+        let ratings = app.get("/api/v1/floor/players", Some(&player.token)).await.expect(200);
+        let sessions = sessions_of(&ratings, &player.id);
+        assert_eq!(sessions.len(), 1, "{ratings}");
+        assert_eq!(s(&sessions[0]["theo_loss"]), cents(theo), "{ratings}");
+        assert_eq!(minor(s(&sessions[0]["staked"])), 1500, "{ratings}");
     }
 }
 

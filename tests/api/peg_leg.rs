@@ -506,7 +506,7 @@ both_backends!(
         app.post(
             &format!("/api/v1/peg-leg-rounds/{id}/void"),
             Some(&c.dealer.token),
-            &json!({}),
+            &json!({ "reason": "a dealer may not" }),
             None,
         )
         .await
@@ -667,5 +667,95 @@ both_backends!(
             );
         }
         assert_eq!(recall["verification"]["passed"], true);
+    }
+);
+
+/// The committer's count of Peg Leg bets answered `outcome`, from `/metrics` (shared by every
+/// app in this process, so only its growth is read).
+async fn peg_leg_bets_answered(app: &TestApp, outcome: &str) -> u64 {
+    let metrics = app.get("/metrics", None).await;
+    assert_eq!(metrics.status, 200);
+    let text = metrics.text;
+    let wanted = format!("djego_wagers_total{{outcome=\"{outcome}\",wager=\"peg_leg_bet\"}}");
+    text.lines()
+        .find_map(|l| l.strip_prefix(&wanted))
+        .map_or(0, |n| n.trim().parse().unwrap())
+}
+
+both_backends!(
+    async fn a_burst_of_peg_leg_bets_goes_through_the_wager_path_judged_bet_by_bet(app: TestApp) {
+        // Exposure limit 120.00 per player and round; one player can afford only 30.00.
+        let c = casino(&app, 4, 0).await;
+        let poor = app.create_user(Role::Player).await;
+        let cashier = app.create_user(Role::Cashier).await;
+        app.fund(&cashier, &poor.id, "30.00").await;
+        let round = open_round(&app, &c).await;
+        let id = s(&round["id"]).to_string();
+        let quote = deal(&app, &c, &id).await.expect(200)["round"]["quote"].clone();
+        let (count, multiplier) = likeliest(&quote);
+        let (committed_before, refused_before) =
+            (peg_leg_bets_answered(&app, "committed").await, peg_leg_bets_answered(&app, "refused").await);
+
+        // Every player fires 8 bets of 25.00 at once: 4 fit under the limit, the poor one 1.
+        let path = format!("/api/v1/peg-leg-rounds/{id}/bets");
+        let players: Vec<&TestUser> = c.players.iter().chain(std::iter::once(&poor)).collect();
+        let mut requests = Vec::new();
+        for (p, player) in players.iter().enumerate() {
+            for i in 0..8 {
+                let body = json!({ "quote_id": s(&quote["id"]), "count": count, "stake": "25.00" });
+                requests.push((path.clone(), player.token.clone(), body, Some(format!("peg-{p}-{i}"))));
+            }
+        }
+        let results = app.post_all_at_once(requests).await;
+        let mut placed = 0;
+        for (p, player) in players.iter().enumerate() {
+            let mine = &results[p * 8..p * 8 + 8];
+            let accepted: Vec<Value> = mine
+                .iter()
+                .filter(|(st, _)| *st == 201)
+                .map(|(_, t)| serde_json::from_str(t).unwrap())
+                .collect();
+            let refused: Vec<String> = mine
+                .iter()
+                .filter(|(st, _)| *st != 201)
+                .map(|(st, t)| format!("{st} {}", serde_json::from_str::<Value>(t).unwrap()["error"]["code"]))
+                .collect();
+            let (expected, why) = if player.id == poor.id {
+                (1, "\"insufficient_funds\"")
+            } else {
+                (4, "\"exposure_limit\"")
+            };
+            assert_eq!(accepted.len(), expected, "{mine:?}");
+            assert!(refused.iter().all(|r| r == &format!("422 {why}")), "{refused:?}");
+            for bet in &accepted {
+                assert_eq!(bet["player"], player.id.as_str(), "the player's own view: {bet}");
+                assert_eq!(minor(s(&bet["multiplier"])), multiplier, "at the quoted price: {bet}");
+                assert_eq!(bet["status"], "open");
+                assert!(bet["cash_out"].is_string(), "with its cash-out value: {bet}");
+            }
+            let staked = 2500 * expected as i64;
+            let left = if player.id == poor.id { 3000 } else { 100_000 };
+            assert_eq!(minor(&app.balance(&player.id).await), left - staked);
+            placed += expected;
+        }
+        // Every one of them was answered by the committer.
+        assert!(peg_leg_bets_answered(&app, "committed").await >= committed_before + placed as u64);
+        assert!(peg_leg_bets_answered(&app, "refused").await >= refused_before + (40 - placed) as u64);
+
+        // The round shows exactly the bets placed, its escrow exactly their stakes.
+        let view = app
+            .get(&format!("/api/v1/peg-leg-rounds/{id}"), Some(&c.pitboss.token))
+            .await
+            .expect(200);
+        assert_eq!(view["bets"].as_array().unwrap().len(), placed, "{view}");
+
+        // A twin of a placed bet gets the first answer; a stale quote is refused by the path.
+        let body = json!({ "quote_id": s(&quote["id"]), "count": count, "stake": "1.00" });
+        let first = app.post(&path, Some(&c.players[0].token), &body, Some("again")).await;
+        let second = app.post(&path, Some(&c.players[0].token), &body, Some("again")).await;
+        assert_eq!((first.status, &first.text), (second.status, &second.text));
+        deal(&app, &c, &id).await.expect(200);
+        let stale = app.post(&path, Some(&poor.token), &body, None).await;
+        stale.assert_error(409, "stale_quote");
     }
 );

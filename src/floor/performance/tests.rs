@@ -12,7 +12,7 @@ fn report_lines(
 ) -> Vec<PerformanceLine> {
     let money: Vec<MoneyFact> = transfers.iter().map(TransferFact::money).collect();
     let bets = bets_by_round(bets);
-    day_lines(shifts, tables, open, &money, rounds, &bets, lobo_plays)
+    day_lines(shifts, tables, open, &money, rounds, &bets, lobo_plays, &[])
 }
 
 fn transfer<'a>(kind: &'a str, from: &'a str, to: &'a str, amount_minor: i64, at_us: i64) -> TransferFact<'a> {
