@@ -2214,7 +2214,7 @@ def _peg_leg_tests():
     for k, h in enumerate(hits):
         upper = kl_upper(h, PEG_LEG_SAMPLES, log_inv) if k >= counts_after[0] else 0.0
         lower = kl_lower(h, PEG_LEG_SAMPLES, log_inv) if k >= counts_after[0] else 0.0
-        m = peg_leg_offered(int(math.floor(9500 / 100.0 / upper * (1.0 - 1e-12)))) if upper > 0 else None
+        m = peg_leg_offered(int(math.floor(9500 / 100.0 / upper * (1.0 - 1e-12)))) if upper > 0 and h else None
         counts.append({"count": k, "probability": h / PEG_LEG_SAMPLES, "exact": None, "lower": lower, "upper": upper,
                        "multiplier_cents": m})
     quote = {"cards_dealt": 1, "key_suit": SUITS[suit_of(deck[0])], "key_count": counts_after[0],
@@ -2222,6 +2222,15 @@ def _peg_leg_tests():
              "counts": counts}
     simulated = {"id": "s1", "cards_dealt": 1, "quote": quote}
     check_peg_leg_quote(simulated, counts_after, suit_of(deck[0]), 9500)
+    # A count never seen is not offered, however low its bound's price would be.
+    unseen = json.loads(json.dumps(simulated))
+    k = next(c["count"] for c in unseen["quote"]["counts"] if c["upper"] > 0 and not c["probability"])
+    unseen["quote"]["counts"][k]["multiplier_cents"] = 100000
+    try:
+        check_peg_leg_quote(unseen, counts_after, suit_of(deck[0]), 9500)
+        raise AssertionError("a count never seen in the samples is not offered")
+    except RuleError as e:
+        assert "multiplier" in str(e)
     narrower = json.loads(json.dumps(simulated))
     narrower["quote"]["counts"][-1]["upper"] *= 0.999
     try:
