@@ -521,7 +521,7 @@ function voidForm(t, voidable, { note, none, path, done }) {
     el("p", { class: "muted small" }, note),
     el("div", { class: "row" },
       selectField("void-round", "Round", voidable.length
-        ? voidable.map((r) => [r.id, `No. ${r.number} (${r.status})`])
+        ? voidable.map((r) => [r.id, `No. ${r.number} (${r.status.replace(/_/g, " ")})`])
         : [["", "no round can be voided now"]]),
       field("void-reason", "Why (recorded)", { required: true, minlength: 3, maxlength: 500, autocomplete: "off" }),
       button),
