@@ -48,8 +48,8 @@ const timeOf = (us) => new Date(Number(us) / 1000).toLocaleTimeString();
 
 // ---- who sits where ---------------------------------------------------------
 // Players by username. The table's live stream names each seat by the round's pseudonym
-// (P1, P2…) only; the round as staff read it (GET /rounds/{id}) names the account, and the
-// roster its username. So the terminal learns, per round, each suit's account once and
+// (P1, P2…) only; the round as staff read it (GET /rounds/{id}) adds the seat's `player_id`,
+// and the roster names that account. So the terminal learns, per round, each suit's account once and
 // names it; until then (or if the roster cannot say) the pseudonym. Never an account id.
 
 const seatAccount = new Map(); // round id → Map(suit → account id)
@@ -66,8 +66,8 @@ function learnSeats(view) {
   const accounts = seatsOf(seatAccount, view.id);
   const pseudonyms = seatsOf(seatPseudonym, view.id);
   for (const seat of view.seats || []) {
-    if (isAccountId(seat.player)) accounts.set(seat.suit, seat.player);
-    else if (seat.player) pseudonyms.set(seat.suit, seat.player);
+    if (isAccountId(seat.player_id)) accounts.set(seat.suit, seat.player_id);
+    if (seat.player) pseudonyms.set(seat.suit, seat.player);
   }
   const unseen = (view.seats || []).some((seat) => !accounts.has(seat.suit));
   const unnamed = [...accounts.values()].filter((id) => usernameOf(id) === null);
@@ -83,7 +83,7 @@ async function readSeats(roundId, version) {
   try {
     staff = await get(`/api/v1/rounds/${encodeURIComponent(roundId)}`);
     const accounts = seatsOf(seatAccount, roundId);
-    for (const seat of staff.seats || []) if (isAccountId(seat.player)) accounts.set(seat.suit, seat.player);
+    for (const seat of staff.seats || []) if (isAccountId(seat.player_id)) accounts.set(seat.suit, seat.player_id);
     await learnNames([...accounts.values()]);
   } catch (_) {
     // The pseudonyms stay; the next view of the round asks again.
@@ -100,10 +100,10 @@ function renderIfShown(roundId) {
   if (state.round && state.round.id === roundId && state.table && !isPegLeg(state.table)) renderRound();
 }
 
-/** The player at `suit` in round `r`, as the dealer says it: the username, else the pseudonym. */
+/** The player at `suit` in round `r`, as the dealer says it: the username, else the pseudonym (`given`). */
 function playerName(r, suit, given) {
-  const id = seatsOf(seatAccount, r.id).get(suit) || (isAccountId(given) ? given : null);
-  const pseudonym = seatsOf(seatPseudonym, r.id).get(suit) || (given && !isAccountId(given) ? given : null);
+  const id = seatsOf(seatAccount, r.id).get(suit);
+  const pseudonym = given && !isAccountId(given) ? given : seatsOf(seatPseudonym, r.id).get(suit);
   return (id && usernameOf(id)) || pseudonym || "?";
 }
 
