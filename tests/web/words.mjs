@@ -12,7 +12,7 @@ import { dirname, join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 
 import {
-  BET_NAMES, TRANSFER_WORDS, EVENT_WORDS, betName, transferName, eventName, memoWords, humanise, detailLabel,
+  BET_NAMES, TRANSFER_WORDS, EVENT_WORDS, betName, transferName, eventName, memoWords, humanise, detailLabel, accountWords,
 } from "../../web/js/words.js";
 
 const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), "../..");
@@ -64,6 +64,8 @@ check("a side bet's memo", memoWords("conto_alto bet") === "Conto Alto bet", mem
 check("a void's refund", memoWords("void: refund of bet_stake") === "the round was voided: bet staked given back",
   memoWords("void: refund of bet_stake"));
 check("a cashier's own memo stays", memoWords("birthday chips") === "birthday chips");
+check("a released loss cap's memo adds nothing", memoWords("escrow released") === null);
+check("the house's accounts", accountWords("house:revenue") === "the house's revenue" && accountWords("cage") === "the cage");
 check("no memo", memoWords(null) === null && memoWords("  ") === null);
 
 if (failures) {

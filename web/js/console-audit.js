@@ -13,7 +13,7 @@ import { act, call, table as grid } from "./api.js";
 import { isContestRecall, isPegLegRecall, verifyShuffle, splitDocuments } from "./shuffle.js";
 import { gameName } from "./games.js";
 import { pegLegRecallView } from "./console-peg-leg.js";
-import { BET_KINDS, betName, transferName, EVENT_KINDS, eventName, detailLabel, humanise } from "./words.js";
+import { BET_KINDS, betName, transferName, EVENT_KINDS, eventName, detailLabel, humanise, accountWords } from "./words.js";
 import { payTableById } from "./player-paytable.js";
 
 /** Where each game's recall is read, in the order "Find out" tries them. */
@@ -171,7 +171,7 @@ function accountName(a) {
   if (kind === "wallet" && id) return `wallet of ${nameOf(id)}`;
   if (kind === "cobre" && id) return `cobre of ${tableName(id)}`;
   if ((kind === "escrow" || kind === "pot") && id) return `${kind} of round ${shortId(id)}`;
-  return a;
+  return accountWords(a);
 }
 
 // ---- checkpoints ------------------------------------------------------------------------------
@@ -386,7 +386,7 @@ async function recallView(doc, game, id) {
   const who = (p) => p ? (players.get(p) && players.get(p) !== p ? `${players.get(p)} (${p})` : p) : "—";
   const accountOf = (a) => {
     const [kind, rest] = String(a).split(":");
-    return kind === "wallet" ? `wallet of ${who(rest)}` : a;
+    return kind === "wallet" ? `wallet of ${who(rest)}` : accountWords(a);
   };
   let browserCheck = null;
   try { browserCheck = await verifyShuffle(doc); } catch (_) { browserCheck = null; }

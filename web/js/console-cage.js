@@ -8,7 +8,7 @@ import {
   knowNames, idsInText, namesInText,
 } from "./console-common.js";
 import { act } from "./api.js";
-import { transferName } from "./words.js";
+import { transferName, accountWords } from "./words.js";
 
 const PAGE = 25;
 let current = null; // the player shown
@@ -110,7 +110,7 @@ function account(a) {
   if (kind === "wallet") return "wallet of " + nameOf(id);
   if (kind === "cobre") return "cobre of " + tableName(id);
   if (kind === "escrow" || kind === "pot") return `${kind} of round ${shortId(id)}`;
-  return a;
+  return accountWords(a);
 }
 
 function drawHistory() {

@@ -12,7 +12,7 @@ import { table as grid } from "./api.js";
 import { suitLabel, cardElement } from "./cards.js";
 import { verifyShuffle } from "./shuffle.js";
 import { gameName } from "./games.js";
-import { transferName } from "./words.js";
+import { transferName, accountWords } from "./words.js";
 import { optionsLine, rtpText, cardText, multiplierText, chanceText, totals, money } from "./peg-leg.js";
 
 export { optionsLine };
@@ -105,7 +105,7 @@ export async function pegLegRecallView(doc, id) {
   const who = (p) => pseudonyms.get(p) || nameOf(p);
   const accountOf = (a) => {
     const [kind, rest] = String(a).split(":");
-    return kind === "wallet" ? `wallet of ${who(rest)}` : a;
+    return kind === "wallet" ? `wallet of ${who(rest)}` : accountWords(a);
   };
   let browserCheck = null;
   try { browserCheck = await verifyShuffle(shuffle); } catch (_) { browserCheck = null; }

@@ -123,10 +123,24 @@ export function memoWords(memo) {
   if ((m = /^copa of (\d+) cards? for ([a-z]+)$/.exec(text))) return `${m[1]} card${m[1] === "1" ? "" : "s"}, for ${suitName(m[2])}`;
   if ((m = /^void: refund of ([a-z_]+)$/.exec(text))) return `the round was voided: ${inSentence(transferName(m[1]))} given back`;
   if ((m = /^([a-z_]+) bet$/.exec(text)) && BET_NAMES[m[1]]) return `${BET_NAMES[m[1]]} bet`;
+  if (text === "escrow released") return null; // the transfer's words say it
   if (text === "void: escrow returned") return "the round was voided: the loss cap given back";
   if (text === "void: house rule's charge returned") return "the round was voided: the house charge given back";
   if (ID.test(text)) return null;
   return text;
+}
+
+/** The house's and the cage's ledger accounts (src/ledger/accounts.rs), as the staff read them. */
+export const ACCOUNT_WORDS = {
+  cage: "the cage",
+  "house:bankroll": "the house's bankroll",
+  "house:revenue": "the house's revenue",
+  "house:tips": "the dealers' tips",
+};
+
+/** A ledger account without an owner in words ("house:revenue" → "the house's revenue"). */
+export function accountWords(account) {
+  return ACCOUNT_WORDS[account] || String(account ?? "").replace(/[:_]/g, " ");
 }
 
 // ---- significant events ----------------------------------------------------------------------------
