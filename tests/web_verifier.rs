@@ -20,3 +20,22 @@ fn the_browser_verifier_agrees_with_both_other_verifiers() {
     );
     assert!(stdout.contains("all ") && stdout.contains(" cases passed"), "{stdout}");
 }
+
+/// tests/web/words.mjs: web/js/words.js has words for every bet, transfer and
+/// significant event the source names, and a wallet memo never shows an id.
+#[test]
+fn every_code_the_pages_show_has_words() {
+    let root = env!("CARGO_MANIFEST_DIR");
+    let out = std::process::Command::new("node")
+        .arg(format!("{root}/tests/web/words.mjs"))
+        .current_dir(root)
+        .output()
+        .expect("node runs (Node.js 20 or later; .ci/run installs it)");
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        out.status.success(),
+        "{stdout}\n{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert!(stdout.contains("all ") && stdout.contains(" checks passed"), "{stdout}");
+}

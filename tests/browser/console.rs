@@ -1,9 +1,12 @@
 //! The console (web/console.html) as the pit boss, the cashier and the auditor
 //! use it: two pit bosses install a pay table, the cashier deposits, the pit
 //! boss resets a player's password, the auditor verifies the ledger and
-//! recalls a round, and the floor's day and plots show.
+//! recalls a round, and the floor's day and plots show; bets, transfers and
+//! events show in words and people by username, never as codes or ids.
 
-use crate::harness::{api, demo, settled_lobo_round, table_id, Browser, Djego, Driver, STEP_TIMEOUT_MS};
+use crate::harness::{
+    api, demo, open_prima_round, settled_lobo_round, table_id, Browser, Djego, Driver, STEP_TIMEOUT_MS,
+};
 use reqwest::Method;
 use serde_json::{json, Value};
 use std::time::{Duration, Instant};
@@ -335,7 +338,9 @@ async fn the_auditor_verifies_the_ledger_recalls_a_round_and_reads_the_floor() {
     b.wait_text("#recall-seeds", &server_seed).await;
     b.wait_text("#recall-shuffle-check", "✓").await;
     b.wait_text("#recall-play", "fold").await;
-    b.wait_text("#recall-money", "lobo_escrow").await;
+    // Transfers in words, never as the ledger's codes.
+    b.wait_text("#recall-money", "Lobo loss cap held").await;
+    assert!(!b.text("#recall-money").await.contains("lobo_escrow"));
     b.find("#recall-download").await;
     b.screenshot("console-recall").await;
 
@@ -485,7 +490,7 @@ async fn a_pit_boss_sets_the_floor_calendar_pits_and_rating_rule_and_a_wrong_cal
 
     // "See its changes" leads to those events in the Audit tab.
     b.click("#pits-history").await;
-    b.wait_text("#events-list", "floor_pits_changed").await;
+    b.wait_text("#events-list", "Pits changed").await;
     b.close().await;
 }
 
@@ -697,9 +702,9 @@ async fn the_pit_boss_voids_a_lobo_round_left_in_play() {
     b.sign_in(&djego, demo::PIT_BOSS, demo::PASSWORD_PIT_BOSS, "/console")
         .await;
     b.click(r#"button.table-select[data-table-name="Lobo 1"]"#).await;
-    b.wait_text("#table-rounds", "in_play").await;
+    b.wait_text("#table-rounds", "in play").await;
     b.wait_text("#void-form", "folded by itself").await;
-    b.choose("#void-round", &format!("No. {} (in_play)", round["number"]))
+    b.choose("#void-round", &format!("No. {} (in play)", round["number"]))
         .await;
     b.type_into("#void-reason", "the player left the casino").await;
     b.click("#void-button").await;
@@ -727,4 +732,122 @@ async fn my_balance(djego: &Djego, token: &str) -> String {
     let (status, body) = api(djego, Method::GET, "/api/v1/me/wallet", Some(token), None).await;
     assert_eq!(status, 200, "{body}");
     body["balance"].as_str().unwrap().to_string()
+}
+
+/// A Prima Carta round through the API, settled, with ana's Conto Alto side bet on it: its table's id.
+async fn settled_round_with_a_conto_alto(djego: &Djego) -> String {
+    let (dealer, table, round) = open_prima_round(djego).await;
+    let round = round["id"].as_str().unwrap().to_string();
+    let (ana, _) = login(djego, "ana", demo::PASSWORD_PLAYER).await;
+    let (bruno, _) = login(djego, "bruno", demo::PASSWORD_PLAYER).await;
+    for (token, suit) in [(&ana, "crowns"), (&bruno, "swords")] {
+        let (status, body) = api(
+            djego,
+            Method::POST,
+            &format!("/api/v1/rounds/{round}/seats"),
+            Some(token),
+            Some(json!({ "suit": suit })),
+        )
+        .await;
+        assert_eq!(status, 201, "{body}");
+    }
+    let (status, bet) = api(
+        djego,
+        Method::POST,
+        &format!("/api/v1/rounds/{round}/bets"),
+        Some(&ana),
+        Some(json!({ "kind": "conto_alto", "amount": "5.00" })),
+    )
+    .await;
+    assert_eq!(status, 201, "{bet}");
+    for step in ["close", "deal"] {
+        let (status, body) = api(
+            djego,
+            Method::POST,
+            &format!("/api/v1/rounds/{round}/{step}"),
+            Some(&dealer),
+            None,
+        )
+        .await;
+        assert_eq!(status, 200, "{step}: {body}");
+    }
+    // Each copa is folded (the dealer records it), then the round is settled.
+    for _ in 0..20 {
+        let (status, view) = api(djego, Method::GET, &format!("/api/v1/rounds/{round}"), Some(&dealer), None).await;
+        assert_eq!(status, 200, "{view}");
+        let (path, body) = match view["status"].as_str().unwrap() {
+            "settled" => return table,
+            "copa" => ("copa", Some(json!({ "decision": "fold", "suit": view["copa_turn"]["suit"] }))),
+            _ => ("settle", None),
+        };
+        let (status, body) = api(
+            djego,
+            Method::POST,
+            &format!("/api/v1/rounds/{round}/{path}"),
+            Some(&dealer),
+            body,
+        )
+        .await;
+        assert_eq!(status, 200, "{path}: {body}");
+    }
+    panic!("the round never settled");
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn the_console_shows_bets_transfers_events_and_people_in_words() {
+    let djego = Djego::start();
+    let driver = Driver::start();
+    let table = settled_round_with_a_conto_alto(&djego).await;
+    let (auditor, _) = login(&djego, "auditor", demo::PASSWORD_AUDITOR).await;
+    let dealer_id = user_id(&djego, &login(&djego, demo::PIT_BOSS, demo::PASSWORD_PIT_BOSS).await.0, "dealer").await;
+    let (status, pay_table) = api(
+        &djego,
+        Method::GET,
+        &format!("/api/v1/tables/{table}/pay-table"),
+        Some(&auditor),
+        None,
+    )
+    .await;
+    assert_eq!(status, 200, "{pay_table}");
+    let pay_table_name = format!("{} v{}", pay_table["name"].as_str().unwrap(), pay_table["version"]);
+    let pay_table_id = pay_table["id"].as_str().unwrap();
+
+    let b = driver.browser(1280, 800).await;
+    b.sign_in(&djego, "auditor", demo::PASSWORD_AUDITOR, "/console").await;
+    b.click("#tab-audit").await;
+
+    // Observed RTP: the bet by its name, the pay table by its name and version.
+    b.click("#audit-show-rtp").await;
+    b.wait_text("#rtp-list", "Conto Alto").await;
+    b.wait_text("#rtp-list", &pay_table_name).await;
+    let rtp = b.text("#rtp-list").await;
+    assert!(!rtp.contains("conto_alto"), "{rtp}");
+    assert!(!rtp.contains(&pay_table_id[..8]), "the pay table shown by id: {rtp}");
+    let plot = b
+        .run_js("return document.getElementById('rtp-svg').textContent;")
+        .await;
+    assert!(!plot.as_str().unwrap().contains("conto_alto"), "{plot}");
+    b.choose("#rtp-kind", "Conto Alto").await;
+
+    // Significant events: the kind in words, the dealer in the details by username.
+    b.click("#audit-show-events").await;
+    b.choose("#events-kind", "Dealer signed in").await;
+    b.click("#events-load").await;
+    b.wait_text("#events-list", "Dealer: dealer").await;
+    let events = b.text("#events-list").await;
+    assert!(events.contains("Dealer signed in"), "{events}");
+    assert!(!events.contains("dealer_signed_in"), "{events}");
+    assert!(!events.contains("dealer_id"), "{events}");
+    assert!(!events.contains(&dealer_id), "the dealer shown by id: {events}");
+    assert!(!events.contains(&dealer_id[..8]), "the dealer shown by id: {events}");
+    b.screenshot("console-events-words").await;
+
+    // The floor's day: the side bets settled, by name.
+    b.click("#tab-floor").await;
+    b.wait_text("#floor-day-view", "Conto Alto").await;
+    let cells = b
+        .run_js("return [...document.querySelectorAll('#floor-day-view td')].map((td) => td.textContent).join(' | ');")
+        .await;
+    assert!(!cells.as_str().unwrap().contains("conto_alto"), "{cells}");
+    b.close().await;
 }

@@ -397,7 +397,7 @@ async fn a_dealer_deals_peg_leg_card_by_card_while_a_player_bets_rebets_and_surr
         .wait_text("#recall-server-check", "✓ djego replayed the round")
         .await;
     console.wait_text("#recall-bets", "surrendered").await;
-    console.wait_text("#recall-money", "bet_stake").await;
+    console.wait_text("#recall-money", "Bet staked").await;
     console.screenshot("console-peg-leg-recall").await;
     audit(&console, "console, a Peg Leg round recalled", &mut access).await;
     assert_none(&access);

@@ -2,10 +2,12 @@
 //! on a phone-sized window: ana plays a Lobo round to the end and verifies its
 //! shuffle in the browser; anyone verifies a transcript file (and sees a
 //! tampered copy fail) without an account; a side bet the wallet cannot cover
-//! is refused with a sentence and moves nothing.
+//! is refused with a sentence and moves nothing; the wallet's history speaks in
+//! words and never names a cashier's account.
 
 use crate::harness::{
-    api, cents, dealer_signed_in_at, demo, login, open_prima_round, table_id, Djego, Driver, STEP_TIMEOUT_MS,
+    api, cents, dealer_signed_in_at, demo, login, open_prima_round, settled_lobo_round, table_id, Djego, Driver,
+    STEP_TIMEOUT_MS,
 };
 use reqwest::Method;
 use serde_json::{json, Value};
@@ -298,5 +300,42 @@ async fn a_side_bet_larger_than_the_wallet_is_refused_and_moves_nothing() {
     b.run_js("document.getElementById('bet-panel').scrollIntoView(); return true")
         .await;
     b.screenshot("player-prima-carta").await;
+    b.close().await;
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn the_wallet_history_speaks_in_words_and_never_names_the_cashier() {
+    let djego = Djego::start();
+    let driver = Driver::start();
+    // The cashier deposits without a memo (djego writes one naming the cashier's account),
+    // and ana plays a Lobo round: its house charge is a transfer of its own.
+    let ana = login(&djego, "ana", demo::PASSWORD_PLAYER).await;
+    let (ana_id, _) = wallet(&djego, &ana).await;
+    let cashier = login(&djego, "cashier", demo::PASSWORD_CASHIER).await;
+    let (status, receipt) = api(
+        &djego,
+        Method::POST,
+        "/api/v1/cage/deposits",
+        Some(&cashier),
+        Some(json!({ "player_id": ana_id, "amount": "25.00" })),
+    )
+    .await;
+    assert_eq!(status, 201, "{receipt}");
+    let memo = receipt["transfer"]["memo"].as_str().unwrap_or_default().to_string();
+    let cashier_id = memo.rsplit(' ').next().unwrap_or_default().to_string();
+    assert!(cashier_id.len() > 20 && memo.starts_with("deposit by "), "the memo names the cashier: {memo}");
+    settled_lobo_round(&djego, &ana).await;
+
+    let b = driver.browser(PHONE.0, PHONE.1).await;
+    b.sign_in(&djego, "ana", demo::PASSWORD_PLAYER, "/player").await;
+    b.click("#wallet-history-toggle").await;
+    b.wait_text("#wallet-history-table", "Deposit at the cage").await;
+    b.wait_text("#wallet-history-table", "Lobo house charge").await;
+    b.wait_text("#wallet-history-table", "+25.00").await;
+    let shown = b.text("#wallet-history-table").await;
+    for code in [cashier_id.as_str(), &cashier_id[..8], "deposit by", "fee=", "lobo_fee", "lobo_escrow", "undefined"] {
+        assert!(!shown.contains(code), "the wallet shows {code:?}:\n{shown}");
+    }
+    b.screenshot("player-wallet-words").await;
     b.close().await;
 }

@@ -5,14 +5,16 @@
 
 import {
   isAuditor, el, fill, get, when, field, selectField, alertBox, statusBox, value, $, run, failed, showProblem,
-  loadPeople, loadTables, nameOf, tableName, shortId, pct, cards, rawJson,
-  jsonDownloadButton, downloadButton, download, facts,
+  loadPeople, loadTables, nameOf, knowNames, tableName, shortId, pct, cards, rawJson,
+  jsonDownloadButton, downloadButton, download, facts, PROPOSAL_KIND,
 } from "./console-common.js";
 import { suitName, suitLabel, cardElement } from "./cards.js";
 import { act, call, table as grid } from "./api.js";
 import { isContestRecall, isPegLegRecall, verifyShuffle, splitDocuments } from "./shuffle.js";
 import { gameName } from "./games.js";
 import { pegLegRecallView } from "./console-peg-leg.js";
+import { BET_KINDS, betName, transferName, EVENT_KINDS, eventName, detailLabel, humanise, accountWords } from "./words.js";
+import { payTableById } from "./player-paytable.js";
 
 /** Where each game's recall is read, in the order "Find out" tries them. */
 const RECALL_PATH = { prima_carta: "/api/v1/rounds", lobo: "/api/v1/lobo-rounds", peg_leg: "/api/v1/peg-leg-rounds" };
@@ -159,7 +161,7 @@ function trialBalance(t) {
         : `✗ Not balanced: the accounts sum to ${t.total} (up to transfer ${t.last_seq}).`),
     grid([
       ["Account", (a) => accountName(a.account)],
-      ["Kind", (a) => a.kind],
+      ["Kind", (a) => humanise(a.kind)],
       ["Balance", (a) => el("span", { class: "num" }, a.balance)],
     ], t.accounts, { caption: `${t.accounts.length} accounts`, empty: "No accounts." }));
 }
@@ -169,7 +171,7 @@ function accountName(a) {
   if (kind === "wallet" && id) return `wallet of ${nameOf(id)}`;
   if (kind === "cobre" && id) return `cobre of ${tableName(id)}`;
   if ((kind === "escrow" || kind === "pot") && id) return `${kind} of round ${shortId(id)}`;
-  return a;
+  return accountWords(a);
 }
 
 // ---- checkpoints ------------------------------------------------------------------------------
@@ -224,24 +226,13 @@ function checkpointsSection(box) {
 
 // ---- significant events ----------------------------------------------------------------------
 
-const EVENT_KINDS = [
-  "admin_bootstrapped", "user_created", "role_changed", "login_failed", "login_rate_limited", "login_unlocked",
-  "logged_out", "sessions_ended", "password_changed", "password_reset", "token_key_rotated", "table_created",
-  "table_reconfigured", "table_opened", "table_closed", "dealer_assigned", "pay_table_installed", "round_voided",
-  "seed_revealed", "correction", "house_rule_override", "checkpoint_taken", "floor_calendar_changed",
-  "floor_rating_rule_changed", "dealer_signed_in", "dealer_signed_out", "floor_pits_changed", "gaming_day_closed",
-  "change_proposed", "change_approved", "change_rejected", "approval_rule_changed",
-];
 const EVENTS_PAGE = 50;
 let eventsOffset = 0;
 
 function eventsSection(box) {
   const problem = alertBox("events-problem");
   const form = el("form", { id: "events-filter", class: "row" },
-    el("div", { class: "field" },
-      el("label", { for: "events-kind" }, "Kind"),
-      el("input", { id: "events-kind", list: "events-kinds", autocomplete: "off", placeholder: "every kind" }),
-      el("datalist", { id: "events-kinds" }, EVENT_KINDS.map((k) => el("option", { value: k })))),
+    selectField("events-kind", "Kind", [["", "Every kind"], ...EVENT_KINDS.map((k) => [k, eventName(k)])], ""),
     field("events-from", "From", { type: "datetime-local" }),
     field("events-to", "Until", { type: "datetime-local" }),
     el("button", { type: "submit", id: "events-load" }, "Show"));
@@ -277,12 +268,17 @@ async function loadEvents() {
   try {
     const list = await get("/api/v1/audit/events?" + q);
     if (asked !== eventsAsked) return; // a later request replaces this one
+    // The accounts the details name (a dealer, a player, who proposed), by username.
+    const docs = new Map(list.map((e) => [e, parseDetails(e.details)]));
+    await knowNames([...docs.values()].flatMap(accountIdsIn));
+    await knowNames(list.flatMap((e) => [e.actor_username ? null : e.actor_id, e.subject_username ? null : e.subject]));
+    if (asked !== eventsAsked) return;
     fill($("events-list"), grid([
       ["When", (e) => el("span", { class: "small" }, when(e.at_us))],
-      ["Kind", (e) => el("code", {}, e.kind)],
-      ["By", (e) => e.actor_username || (e.actor_id ? shortId(e.actor_id) : "system")],
+      ["Kind", (e) => el("span", { "data-kind": e.kind }, eventName(e.kind))],
+      ["By", (e) => e.actor_username || (e.actor_id ? nameOf(e.actor_id) : "system")],
       ["Concerning", (e) => e.subject_username || subjectName(e.subject)],
-      ["Details", (e) => eventDetails(e.details)],
+      ["Details", (e) => eventDetails(e.details, docs.get(e))],
     ], list, { caption: "Newest first", empty: "No events match." }));
     $("events-page").textContent = list.length ? `events ${eventsOffset + 1}–${eventsOffset + list.length}` : "";
     $("events-newer").disabled = eventsOffset === 0;
@@ -295,14 +291,44 @@ async function loadEvents() {
 function subjectName(s) {
   if (!s) return "—";
   const t = tableName(s);
-  return t !== shortId(s) ? t : s.length > 20 ? el("code", { title: s }, shortId(s)) : s;
+  if (t !== shortId(s)) return t;
+  const n = nameOf(s);
+  if (n !== shortId(s)) return n;
+  return s.length > 20 ? el("code", { title: s }, shortId(s)) : s;
 }
 
-function eventDetails(text) {
-  let doc;
-  try { doc = JSON.parse(text); } catch (_) { return el("span", { class: "small" }, String(text || "")); }
-  if (doc === null || typeof doc !== "object") return el("span", { class: "small" }, String(doc));
-  const line = Object.entries(doc).map(([k, v]) => `${k}: ${typeof v === "object" ? JSON.stringify(v) : v}`).join(" · ");
+/** An event's details as an object, or the text as it came when it is not JSON. */
+function parseDetails(text) {
+  try {
+    const doc = JSON.parse(text);
+    return doc !== null && typeof doc === "object" && !Array.isArray(doc) ? doc : null;
+  } catch (_) {
+    return null;
+  }
+}
+
+// The details' keys that hold an account's id (src/significant_events callers).
+const ACCOUNT_KEYS = new Set(["by", "proposed_by", "subject", "dealer_id", "player_id", "user_id", "actor_id", "cashier_id"]);
+
+function accountIdsIn(doc) {
+  return doc ? Object.entries(doc).filter(([k, v]) => ACCOUNT_KEYS.has(k) && typeof v === "string").map(([, v]) => v) : [];
+}
+
+/** One detail's value in words: accounts and tables by name, bets and kinds in words. */
+function detailValue(key, v) {
+  if (v === null || v === undefined) return "—";
+  if (typeof v === "object") return JSON.stringify(v);
+  if (ACCOUNT_KEYS.has(key)) return key === "subject" && tableName(v) !== shortId(v) ? tableName(v) : nameOf(v);
+  if (key === "table_id") return tableName(v);
+  if (key === "game") return gameName(v);
+  if (key === "kind") return PROPOSAL_KIND[v] || transferName(v);
+  if (typeof v === "boolean") return v ? "yes" : "no";
+  return String(v);
+}
+
+function eventDetails(text, doc) {
+  if (!doc) return el("span", { class: "small" }, String(text || ""));
+  const line = Object.entries(doc).map(([k, v]) => `${detailLabel(k)}: ${detailValue(k, v)}`).join(" · ");
   if (line.length <= 140) return el("span", { class: "small mono-ish" }, line);
   return el("details", { class: "small" }, el("summary", {}, line.slice(0, 120) + "…"),
     el("pre", { class: "mono json" }, JSON.stringify(doc, null, 2)));
@@ -355,11 +381,12 @@ async function loadRecall() {
 async function recallView(doc, game, id) {
   const t = doc.transcript || {};
   const shuffle = t.shuffle || {};
+  await knowNames((t.players || []).map((p) => p.player_id));
   const players = new Map((t.players || []).map((p) => [p.pseudonym, p.player_id ? nameOf(p.player_id) : p.pseudonym]));
   const who = (p) => p ? (players.get(p) && players.get(p) !== p ? `${players.get(p)} (${p})` : p) : "—";
   const accountOf = (a) => {
     const [kind, rest] = String(a).split(":");
-    return kind === "wallet" ? `wallet of ${who(rest)}` : a;
+    return kind === "wallet" ? `wallet of ${who(rest)}` : accountWords(a);
   };
   let browserCheck = null;
   try { browserCheck = await verifyShuffle(doc); } catch (_) { browserCheck = null; }
@@ -400,7 +427,7 @@ async function recallView(doc, game, id) {
     el("h4", {}, "Side bets"),
     grid([
       ["Player", (b) => who(b.player)],
-      ["Bet", (b) => b.kind + (b.suit ? ` ${suitLabel(b.suit)}` : "") + (b.number ? ` ${b.number}` : "")],
+      ["Bet", (b) => betName(b.kind, b.number) + (b.suit ? ` ${suitLabel(b.suit)}` : "")],
       ["Stake", (b) => el("span", { class: "num" }, b.amount)],
       ["Result", (b) => el("span", { class: b.status === "won" ? "ok" : "" }, b.status)],
       ["Returned", (b) => el("span", { class: "num" }, b.returned)],
@@ -409,7 +436,7 @@ async function recallView(doc, game, id) {
     el("h4", {}, "Money: every transfer of the round"),
     grid([
       ["Seq", (x) => String(x.seq)],
-      ["Kind", (x) => x.kind],
+      ["Kind", (x) => transferName(x.kind)],
       ["From", (x) => accountOf(x.from)],
       ["To", (x) => accountOf(x.to)],
       ["Amount", (x) => el("span", { class: "num" }, x.amount)],
@@ -692,7 +719,7 @@ function rtpSection(box) {
   };
   const form = el("form", { id: "rtp-filter", class: "row" },
     el("div", { class: "field" }, el("label", { for: "rtp-table" }, "Table"), tables),
-    selectField("rtp-kind", "Bet", [["", "Every bet"], ...["prima", "escucha", "maximo", "conto_alto", "conto_bajo", "conto_medio", "cartas", "comeco"].map((k) => [k, k])], ""),
+    selectField("rtp-kind", "Bet", [["", "Every bet"], ...BET_KINDS.map((k) => [k, betName(k)])], ""),
     field("rtp-from", "From", { type: "datetime-local" }),
     field("rtp-to", "Until", { type: "datetime-local" }),
     button,
@@ -701,7 +728,7 @@ function rtpSection(box) {
     event.preventDefault();
     run(button, problem, async () => {
       const lines = await get("/api/v1/audit/rtp?" + query());
-      drawRtp(lines);
+      await drawRtp(lines);
     });
   });
   get("/api/v1/audit/rtp").then(drawRtp).catch((e) => failed(problem, e));
@@ -714,11 +741,22 @@ function rtpSection(box) {
     el("div", { id: "rtp-list" }));
 }
 
-function drawRtp(lines) {
+/** The pay tables of `ids` by id, as "name vN" (the id, short, for one that cannot be read). */
+async function payTableNames(ids) {
+  const names = new Map();
+  await Promise.all([...new Set(ids)].map(async (id) => {
+    const view = await payTableById(id).catch(() => null);
+    names.set(id, view ? `${view.name} v${view.version}` : null);
+  }));
+  return names;
+}
+
+async function drawRtp(lines) {
+  const payTables = await payTableNames(lines.map((l) => l.pay_table_id));
   fill($("rtp-list"), grid([
-    ["Bet", (l) => l.kind],
+    ["Bet", (l) => el("span", { "data-kind": l.kind }, betName(l.kind))],
     ["Table", (l) => tableName(l.table_id)],
-    ["Pay table", (l) => el("code", {}, shortId(l.pay_table_id))],
+    ["Pay table", (l) => payTables.get(l.pay_table_id) || el("code", { title: l.pay_table_id }, shortId(l.pay_table_id))],
     ["Bets", (l) => `${l.bets} on ${l.rounds} rounds`],
     ["Staked", (l) => el("span", { class: "num" }, l.staked)],
     ["Returned", (l) => el("span", { class: "num" }, l.returned)],
@@ -774,7 +812,7 @@ function rtpPlot(lines) {
     const band = 2.576 * l.standard_error;
     const cls = l.outside_99_band ? "outside" : "inside";
     root.append(
-      svg("text", { x: left - 10, y: y + 5, class: "label", "text-anchor": "end" }, `${l.kind} · ${tableName(l.table_id)}`),
+      svg("text", { x: left - 10, y: y + 5, class: "label", "text-anchor": "end" }, `${betName(l.kind)} · ${tableName(l.table_id)}`),
       svg("line", { x1: x(l.observed_rtp - band), x2: x(l.observed_rtp + band), y1: y, y2: y, class: "band " + cls }),
       svg("line", { x1: x(l.theoretical_rtp), x2: x(l.theoretical_rtp), y1: y - 9, y2: y + 9, class: "theory" }),
       svg("circle", { cx: x(l.observed_rtp), cy: y, r: 5, class: "observed " + cls }));

@@ -5,8 +5,10 @@
 import {
   isCashier, el, fill, get, when, field, selectField, alertBox, statusBox, value, amount, $, run, failed,
   loadPeople, peopleList, nameOf, tableName, loadTables, shortId, proposalNotice, AMOUNT_PATTERN,
+  knowNames, idsInText, namesInText,
 } from "./console-common.js";
 import { act } from "./api.js";
+import { transferName, accountWords } from "./words.js";
 
 const PAGE = 25;
 let current = null; // the player shown
@@ -93,6 +95,8 @@ async function more() {
     const page = await get(`/api/v1/wallets/${encodeURIComponent(current.id)}/transactions?limit=${PAGE}&offset=${shownTransfers}`);
     transfers.push(...page);
     shownTransfers += page.length;
+    // A memo djego wrote names the cashier by id ("deposit by <id>"): by username here.
+    await knowNames(page.flatMap((t) => idsInText(t.memo)));
     drawHistory();
     $("cage-more").hidden = page.length < PAGE;
   } catch (e) {
@@ -106,7 +110,7 @@ function account(a) {
   if (kind === "wallet") return "wallet of " + nameOf(id);
   if (kind === "cobre") return "cobre of " + tableName(id);
   if (kind === "escrow" || kind === "pot") return `${kind} of round ${shortId(id)}`;
-  return a;
+  return accountWords(a);
 }
 
 function drawHistory() {
@@ -115,11 +119,11 @@ function drawHistory() {
     const into = t.credit_account === mine;
     return el("tr", { "data-transfer-id": t.id, "data-seq": t.seq },
       el("td", { class: "small" }, when(t.created_at_us)),
-      el("td", {}, t.kind),
+      el("td", { "data-kind": t.kind }, transferName(t.kind)),
       el("td", { class: "num " + (into ? "ok" : "") }, (into ? "+" : "−") + t.amount),
       el("td", {}, into ? "from " + account(t.debit_account) : "to " + account(t.credit_account)),
       el("td", { class: "small" }, [t.table_id ? tableName(t.table_id) : "", t.round_id ? ` round ${shortId(t.round_id)}` : ""].join("")),
-      el("td", { class: "small" }, t.memo || ""),
+      el("td", { class: "small" }, namesInText(t.memo)),
       el("td", { class: "num muted small" }, String(t.seq)));
   });
   fill($("cage-history"), transfers.length === 0 ? el("p", { class: "empty" }, "No transfers yet.") : el("table", { id: "cage-history-table" },

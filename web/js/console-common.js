@@ -4,6 +4,7 @@
 
 import { $, get, call, el, fill, busy, showProblem, when, capitalise, ApiProblem } from "./api.js";
 import { cardElement } from "./cards.js";
+import { learnNames, usernameOf } from "./roster.js";
 
 /** The console's state: the session and what the role may do. Set by console.js. */
 export const ctx = {
@@ -56,12 +57,34 @@ export function person(id) {
   return people.get(id) || null;
 }
 
-/** A user id as a person reads it: the username, or a short id. */
+/**
+ * A user id as a person reads it: the username, from the accounts listed or
+ * the roster (`knowNames` first for ids the role cannot list: a cashier lists
+ * players only), or a short id for an account djego does not name.
+ */
 export function nameOf(id) {
   if (!id) return "—";
   if (ctx.session && id === ctx.session.user_id) return ctx.session.username + " (you)";
   const u = people.get(id);
-  return u ? u.username : shortId(id);
+  return u ? u.username : usernameOf(id) || shortId(id);
+}
+
+/** Makes `nameOf` know the usernames of `ids` not listed yet, through the staff roster (batched, cached). */
+export function knowNames(ids) {
+  return learnNames([...ids].filter((id) => id && !people.has(id)));
+}
+
+// An account id inside a text djego wrote (a memo such as "deposit by <id>").
+const ID_IN_TEXT = /[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}/gi;
+
+/** The ids a text names, for `knowNames`. */
+export function idsInText(text) {
+  return String(text || "").match(ID_IN_TEXT) || [];
+}
+
+/** A text with each id it names replaced by the account's username (`knowNames` first). */
+export function namesInText(text) {
+  return String(text || "").replace(ID_IN_TEXT, (id) => nameOf(id));
 }
 
 export function shortId(id) {

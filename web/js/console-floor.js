@@ -10,6 +10,7 @@ import {
 import { act, table as grid } from "./api.js";
 import { settingsSection, calendarLine } from "./console-floor-settings.js";
 import { gameName } from "./games.js";
+import { betName } from "./words.js";
 
 /** The games whose unfinished rounds a pit boss voids from the table's page (console-tables.js). */
 const VOIDED_AT_TABLES = ["prima_carta", "lobo", "peg_leg"];
@@ -164,7 +165,7 @@ function dayView(v) {
     ["Voided", (m) => String(m.voided_rounds)],
   ], r.meters || [], { empty: "Nothing moved at a table." }));
   parts.push(el("h4", {}, "Side bets settled"), grid([
-    ["Bet", (b) => b.bet], ["Bets", (b) => String(b.bets)],
+    ["Bet", (b) => el("span", { "data-bet": b.bet }, betName(b.bet))], ["Bets", (b) => String(b.bets)],
     ["Staked", (b) => el("span", { class: "num" }, b.staked)], ["Returned", (b) => el("span", { class: "num" }, b.returned)],
     ["House win", (b) => el("span", { class: "num" }, b.house_win)], ["Theoretical win", (b) => el("span", { class: "num" }, b.theo_win)],
   ], r.bets || [], { empty: "No side bet settled." }));
@@ -179,7 +180,7 @@ function unfinished(v) {
   return grid([
     ["Table", (u) => tableName(u.table_id)],
     ["Game", (u) => gameName(u.game)],
-    ["Status", (u) => u.status],
+    ["Status", (u) => String(u.status).replace(/_/g, " ")],
     ["Started", (u) => when(u.created_at_us)],
     ["Round id", (u) => el("code", {}, u.round_id)],
     ["", (u) => VOIDED_AT_TABLES.includes(u.game) ? el("button", {

@@ -6,12 +6,13 @@
 // console-audit.js show these.
 
 import {
-  el, field, nameOf, tableName, facts, cards, rawJson, jsonDownloadButton, shortId, AMOUNT_PATTERN, value, amount,
+  el, field, nameOf, knowNames, tableName, facts, cards, rawJson, jsonDownloadButton, shortId, AMOUNT_PATTERN, value, amount,
 } from "./console-common.js";
 import { table as grid } from "./api.js";
 import { suitLabel, cardElement } from "./cards.js";
 import { verifyShuffle } from "./shuffle.js";
 import { gameName } from "./games.js";
+import { transferName, accountWords } from "./words.js";
 import { optionsLine, rtpText, cardText, multiplierText, chanceText, totals, money } from "./peg-leg.js";
 
 export { optionsLine };
@@ -99,11 +100,12 @@ function quoteMethod(q) {
 export async function pegLegRecallView(doc, id) {
   const round = doc.round || {};
   const shuffle = doc.shuffle || {};
+  await knowNames((doc.parties || []).map((p) => p.player_id));
   const pseudonyms = new Map((doc.parties || []).map((p) => [p.pseudonym, p.player_id ? nameOf(p.player_id) : p.pseudonym]));
   const who = (p) => pseudonyms.get(p) || nameOf(p);
   const accountOf = (a) => {
     const [kind, rest] = String(a).split(":");
-    return kind === "wallet" ? `wallet of ${who(rest)}` : a;
+    return kind === "wallet" ? `wallet of ${who(rest)}` : accountWords(a);
   };
   let browserCheck = null;
   try { browserCheck = await verifyShuffle(shuffle); } catch (_) { browserCheck = null; }
@@ -183,7 +185,7 @@ export async function pegLegRecallView(doc, id) {
     el("h4", {}, "Money: every transfer of the round"),
     grid([
       ["Seq", (x) => String(x.seq)],
-      ["Kind", (x) => x.kind],
+      ["Kind", (x) => transferName(x.kind)],
       ["From", (x) => accountOf(x.from)],
       ["To", (x) => accountOf(x.to)],
       ["Amount", (x) => el("span", { class: "num" }, x.amount)],

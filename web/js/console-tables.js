@@ -7,9 +7,10 @@
 
 import {
   ctx, isPitBoss, el, fill, get, showProblem, when, field, selectField, checkField, alertBox, statusBox,
-  value, checked, amount, $, run, failed, explain, loadPeople, nameOf, peopleList, loadTables, pct,
+  value, checked, amount, $, run, failed, explain, loadPeople, nameOf, knowNames, peopleList, loadTables, pct,
   proposalNotice, AMOUNT_PATTERN, rawJson,
 } from "./console-common.js";
+import { betName } from "./words.js";
 import { suitLabel } from "./cards.js";
 import { act, table as grid } from "./api.js";
 import { watchTable, liveStatusText } from "./live.js";
@@ -113,6 +114,7 @@ async function select(id, { scroll = false } = {}) {
       prima ? get(path + "/pay-table").catch((e) => e) : null,
       listed ? get(`${path}${listed}?limit=10`).catch((e) => e) : null,
     ]);
+    await knowNames(playersOf(rounds));
     const status = statusPart(t);
     fill(box,
       el("div", { class: "row spread" },
@@ -190,6 +192,8 @@ async function refreshRounds(t) {
   if (!old || selectedId !== t.id) return;
   try {
     const rounds = await get(`/api/v1/tables/${encodeURIComponent(t.id)}${ROUNDS_PATH[t.config.game]}?limit=10`);
+    await knowNames(playersOf(rounds));
+    if (!$("table-rounds") || selectedId !== t.id) return;
     const reason = $("void-reason") ? $("void-reason").value : "";
     const chosen = $("void-round") ? $("void-round").value : "";
     const focused = document.activeElement && document.activeElement.id;
@@ -263,11 +267,6 @@ function dealersPart(t, now) {
 
 // ---- pay table ---------------------------------------------------------------------------
 
-const BET_NAME = {
-  prima: "Prima", escucha: "Escúcha", maximo: "Máximo", conto_alto: "Conto Alto", conto_bajo: "Conto Bajo",
-  conto_medio: "Conto Medio", cartas: "Cartas", comeco: "Começo",
-};
-
 function paysOf(spec, bet) {
   if (!spec) return "";
   switch (bet.kind) {
@@ -304,7 +303,7 @@ export function payTableView(view, id) {
     el("p", { class: "muted small" }, "Fingerprint ", el("code", {}, view.fingerprint),
       cert.n_distribution ? ` · N from ${cert.n_distribution.deals.toLocaleString()} deals, seed ${cert.n_distribution.seed}` : ""),
     grid([
-      ["Bet", (b) => (BET_NAME[b.kind] || b.kind) + (b.number ? " " + b.number : "")],
+      ["Bet", (b) => betName(b.kind, b.number)],
       ["Pays", (b) => paysOf(view.spec, b)],
       ["RTP", (b) => rtpText(b.rtp)],
       ["House edge", (b) => pct(b.house_edge)],
@@ -471,6 +470,12 @@ function optionsPart(t) {
 
 // ---- rounds --------------------------------------------------------------------------------
 
+/** The accounts a list of rounds names (seats, a Lobo round's player, Peg Leg bettors), for `knowNames`. */
+function playersOf(rounds) {
+  if (!Array.isArray(rounds)) return [];
+  return rounds.flatMap((r) => [r.player_id, ...(r.seats || []).map((s) => s.player_id), ...(r.bets || []).map((b) => b.player)]);
+}
+
 function roundsPart(t, rounds) {
   const box = el("div", { class: "subpanel", id: "table-rounds" }, el("h4", {}, "Recent rounds"));
   if (rounds instanceof Error || (rounds && rounds.sentence)) {
@@ -486,12 +491,12 @@ function roundsPart(t, rounds) {
   const list = rounds || [];
   box.append(grid([
     ["No.", (r) => el("span", { title: "Round " + r.id }, String(r.number))],
-    ["Status", (r) => el("span", { class: "round-status", "data-round-id": r.id }, r.status)],
+    ["Status", (r) => el("span", { class: "round-status", "data-round-id": r.id, "data-status": r.status }, r.status.replace(/_/g, " "))],
     ["Seats", (r) => (r.seats || []).map((s) => `${suitLabel(s.suit)}: ${nameOf(s.player_id)}`).join(", ") || "—"],
     ["Side bets", (r) => {
       const totals = r.bet_totals || [];
       const count = totals.reduce((n, b) => n + Number(b.bets), 0);
-      return count ? el("span", { title: totals.map((b) => `${b.bets}× ${b.kind}: ${b.staked}`).join("; ") }, `${count} bet${count === 1 ? "" : "s"}`) : "—";
+      return count ? el("span", { title: totals.map((b) => `${b.bets}× ${betName(b.kind)}: ${b.staked}`).join("; ") }, `${count} bet${count === 1 ? "" : "s"}`) : "—";
     }],
     recallColumn(t),
   ], list, { caption: "The last rounds, newest first", empty: "No rounds yet." }));
@@ -516,7 +521,7 @@ function voidForm(t, voidable, { note, none, path, done }) {
     el("p", { class: "muted small" }, note),
     el("div", { class: "row" },
       selectField("void-round", "Round", voidable.length
-        ? voidable.map((r) => [r.id, `No. ${r.number} (${r.status})`])
+        ? voidable.map((r) => [r.id, `No. ${r.number} (${r.status.replace(/_/g, " ")})`])
         : [["", "no round can be voided now"]]),
       field("void-reason", "Why (recorded)", { required: true, minlength: 3, maxlength: 500, autocomplete: "off" }),
       button),
@@ -548,7 +553,7 @@ function recallColumn(t) {
 function loboRounds(t, box, list) {
   box.append(grid([
     ["No.", (r) => el("span", { title: "Round " + r.id }, String(r.number))],
-    ["Status", (r) => el("span", { class: "round-status", "data-round-id": r.id }, r.status)],
+    ["Status", (r) => el("span", { class: "round-status", "data-round-id": r.id, "data-status": r.status }, r.status.replace(/_/g, " "))],
     ["Player", (r) => nameOf(r.player_id)],
     ["Unit", (r) => r.unit],
     ["Result", (r) => r.result

@@ -17,6 +17,8 @@ import { loadGames, gameName, gameOfTable, dealtByDealer } from "./games.js";
 import { step, sentenceOf } from "./dealer-common.js";
 import { openPegLeg, closePegLeg, pegLegEvent, wirePegLeg } from "./dealer-peg-leg.js";
 import { optionsLine as pegLegOptions } from "./peg-leg.js";
+import { betName } from "./words.js";
+import { learnNames, usernameOf, isAccountId } from "./roster.js";
 
 const TABLE_KEY = "djego.dealer.table";
 
@@ -24,11 +26,6 @@ const TABLE_KEY = "djego.dealer.table";
 const timesUnit = (unit, units) => money(cents(unit) * BigInt(units || 0));
 
 // ---- words ----------------------------------------------------------------
-
-const BET_NAME = {
-  prima: "Prima", escucha: "Escúcha", maximo: "Máximo", conto_alto: "Conto alto",
-  conto_bajo: "Conto bajo", conto_medio: "Conto medio", cartas: "Cartas", comeco: "Começo",
-};
 
 const HOW = {
   first_pass_completion: "completed its stack in the first pass",
@@ -48,10 +45,69 @@ const STATUS_TEXT = {
 };
 
 const timeOf = (us) => new Date(Number(us) / 1000).toLocaleTimeString();
-// Players by their pseudonym in the round (P1, P2…, as its transcript names them): the table's
-// live stream names no account, so the page never shows one.
-const playerLabel = (pseudonym) => `player ${pseudonym || "?"}`;
-const playerCell = (pseudonym) => el("span", { class: "player-id" }, pseudonym || "?");
+
+// ---- who sits where ---------------------------------------------------------
+// Players by username. The table's live stream names each seat by the round's pseudonym
+// (P1, P2…) only; the round as staff read it (GET /rounds/{id}) adds the seat's `player_id`,
+// and the roster names that account. So the terminal learns, per round, each suit's account once and
+// names it; until then (or if the roster cannot say) the pseudonym. Never an account id.
+
+const seatAccount = new Map(); // round id → Map(suit → account id)
+const seatPseudonym = new Map(); // round id → Map(suit → pseudonym)
+const learning = new Set(); // rounds whose staff view is being read
+
+function seatsOf(map, roundId) {
+  if (!map.has(roundId)) map.set(roundId, new Map());
+  return map.get(roundId);
+}
+
+/** Notes who sits where in a round view; asks for what is missing, then shows the names. */
+function learnSeats(view) {
+  const accounts = seatsOf(seatAccount, view.id);
+  const pseudonyms = seatsOf(seatPseudonym, view.id);
+  for (const seat of view.seats || []) {
+    if (isAccountId(seat.player_id)) accounts.set(seat.suit, seat.player_id);
+    if (seat.player) pseudonyms.set(seat.suit, seat.player);
+  }
+  const unseen = (view.seats || []).some((seat) => !accounts.has(seat.suit));
+  const unnamed = [...accounts.values()].filter((id) => usernameOf(id) === null);
+  if (unseen) readSeats(view.id, view.version);
+  else if (unnamed.length) learnNames(unnamed).then(() => renderIfShown(view.id));
+}
+
+/** Reads the round as staff see it (accounts by id) and learns the usernames. */
+async function readSeats(roundId, version) {
+  if (learning.has(roundId)) return;
+  learning.add(roundId);
+  let staff = null;
+  try {
+    staff = await get(`/api/v1/rounds/${encodeURIComponent(roundId)}`);
+    const accounts = seatsOf(seatAccount, roundId);
+    for (const seat of staff.seats || []) if (isAccountId(seat.player_id)) accounts.set(seat.suit, seat.player_id);
+    await learnNames([...accounts.values()]);
+  } catch (_) {
+    // The pseudonyms stay; the next view of the round asks again.
+  } finally {
+    learning.delete(roundId);
+  }
+  // A seat taken while this was being read: read again (at most once per newer version).
+  const now = state.round;
+  if (staff && now && now.id === roundId && now.version > Math.max(version, staff.version)) readSeats(roundId, now.version);
+  renderIfShown(roundId);
+}
+
+function renderIfShown(roundId) {
+  if (state.round && state.round.id === roundId && state.table && !isPegLeg(state.table)) renderRound();
+}
+
+/** The player at `suit` in round `r`, as the dealer says it: the username, else the pseudonym (`given`). */
+function playerName(r, suit, given) {
+  const id = seatsOf(seatAccount, r.id).get(suit);
+  const pseudonym = given && !isAccountId(given) ? given : seatsOf(seatPseudonym, r.id).get(suit);
+  return (id && usernameOf(id)) || pseudonym || "?";
+}
+
+const playerCell = (r, suit, given) => el("span", { class: "player-name" }, playerName(r, suit, given));
 
 // ---- page state -------------------------------------------------------------
 
@@ -363,6 +419,7 @@ function acceptRound(view, authoritative) {
     state.seedsOpen = undefined;
   }
   state.round = view;
+  learnSeats(view);
   renderRound();
 }
 
@@ -552,7 +609,7 @@ function renderCopa(r) {
   const waiting = cycleFrom(turn.suit, r.seats.map((s) => s.suit)).filter((s) => s !== turn.suit && !decided[s]);
   fill($("copa-turn"),
     el("strong", { id: "copa-turn-suit", "data-suit": turn.suit }, suitLabel(turn.suit)),
-    ` (${playerLabel(turn.player)}) decides: the copa is ${turn.copa} for ${turn.stack_count} card${turn.stack_count === 1 ? "" : "s"}.`);
+    ` (${playerName(r, turn.suit, turn.player)}) decides: the copa is ${turn.copa} for ${turn.stack_count} card${turn.stack_count === 1 ? "" : "s"}.`);
   $("copa-allowed").textContent =
     "Pay or fold. Record what the player says, or let them decide on their own device." +
     (waiting.length ? ` Then: ${waiting.map(suitName).join(", ")}.` : " Last to decide.");
@@ -583,7 +640,7 @@ function renderSeats(r) {
     else if (["copa", "in_play", "finished"].includes(r.status)) where = "in";
     return el("tr", { class: `seat ${cls}`.trim(), "data-suit": seat.suit, "data-player": seat.player },
       el("td", {}, el("span", { class: `suit-mark suit-${seat.suit}`, "aria-hidden": "true" }, suitSymbol(seat.suit)), " ", suitName(seat.suit)),
-      el("td", {}, playerCell(seat.player)),
+      el("td", {}, playerCell(r, seat.suit, seat.player)),
       el("td", { class: "num" }, stack ? String(stack.count) : "—"),
       el("td", { class: "seat-state" }, where));
   });
@@ -614,7 +671,7 @@ function renderBets(r) {
         el("th", { scope: "col" }, "Bet"), el("th", { scope: "col", class: "num" }, "Bets"),
         el("th", { scope: "col", class: "num" }, "Staked"))),
       el("tbody", {}, totals.map((t) => el("tr", { class: "bet-total", "data-kind": t.kind },
-        el("td", {}, BET_NAME[t.kind] || t.kind),
+        el("td", {}, betName(t.kind)),
         el("td", { class: "num" }, String(t.bets)),
         el("td", { class: "num" }, t.staked))))));
 }
@@ -700,7 +757,7 @@ function renderResult(r) {
     const won = c.suit === res.winner;
     return el("tr", { class: `payout ${won ? "winner" : ""}`.trim(), "data-suit": c.suit },
       el("td", {}, suitLabel(c.suit)),
-      el("td", {}, playerCell(playerOf(c.suit))),
+      el("td", {}, playerCell(r, c.suit, playerOf(c.suit))),
       el("td", { class: "num" }, timesUnit(unit, paidIn)),
       el("td", { class: "num" }, won ? el("strong", { class: "ok" }, stored.winner_paid) : "0.00"),
       el("td", {}, won ? "won" : (res.folded || []).includes(c.suit) ? "folded" : "lost"));
@@ -710,7 +767,7 @@ function renderResult(r) {
   fill($("result"),
     el("p", { id: "result-winner", class: "winner-line", "data-suit": res.winner },
       el("strong", {}, `${suitLabel(res.winner)} wins`),
-      ` (${playerLabel(stored.winner)}): it ${HOW[res.how] || res.how}`,
+      ` (${playerName(r, res.winner, stored.winner)}): it ${HOW[res.how] || res.how}`,
       res.passes > 1 ? ` after ${res.passes} passes.` : "."),
     el("p", { id: "result-paid", class: "paid" },
       "Paid to the winner: ", el("strong", { id: "winner-paid" }, stored.winner_paid),

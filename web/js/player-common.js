@@ -1,6 +1,7 @@
 // What the player app's screens share: the sentences a player reads for each
-// refusal, running an action from a button, and the side bets' words. Cards
-// come from cards.js and money from money.js, as on every page.
+// refusal, running an action from a button, and a bet's selection in words.
+// Cards come from cards.js, money from money.js and the side bets' names from
+// words.js, as on every page.
 
 import { ApiProblem } from "./api.js";
 import { suitLabel } from "./cards.js";
@@ -116,29 +117,6 @@ export function roundStatusText(status) {
     voided: "Voided",
   }[status] || status;
 }
-
-export const BET_KINDS = ["prima", "escucha", "maximo", "conto_alto", "conto_bajo", "conto_medio", "cartas", "comeco"];
-export const BET_NAMES = {
-  prima: "Prima",
-  escucha: "Escúcha",
-  maximo: "Máximo",
-  conto_alto: "Conto Alto",
-  conto_bajo: "Conto Bajo",
-  conto_medio: "Conto Medio",
-  cartas: "Cartas",
-  comeco: "Começo",
-};
-export const BET_RULES = {
-  prima: "the first card dealt is of your suit",
-  escucha: "your suit is the first to complete all ten cards",
-  maximo: "your suit's foundation has the highest rank",
-  conto_alto: "the first pass counts 17 cards or more",
-  conto_bajo: "the first pass counts 10 or 11 cards",
-  conto_medio: "the first pass counts 14 or 15 cards",
-  cartas: "the first pass counts exactly your number",
-  comeco: "the first pass count falls on a paying line",
-};
-export const SUIT_BETS = ["prima", "escucha", "maximo"];
 
 /** The selection of a bet as words. */
 export function selectionText(selection) {

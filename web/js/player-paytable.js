@@ -2,7 +2,7 @@
 // the RTP its certificate states (docs/side-bets.md, docs/math.md).
 
 import { el, get } from "./api.js";
-import { BET_KINDS, BET_NAMES, BET_RULES } from "./player-common.js";
+import { BET_KINDS, BET_NAMES, BET_RULES } from "./words.js";
 
 const cache = new Map();
 

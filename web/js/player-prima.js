@@ -7,8 +7,9 @@ import { watchTable, liveStatusText } from "./live.js";
 import { SUITS, suitName, suitLabel, cardElement, cardName } from "./cards.js";
 import { cents, money } from "./money.js";
 import {
-  say, attempt, roundStatusText, BET_KINDS, BET_NAMES, BET_RULES, SUIT_BETS, selectionText,
+  say, attempt, roundStatusText, selectionText,
 } from "./player-common.js";
+import { BET_KINDS, BET_NAMES, BET_RULES, SUIT_BETS, betName } from "./words.js";
 import { refreshWallet } from "./player-wallet.js";
 import { payTableById, payTableTable, paysText, rtpText, certified } from "./player-paytable.js";
 import { verifyPanel } from "./player-verify.js";
@@ -149,7 +150,7 @@ function renderBetTotals() {
   node.dataset.staked = money(staked);
   if (!count) { node.textContent = "No side bets on this round yet."; return; }
   node.textContent = `${count} side bet${count === 1 ? "" : "s"} on this round, ${money(staked)} staked: ` +
-    totals.map((t) => `${BET_NAMES[t.kind] || t.kind} ${t.staked}${Number(t.bets) > 1 ? ` (${t.bets} bets)` : ""}`).join(", ") + ".";
+    totals.map((t) => `${betName(t.kind)} ${t.staked}${Number(t.bets) > 1 ? ` (${t.bets} bets)` : ""}`).join(", ") + ".";
 }
 
 function renderStacks() {
@@ -251,7 +252,7 @@ function renderBetPays() {
   const win = main ? winOn($("bet-amount").value, main) : null;
   const stake = cents($("bet-amount").value);
   fill($("bet-pays"),
-    el("strong", {}, BET_NAMES[kind]), ` wins if ${BET_RULES[kind]}.`, el("br"),
+    el("strong", {}, betName(kind)), ` wins if ${BET_RULES[kind]}.`, el("br"),
     "Pays ", paysText(spec, kind, number), ".",
     el("br"), el("span", {}, "Certified RTP: ", el("span", { id: "bet-rtp" }, rtpText(entry)), "."),
     win !== null ? [el("br"), el("span", {}, `A win on ${money(stake)} pays ${money(win)}, returning ${money(stake + win)}.`)] : null);
@@ -295,7 +296,7 @@ async function placeBet(event) {
   await attempt($("bet-button"), $("bet-alert"), async (onRetry) => {
     const bet = await act("POST", `/api/v1/rounds/${encodeURIComponent(id)}/bets`, body, { onRetry });
     $("bet-alert").hidden = true;
-    $("bet-placed").textContent = `Placed: ${BET_NAMES[bet.kind]} ${selectionText(bet.selection)}, ${bet.amount}.`;
+    $("bet-placed").textContent = `Placed: ${betName(bet.kind)} ${selectionText(bet.selection)}, ${bet.amount}.`;
     await loadMyBets();
   }, async (e) => {
     if (e.code === "pay_table_mismatch") {
@@ -322,7 +323,7 @@ async function loadMyBets() {
 function renderMyBets() {
   $("my-bets-panel").hidden = myBets.length === 0;
   fill($("my-bets"), grid([
-    ["Bet", (b) => BET_NAMES[b.kind] || b.kind],
+    ["Bet", (b) => betName(b.kind)],
     ["On", (b) => selectionText(b.selection)],
     ["Stake", (b) => b.amount],
     ["Status", (b) => el("span", { class: b.status === "won" ? "ok" : b.status === "lost" ? "bad" : "" }, b.status)],

@@ -4,34 +4,9 @@
 import { $, el, fill, get, table, when } from "./api.js";
 import { cents, signed } from "./money.js";
 import { say } from "./player-common.js";
-const PAGE = 10;
+import { transferName, memoWords } from "./words.js";
 
-const KIND_WORDS = {
-  deposit: "Deposit at the cage",
-  withdrawal: "Withdrawal at the cage",
-  correction: "Correction",
-  spiga: "Spiga",
-  seat_fee: "Seat fee",
-  corte_held: "Corte held",
-  corte: "Corte",
-  refund: "Refund",
-  copa: "Copa",
-  pot_payout: "Pot won",
-  cobre_carried: "Cobre carried in",
-  // A side bet's and a Peg Leg bet's alike: the memo names a Peg Leg bet.
-  bet_stake: "Bet staked",
-  bet_returned: "Bet stake back",
-  bet_payout: "Bet won",
-  bet_refund: "Bet refunded",
-  lobo_escrow: "Lobo loss cap held",
-  lobo_fee: "Lobo house fee",
-  lobo_win: "Lobo won",
-  lobo_release: "Lobo escrow released",
-  lobo_loss: "Lobo lost",
-  contest_entry: "Lobo contest entry",
-  contest_prize: "Lobo contest prize",
-  contest_rake: "Lobo contest rake",
-};
+const PAGE = 10;
 
 let account = null;
 let playerId = null;
@@ -77,7 +52,11 @@ async function loadHistory() {
     const rows = await get(`/api/v1/wallets/${encodeURIComponent(playerId)}/transactions?limit=${PAGE}&offset=${offset}`);
     fill($("wallet-history-table"), table([
       ["When", (t) => when(t.created_at_us)],
-      ["What", (t) => el("span", {}, KIND_WORDS[t.kind] || t.kind, t.memo ? el("span", { class: "muted small" }, " — " + t.memo) : null)],
+      ["What", (t) => {
+        // The memo in words, or nothing: djego's own memos name accounts by id, which a player never sees.
+        const memo = memoWords(t.memo);
+        return el("span", { "data-kind": t.kind }, transferName(t.kind), memo ? el("span", { class: "muted small" }, " — " + memo) : null);
+      }],
       ["Amount", (t) => {
         const out = t.debit_account === account;
         const c = cents(t.amount);
