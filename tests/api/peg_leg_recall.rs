@@ -151,7 +151,14 @@ both_backends!(
             |t| t["kind"] == "bet_stake",
             |t| t["amount"] = json!(money(minor(s(&t["amount"])) + 1)),
         );
-        let redirected = with_transfer(&recall, |t| t["to"] == wallet_b.as_str(), |t| t["to"] = json!(wallet_a));
+        // A return to B paid to A instead; when B's surrender was worth nothing (its count had become
+        // out of reach) there is no such return, and A's stake drawn from B's wallet instead.
+        let pays_b = |t: &Value| t["to"] == wallet_b.as_str();
+        let redirected = if recall["transfers"].as_array().unwrap().iter().any(pays_b) {
+            with_transfer(&recall, pays_b, |t| t["to"] = json!(wallet_a))
+        } else {
+            with_transfer(&recall, |t| t["from"] == wallet_a.as_str(), |t| t["from"] = json!(wallet_b))
+        };
         let mut deleted = recall.clone();
         deleted["transfers"] = json!([]);
         // A's first bet gone from the bets and its stake from the transfers: what settled it stays.
@@ -168,7 +175,7 @@ both_backends!(
 
         for (what, doc) in [
             ("a changed amount", changed_amount),
-            ("a return redirected to another player", redirected),
+            ("money redirected between players", redirected),
             ("every transfer deleted", deleted),
             ("a bet removed with its stake", removed),
         ] {
