@@ -188,7 +188,7 @@ pub(crate) async fn void(app: &TestApp, f: &Floor, game: Game, id: &str) {
 }
 
 both_backends!(
-    async fn every_game_is_named_listed_held_to_the_day_close_and_counted_by_the_floor(app: TestApp) {
+    async fn every_game_is_named_listed_held_to_the_day_close_exported_verified_and_counted_by_the_floor(app: TestApp) {
         // The screens' list of games is the registry, each by its name.
         let listed = app.get("/api/v1/games", None).await.expect(200);
         let listed = listed.as_array().unwrap();
@@ -201,6 +201,7 @@ both_backends!(
         }
 
         let f = floor(&app).await;
+        let from_us = djego::store::now_us();
         let mut going = Vec::new();
         for game in Game::ALL {
             going.push((game, round_left_going(&app, &f, game).await));
@@ -263,6 +264,37 @@ both_backends!(
         app.post(&close, Some(&f.pitboss().token), &json!({}), None)
             .await
             .expect(201);
+
+        // The auditor's export carries each, and both verifiers replay every line of it.
+        let to_us = djego::store::now_us() + 1;
+        let auditor = app.auditor().await.token.clone();
+        let export = app
+            .get(&format!("/api/v1/audit/transcripts?from_us={from_us}&to_us={to_us}"), Some(&auditor))
+            .await;
+        assert_eq!(export.status, 200, "{}", export.text);
+        assert_eq!(export.text.lines().count(), Game::ALL.len(), "{}", export.text);
+        for (game, id) in &going {
+            assert!(export.text.contains(id.as_str()), "{game:?}: round {id} not exported: {}", export.text);
+        }
+        let file = tempfile::NamedTempFile::new().unwrap();
+        std::fs::write(file.path(), &export.text).unwrap();
+        let path = file.path().to_path_buf();
+        let out = tokio::task::spawn_blocking(move || {
+            std::process::Command::new(env!("CARGO_BIN_EXE_djego"))
+                .args(["verify", "rounds"])
+                .arg(&path)
+                .output()
+                .unwrap()
+        })
+        .await
+        .unwrap();
+        let printed = String::from_utf8_lossy(&out.stdout);
+        assert!(out.status.success(), "{printed}{}", String::from_utf8_lossy(&out.stderr));
+        let all = Game::ALL.len();
+        assert!(printed.contains(&format!("{all} of {all} rounds verified, 0 failed")), "{printed}");
+        let (ok, reports) = crate::transcripts::python_verdict(&export.text).await;
+        assert!(ok, "verify_round.py refuses the export: {reports:?}");
+        assert_eq!(reports.len(), all);
         let report = app
             .get("/api/v1/floor/tables", Some(&f.pitboss().token))
             .await
