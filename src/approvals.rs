@@ -120,6 +120,8 @@ pub enum ApprovalError {
     NotPending(ProposalStatus),
     #[error("a second pit boss must approve a change: its proposer cannot")]
     SamePerson,
+    #[error("what this proposal changes has changed since it was proposed; propose the change again")]
+    Stale,
     #[error("{0}")]
     InvalidRule(String),
     #[error(transparent)]
@@ -223,6 +225,47 @@ pub fn set_rule(conn: &mut AnyConnection, actor_id: &str, new: &ApprovalRule) ->
     )?)
 }
 
+impl ProposalKind {
+    /// The significant events that change what a proposal of this kind changes, about its
+    /// subject: the table's options, pay table and opening and closing for a table's change;
+    /// the rule's changes for the rule. A new table and a correction change nothing that was
+    /// there before.
+    fn changed_by(self) -> &'static [EventKind] {
+        match self {
+            ProposalKind::InstallPayTable | ProposalKind::ChangeTableOptions => &[
+                EventKind::TableReconfigured,
+                EventKind::PayTableInstalled,
+                EventKind::HouseRuleOverride,
+                EventKind::TableOpened,
+                EventKind::TableClosed,
+            ],
+            ProposalKind::ChangeApprovalRule => &[EventKind::ApprovalRuleChanged],
+            ProposalKind::CreateTable | ProposalKind::Correction => &[],
+        }
+    }
+}
+
+/// The version of what a proposal changes: the id of the last significant event that changed
+/// it, or `none`.
+fn subject_version(conn: &mut AnyConnection, kind: ProposalKind, subject: Option<&str>) -> QueryResult<String> {
+    use crate::store::schema::significant_events as se;
+    let kinds: Vec<&str> = kind.changed_by().iter().map(|k| k.as_str()).collect();
+    if kinds.is_empty() {
+        return Ok("none".into());
+    }
+    let mut query = se::table.filter(se::kind.eq_any(kinds)).into_boxed();
+    query = match subject {
+        Some(subject) => query.filter(se::subject.eq(subject.to_owned())),
+        None => query.filter(se::subject.is_null()),
+    };
+    let last: Option<String> = query
+        .order((se::at_us.desc(), se::id.desc()))
+        .select(se::id)
+        .first(conn)
+        .optional()?;
+    Ok(last.unwrap_or_else(|| "none".into()))
+}
+
 /// Records a proposal, pending until approved, rejected or expired.
 pub fn propose(
     conn: &mut AnyConnection,
@@ -235,6 +278,7 @@ pub fn propose(
     let now = now_us();
     let id = new_id();
     let request = serde_json::to_string(request).expect("a request serialises");
+    let version = subject_version(conn, kind, subject)?;
     diesel::insert_into(p::table)
         .values((
             p::id.eq(&id),
@@ -245,6 +289,7 @@ pub fn propose(
             p::proposed_at_us.eq(now),
             p::expires_at_us.eq(now + i64::from(rule.expires_after_minutes) * MICROS_PER_MINUTE),
             p::status.eq("pending"),
+            p::subject_version.eq(&version),
         ))
         .execute(conn)?;
     significant_events::record(
@@ -311,6 +356,14 @@ pub fn approving(conn: &mut AnyConnection, id: &str, approver_id: &str) -> Resul
     let proposal = take_pending(conn, id)?;
     if proposal.proposed_by == approver_id {
         return Err(ApprovalError::SamePerson);
+    }
+    // Stale: a newer change (or the table opened and closed) since it was proposed. Applying it
+    // would silently undo what came after; a proposal from before versions were kept has none.
+    let proposed_on: Option<String> = p::table.find(id).select(p::subject_version).first(conn)?;
+    if let Some(proposed_on) = proposed_on {
+        if subject_version(conn, proposal.kind, proposal.subject.as_deref())? != proposed_on {
+            return Err(ApprovalError::Stale);
+        }
     }
     Ok(proposal)
 }

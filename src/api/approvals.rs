@@ -25,6 +25,7 @@ impl From<ApprovalError> for ApiError {
             ApprovalError::Expired(_) => ApiError::conflict("proposal_expired", message),
             ApprovalError::NotPending(_) => ApiError::conflict("proposal_decided", message),
             ApprovalError::SamePerson => ApiError::forbidden(message),
+            ApprovalError::Stale => ApiError::conflict("proposal_stale", message),
             ApprovalError::InvalidRule(_) => ApiError::unprocessable("invalid_approval_rule", message),
             ApprovalError::Setting(SettingError::Stored(..)) | ApprovalError::StoredProposal(..) => {
                 ApiError::internal(message)
@@ -147,7 +148,7 @@ pub async fn get_proposal(
     (status = 200, body = Proposal),
     (status = 403, body = super::error::ErrorBody, description = "Not a pit boss, or the proposal's own proposer."),
     (status = 404, body = super::error::ErrorBody),
-    (status = 409, body = super::error::ErrorBody, description = "proposal_expired, proposal_decided, or the change's own conflict."),
+    (status = 409, body = super::error::ErrorBody, description = "proposal_expired, proposal_decided, proposal_stale (what it changes has changed since it was proposed), or the change's own conflict."),
     (status = 422, body = super::error::ErrorBody, description = "The change no longer applies."),
 ))]
 #[post("/api/v1/proposals/{proposal_id}/approve")]

@@ -291,6 +291,7 @@ diesel::table! {
         decided_by -> Nullable<Text>,
         decided_at_us -> Nullable<BigInt>,
         result -> Nullable<Text>,
+        subject_version -> Nullable<Text>,
     }
 }
 
