@@ -207,7 +207,8 @@ pub async fn update_user(
                         "a pit boss cannot change their own account",
                     ));
                 }
-                if let Some(role) = req.role {
+                // What changes nothing ends no session and records nothing.
+                if let Some(role) = req.role.filter(|r| *r != row.role()) {
                     if (role == Role::Player) != (row.role() == Role::Player) {
                         return Err(ApiError::unprocessable(
                             "role_change_not_allowed",
@@ -227,7 +228,7 @@ pub async fn update_user(
                         serde_json::json!({ "from": row.role, "to": role.as_str() }),
                     )?;
                 }
-                if let Some(active) = req.active {
+                if let Some(active) = req.active.filter(|a| *a != row.active) {
                     diesel::update(u::table.find(&user_id))
                         .set(u::active.eq(active))
                         .execute(conn)?;

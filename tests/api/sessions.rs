@@ -402,3 +402,20 @@ both_backends!(
         assert!(seen.contains("session has ended"), "{seen}");
     }
 );
+
+both_backends!(
+    async fn an_account_update_that_changes_nothing_ends_no_session(app: TestApp) {
+        let boss = app.create_user(Role::Pitboss).await;
+        let cashier = app.create_user(Role::Cashier).await;
+        let events = app.events("role_changed").await.len();
+        set_user(&app, &boss, &cashier, json!({ "role": "cashier", "active": true })).await;
+        set_user(&app, &boss, &cashier, json!({})).await;
+        app.get("/api/v1/me", Some(&cashier.token)).await.expect(200);
+        assert_eq!(app.events("role_changed").await.len(), events, "nothing changed, nothing recorded");
+        // A real change still ends the sessions.
+        set_user(&app, &boss, &cashier, json!({ "role": "auditor" })).await;
+        app.get("/api/v1/me", Some(&cashier.token))
+            .await
+            .assert_error(401, "session_revoked");
+    }
+);
