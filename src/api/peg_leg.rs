@@ -16,7 +16,6 @@ use super::prima_carta::{require_dealer_of, RoundsQuery};
 use super::state::AppState;
 use super::tables::load_table;
 use crate::auth::{Caller, ClaimedCaller};
-use crate::wagers::{PegLegBetWager, Wager};
 use crate::cards::shuffle::ClientSeed;
 use crate::domain::{Amount, Role};
 use crate::rounds::peg_leg::{
@@ -25,6 +24,7 @@ use crate::rounds::peg_leg::{
 };
 use crate::store::AnyConnection;
 use crate::transcript::Viewer;
+use crate::wagers::{PegLegBetWager, Wager};
 
 impl From<PegLegRoundError> for ApiError {
     fn from(e: PegLegRoundError) -> ApiError {

@@ -1,8 +1,8 @@
 //! Dealer performance (docs/floor.md, "Dealer performance"): the play at each table counted
 //! for whoever was in its box at the instant, and its CSV.
 
-use super::*;
 use super::dealer_box::{dealer_of, latest_box_event};
+use super::*;
 
 /// A gaming day's dealer performance (`GET /api/v1/floor/dealers`).
 #[derive(Serialize, ToSchema)]
@@ -66,7 +66,11 @@ pub fn dealer_report(conn: &mut AnyConnection, period: Period) -> Result<DealerR
     dealer_report_of(conn, &rows, period)
 }
 
-pub(super) fn dealer_report_of(conn: &mut AnyConnection, rows: &DayRows, period: Period) -> Result<DealerReport, FloorError> {
+pub(super) fn dealer_report_of(
+    conn: &mut AnyConnection,
+    rows: &DayRows,
+    period: Period,
+) -> Result<DealerReport, FloorError> {
     use crate::store::schema::{significant_events as se, users as u};
     let until_us = rows.to_us.min(crate::store::now_us());
     // Who was in each box as the day started, then what happened during it.

@@ -31,15 +31,15 @@ use crate::settings::{self, SettingError};
 use crate::significant_events::{self, EventKind};
 use crate::store::schema::{bets as b, transfers as t};
 use crate::store::AnyConnection;
+pub use calendar::{CalendarError, CalendarSpec, FloorCalendar, Placement, ShiftSpec};
 pub use dealer_box::{dealer_in_box, sign_in, sign_out, DealerInBox};
+use dealer_report::dealer_report_of;
 pub use dealer_report::{
     dealer_csv, dealer_csv_record, dealer_lines_csv, dealer_report, DealerLine, DealerReport, DEALER_CSV_HEADER,
 };
-use dealer_report::dealer_report_of;
-pub use rating_report::{rating_report, RatingReport};
-pub use calendar::{CalendarError, CalendarSpec, FloorCalendar, Placement, ShiftSpec};
 pub use performance::PerformanceLine;
 pub use pits::{Pits, PitsError, PitsSpec};
+pub use rating_report::{rating_report, RatingReport};
 pub use ratings::{RatingRule, RatingRuleError, RatingRuleSpec, RatingSession};
 
 /// The `settings` row holding the calendar (a [`CalendarSpec`] as JSON).

@@ -164,14 +164,28 @@ fn with_theo(conn: &mut AnyConnection, rows: Vec<BetRow>) -> Result<Vec<PegLegBe
         }
     }
     let mut bets = Vec::with_capacity(rows.len());
-    for (bet_id, round_id, player_id, count, stake, multiplier_cents, quote_id, surrender_id, returned, closed, table_id) in
-        rows
+    for (
+        bet_id,
+        round_id,
+        player_id,
+        count,
+        stake,
+        multiplier_cents,
+        quote_id,
+        surrender_id,
+        returned,
+        closed,
+        table_id,
+    ) in rows
     {
         let stored = |why: String| FloorError::StoredRound(round_id.clone(), why);
         let count = usize::try_from(count).map_err(|_| stored(format!("bet {bet_id}: count {count}")))?;
         let probability = |id: &str| -> Result<Decimal, FloorError> {
-            let quote = quotes.get(id).ok_or_else(|| stored(format!("bet {bet_id}: no quote {id}")))?;
-            count_probability(quote, count).ok_or_else(|| stored(format!("bet {bet_id}: quote {id} has no count {count}")))
+            let quote = quotes
+                .get(id)
+                .ok_or_else(|| stored(format!("bet {bet_id}: no quote {id}")))?;
+            count_probability(quote, count)
+                .ok_or_else(|| stored(format!("bet {bet_id}: quote {id} has no count {count}")))
         };
         let multiplier = Decimal::new(multiplier_cents, 2);
         let stake_d = Decimal::from(stake);

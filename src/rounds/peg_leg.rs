@@ -43,14 +43,14 @@ mod bets;
 mod recall;
 mod rtp;
 mod view;
-pub use bets::{cash_out_minor, check_bet, placed_bet, stake_transfer, surrender, BetAsked};
 use bets::find_bet;
-pub use rtp::{observed_rtp, PegLegRtp};
-pub use view::*;
+pub use bets::{cash_out_minor, check_bet, placed_bet, stake_transfer, surrender, BetAsked};
 pub use recall::{
     is_recall_document, recall, verify, verify_recall, verify_recall_document, CardClaim, PegLegRecall, RecallClaims,
     RecalledBet, RecalledQuote, RoundClaims,
 };
+pub use rtp::{observed_rtp, PegLegRtp};
+pub use view::*;
 
 /// Cards in the pass.
 pub const PASS_CARDS: usize = Card::DECK_SIZE;

@@ -17,7 +17,6 @@ use std::time::{Duration, Instant};
 mod write;
 
 use super::peg_leg;
-use write::write;
 use super::{BetWager, CageReceipt, CashDirection, CashWager, Committed, RoundRef, Wager, WagerError, WagerRequest};
 use crate::bets::PayTable;
 use crate::domain::{format_minor, Role};
@@ -33,6 +32,7 @@ use crate::store::schema::{
 use crate::store::{new_id, AnyConnection, Database};
 use crate::tables::config::PrimaCartaConfig;
 use crate::users::{self, Session};
+use write::write;
 
 impl From<diesel::result::Error> for WagerError {
     fn from(e: diesel::result::Error) -> WagerError {

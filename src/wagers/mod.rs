@@ -32,7 +32,10 @@ pub use committer::Committer;
 /// `withdrawal`) and outcome (`committed`, `refused`, `failed`); served on `/metrics`.
 pub static WAGERS_ANSWERED: LazyLock<IntCounterVec> = LazyLock::new(|| {
     IntCounterVec::new(
-        Opts::new("djego_wagers_total", "Wagers the committer answered, by kind and outcome"),
+        Opts::new(
+            "djego_wagers_total",
+            "Wagers the committer answered, by kind and outcome",
+        ),
         &["wager", "outcome"],
     )
     .expect("static metric definition")

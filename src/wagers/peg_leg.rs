@@ -245,7 +245,9 @@ pub(super) fn write_pg<'a>(statement: &mut crate::store::pg_with::WithStatement<
                 .bind::<Array<BigInt>, _>(number(|b| b.multiplier_cents))
                 .bind::<Array<Text>, _>(text(|b| &b.quote_id))
                 .bind::<Array<Text>, _>(text(|b| &b.status))
-                .bind::<Array<Nullable<Text>>, _>(bets.iter().map(|b| b.surrender_quote_id.as_deref()).collect::<Vec<_>>())
+                .bind::<Array<Nullable<Text>>, _>(
+                    bets.iter().map(|b| b.surrender_quote_id.as_deref()).collect::<Vec<_>>(),
+                )
                 .bind::<Array<Nullable<BigInt>>, _>(bets.iter().map(|b| b.returned_minor).collect::<Vec<_>>())
                 .bind::<Array<BigInt>, _>(number(|b| b.placed_at_us))
                 .bind::<Array<Nullable<BigInt>>, _>(bets.iter().map(|b| b.closed_at_us).collect::<Vec<_>>())
@@ -254,7 +256,11 @@ pub(super) fn write_pg<'a>(statement: &mut crate::store::pg_with::WithStatement<
 }
 
 /// The batch's bets as multi-row inserts on SQLite.
-pub(super) fn write_sqlite(conn: &mut diesel::SqliteConnection, bets: &[BetRow], rows_per_insert: usize) -> QueryResult<()> {
+pub(super) fn write_sqlite(
+    conn: &mut diesel::SqliteConnection,
+    bets: &[BetRow],
+    rows_per_insert: usize,
+) -> QueryResult<()> {
     for chunk in bets.chunks(rows_per_insert) {
         diesel::insert_into(b::table).values(chunk).execute(conn)?;
     }

@@ -305,16 +305,27 @@ both_backends!(
             .await
             .assert_error(409, "proposal_stale");
         assert_eq!(max_bet(&app, &c).await, "70.00");
-        let pending = app.get(&format!("/api/v1/proposals/{}", s(&older["id"])), Some(&second.token)).await.expect(200);
-        assert_eq!(pending["status"], "pending", "refused, not decided: its proposer may withdraw it");
+        let pending = app
+            .get(&format!("/api/v1/proposals/{}", s(&older["id"])), Some(&second.token))
+            .await
+            .expect(200);
+        assert_eq!(
+            pending["status"], "pending",
+            "refused, not decided: its proposer may withdraw it"
+        );
 
         // A proposal made on a closed table, the table opened and closed again: stale as well,
         // whatever was dealt meanwhile.
         let proposal = propose_max_bet(&app, &c, "80.00").await;
         for action in ["open", "close"] {
-            app.post(&format!("/api/v1/tables/{}/{action}", c.table), Some(&c.pitboss.token), &json!({}), None)
-                .await
-                .expect(200);
+            app.post(
+                &format!("/api/v1/tables/{}/{action}", c.table),
+                Some(&c.pitboss.token),
+                &json!({}),
+                None,
+            )
+            .await
+            .expect(200);
         }
         app.post(&approve_path(&proposal), Some(&second.token), &json!({}), None)
             .await
@@ -323,8 +334,14 @@ both_backends!(
 
         // An approval rule proposed, then another applied: the first is stale too.
         let rule = |minutes: u32| json!({ "correction_limit": "100.00", "expires_after_minutes": minutes });
-        let first = app.put("/api/v1/approval-rule", Some(&c.pitboss.token), &rule(60), None).await.expect(202);
-        let then = app.put("/api/v1/approval-rule", Some(&c.pitboss.token), &rule(90), None).await.expect(202);
+        let first = app
+            .put("/api/v1/approval-rule", Some(&c.pitboss.token), &rule(60), None)
+            .await
+            .expect(202);
+        let then = app
+            .put("/api/v1/approval-rule", Some(&c.pitboss.token), &rule(90), None)
+            .await
+            .expect(202);
         app.post(&approve_path(&then), Some(&second.token), &json!({}), None)
             .await
             .expect(200);

@@ -324,7 +324,10 @@ both_backends! {
 async fn kind_into(app: &TestApp, account: &str, kind: &str) -> i64 {
     let token = app.auditor().await.token.clone();
     let list = app
-        .get(&format!("/api/v1/audit/ledger?account={account}&limit=500"), Some(&token))
+        .get(
+            &format!("/api/v1/audit/ledger?account={account}&limit=500"),
+            Some(&token),
+        )
         .await
         .expect(200);
     list.as_array()

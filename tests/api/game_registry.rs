@@ -269,12 +269,19 @@ both_backends!(
         let to_us = djego::store::now_us() + 1;
         let auditor = app.auditor().await.token.clone();
         let export = app
-            .get(&format!("/api/v1/audit/transcripts?from_us={from_us}&to_us={to_us}"), Some(&auditor))
+            .get(
+                &format!("/api/v1/audit/transcripts?from_us={from_us}&to_us={to_us}"),
+                Some(&auditor),
+            )
             .await;
         assert_eq!(export.status, 200, "{}", export.text);
         assert_eq!(export.text.lines().count(), Game::ALL.len(), "{}", export.text);
         for (game, id) in &going {
-            assert!(export.text.contains(id.as_str()), "{game:?}: round {id} not exported: {}", export.text);
+            assert!(
+                export.text.contains(id.as_str()),
+                "{game:?}: round {id} not exported: {}",
+                export.text
+            );
         }
         let file = tempfile::NamedTempFile::new().unwrap();
         std::fs::write(file.path(), &export.text).unwrap();
@@ -289,9 +296,16 @@ both_backends!(
         .await
         .unwrap();
         let printed = String::from_utf8_lossy(&out.stdout);
-        assert!(out.status.success(), "{printed}{}", String::from_utf8_lossy(&out.stderr));
+        assert!(
+            out.status.success(),
+            "{printed}{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
         let all = Game::ALL.len();
-        assert!(printed.contains(&format!("{all} of {all} rounds verified, 0 failed")), "{printed}");
+        assert!(
+            printed.contains(&format!("{all} of {all} rounds verified, 0 failed")),
+            "{printed}"
+        );
         let (ok, reports) = crate::transcripts::python_verdict(&export.text).await;
         assert!(ok, "verify_round.py refuses the export: {reports:?}");
         assert_eq!(reports.len(), all);

@@ -693,8 +693,10 @@ both_backends!(
         let id = s(&round["id"]).to_string();
         let quote = deal(&app, &c, &id).await.expect(200)["round"]["quote"].clone();
         let (count, multiplier) = likeliest(&quote);
-        let (committed_before, refused_before) =
-            (peg_leg_bets_answered(&app, "committed").await, peg_leg_bets_answered(&app, "refused").await);
+        let (committed_before, refused_before) = (
+            peg_leg_bets_answered(&app, "committed").await,
+            peg_leg_bets_answered(&app, "refused").await,
+        );
 
         // Every player fires 8 bets of 25.00 at once: 4 fit under the limit, the poor one 1.
         let path = format!("/api/v1/peg-leg-rounds/{id}/bets");

@@ -59,7 +59,11 @@ impl Verdict {
             passed: report["passed"] == true,
             names: checks.iter().map(name).collect(),
             failed: checks.iter().filter(|c| c["passed"] == false).map(name).collect(),
-            said: checks.iter().filter(|c| c["passed"] == false).map(|c| c.to_string()).collect(),
+            said: checks
+                .iter()
+                .filter(|c| c["passed"] == false)
+                .map(|c| c.to_string())
+                .collect(),
         }
     }
 }
@@ -157,7 +161,11 @@ both_backends!(
         let redirected = if recall["transfers"].as_array().unwrap().iter().any(pays_b) {
             with_transfer(&recall, pays_b, |t| t["to"] = json!(wallet_a))
         } else {
-            with_transfer(&recall, |t| t["from"] == wallet_a.as_str(), |t| t["from"] = json!(wallet_b))
+            with_transfer(
+                &recall,
+                |t| t["from"] == wallet_a.as_str(),
+                |t| t["from"] = json!(wallet_b),
+            )
         };
         let mut deleted = recall.clone();
         deleted["transfers"] = json!([]);

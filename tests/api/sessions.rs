@@ -411,7 +411,11 @@ both_backends!(
         set_user(&app, &boss, &cashier, json!({ "role": "cashier", "active": true })).await;
         set_user(&app, &boss, &cashier, json!({})).await;
         app.get("/api/v1/me", Some(&cashier.token)).await.expect(200);
-        assert_eq!(app.events("role_changed").await.len(), events, "nothing changed, nothing recorded");
+        assert_eq!(
+            app.events("role_changed").await.len(),
+            events,
+            "nothing changed, nothing recorded"
+        );
         // A real change still ends the sessions.
         set_user(&app, &boss, &cashier, json!({ "role": "auditor" })).await;
         app.get("/api/v1/me", Some(&cashier.token))

@@ -773,11 +773,21 @@ async fn settled_round_with_a_conto_alto(djego: &Djego) -> String {
     }
     // Each copa is folded (the dealer records it), then the round is settled.
     for _ in 0..20 {
-        let (status, view) = api(djego, Method::GET, &format!("/api/v1/rounds/{round}"), Some(&dealer), None).await;
+        let (status, view) = api(
+            djego,
+            Method::GET,
+            &format!("/api/v1/rounds/{round}"),
+            Some(&dealer),
+            None,
+        )
+        .await;
         assert_eq!(status, 200, "{view}");
         let (path, body) = match view["status"].as_str().unwrap() {
             "settled" => return table,
-            "copa" => ("copa", Some(json!({ "decision": "fold", "suit": view["copa_turn"]["suit"] }))),
+            "copa" => (
+                "copa",
+                Some(json!({ "decision": "fold", "suit": view["copa_turn"]["suit"] })),
+            ),
             _ => ("settle", None),
         };
         let (status, body) = api(
@@ -799,7 +809,12 @@ async fn the_console_shows_bets_transfers_events_and_people_in_words() {
     let driver = Driver::start();
     let table = settled_round_with_a_conto_alto(&djego).await;
     let (auditor, _) = login(&djego, "auditor", demo::PASSWORD_AUDITOR).await;
-    let dealer_id = user_id(&djego, &login(&djego, demo::PIT_BOSS, demo::PASSWORD_PIT_BOSS).await.0, "dealer").await;
+    let dealer_id = user_id(
+        &djego,
+        &login(&djego, demo::PIT_BOSS, demo::PASSWORD_PIT_BOSS).await.0,
+        "dealer",
+    )
+    .await;
     let (status, pay_table) = api(
         &djego,
         Method::GET,
@@ -823,9 +838,7 @@ async fn the_console_shows_bets_transfers_events_and_people_in_words() {
     let rtp = b.text("#rtp-list").await;
     assert!(!rtp.contains("conto_alto"), "{rtp}");
     assert!(!rtp.contains(&pay_table_id[..8]), "the pay table shown by id: {rtp}");
-    let plot = b
-        .run_js("return document.getElementById('rtp-svg').textContent;")
-        .await;
+    let plot = b.run_js("return document.getElementById('rtp-svg').textContent;").await;
     assert!(!plot.as_str().unwrap().contains("conto_alto"), "{plot}");
     b.choose("#rtp-kind", "Conto Alto").await;
 

@@ -223,13 +223,17 @@ async fn the_dealer_runs_a_round_while_seats_and_a_side_bet_arrive_live() {
     b.wait_text(&format!(r#"tr.payout[data-suit="{winner}"]"#), paid).await;
     let winner_name = if winner == "crowns" { "ana" } else { "bruno" };
     b.wait_text("#result-winner", &format!("({winner_name})")).await;
-    b.wait_text(&format!(r#"tr.payout[data-suit="{winner}"]"#), winner_name).await;
+    b.wait_text(&format!(r#"tr.payout[data-suit="{winner}"]"#), winner_name)
+        .await;
     let shown = b.page_text().await;
     for token in [&ana, &bruno] {
         let (status, w) = api(&djego, Method::GET, "/api/v1/me/wallet", Some(token), None).await;
         assert_eq!(status, 200, "{w}");
         let id = w["player_id"].as_str().unwrap();
-        assert!(!shown.contains(id) && !shown.contains(&id[id.len() - 6..]), "the page shows {id}:\n{shown}");
+        assert!(
+            !shown.contains(id) && !shown.contains(&id[id.len() - 6..]),
+            "the page shows {id}:\n{shown}"
+        );
     }
     assert!(b.find("#new-round").await.is_enabled().await.unwrap());
 
@@ -328,7 +332,8 @@ async fn a_round_in_progress_when_the_page_loads_is_resumed() {
         b.wait_text("#copa-turn", turn["copa"].as_str().unwrap()).await;
         b.wait_text("#copa-pay", &format!("{} pays", suit_name(suit))).await;
         // The player in turn is named by username.
-        b.wait_text("#copa-turn", if suit == "locks" { "(ana)" } else { "(bruno)" }).await;
+        b.wait_text("#copa-turn", if suit == "locks" { "(ana)" } else { "(bruno)" })
+            .await;
         // The player in turn folds on their own device: the page follows live.
         let token = if suit == "locks" { &ana } else { &bruno };
         let (status, body) = api(

@@ -323,7 +323,10 @@ async fn the_wallet_history_speaks_in_words_and_never_names_the_cashier() {
     assert_eq!(status, 201, "{receipt}");
     let memo = receipt["transfer"]["memo"].as_str().unwrap_or_default().to_string();
     let cashier_id = memo.rsplit(' ').next().unwrap_or_default().to_string();
-    assert!(cashier_id.len() > 20 && memo.starts_with("deposit by "), "the memo names the cashier: {memo}");
+    assert!(
+        cashier_id.len() > 20 && memo.starts_with("deposit by "),
+        "the memo names the cashier: {memo}"
+    );
     settled_lobo_round(&djego, &ana).await;
 
     let b = driver.browser(PHONE.0, PHONE.1).await;
@@ -333,7 +336,15 @@ async fn the_wallet_history_speaks_in_words_and_never_names_the_cashier() {
     b.wait_text("#wallet-history-table", "Lobo house charge").await;
     b.wait_text("#wallet-history-table", "+25.00").await;
     let shown = b.text("#wallet-history-table").await;
-    for code in [cashier_id.as_str(), &cashier_id[..8], "deposit by", "fee=", "lobo_fee", "lobo_escrow", "undefined"] {
+    for code in [
+        cashier_id.as_str(),
+        &cashier_id[..8],
+        "deposit by",
+        "fee=",
+        "lobo_fee",
+        "lobo_escrow",
+        "undefined",
+    ] {
         assert!(!shown.contains(code), "the wallet shows {code:?}:\n{shown}");
     }
     b.screenshot("player-wallet-words").await;

@@ -4,7 +4,12 @@ use super::*;
 
 /// The current quote, checked against the one the player saw, and that its window is open
 /// at `now_us`.
-fn in_force<'q>(row: &PegLegRoundRow, current: Option<&'q QuoteRow>, quote_id: &str, now_us: i64) -> Result<&'q QuoteRow> {
+fn in_force<'q>(
+    row: &PegLegRoundRow,
+    current: Option<&'q QuoteRow>,
+    quote_id: &str,
+    now_us: i64,
+) -> Result<&'q QuoteRow> {
     let current = current.ok_or_else(|| PegLegRoundError::WrongState {
         action: "bet or surrender",
         status: row.status.clone(),
@@ -75,7 +80,12 @@ pub fn check_bet(
 }
 
 /// The stake of a bet checked by [`check_bet`]: wallet → the round's escrow.
-pub fn stake_transfer(row: &PegLegRoundRow, asked: &BetAsked<'_>, bet_id: &str, idempotency_key: Option<&str>) -> TransferSpec {
+pub fn stake_transfer(
+    row: &PegLegRoundRow,
+    asked: &BetAsked<'_>,
+    bet_id: &str,
+    idempotency_key: Option<&str>,
+) -> TransferSpec {
     TransferSpec::new(
         AccountId::wallet(asked.player_id),
         AccountId::escrow(&row.id),
@@ -88,7 +98,13 @@ pub fn stake_transfer(row: &PegLegRoundRow, asked: &BetAsked<'_>, bet_id: &str, 
 }
 
 /// The bet's row as placed by [`check_bet`] and [`stake_transfer`].
-pub fn placed_bet(row: &PegLegRoundRow, asked: &BetAsked<'_>, bet_id: &str, multiplier_cents: u64, now_us: i64) -> BetRow {
+pub fn placed_bet(
+    row: &PegLegRoundRow,
+    asked: &BetAsked<'_>,
+    bet_id: &str,
+    multiplier_cents: u64,
+    now_us: i64,
+) -> BetRow {
     BetRow {
         id: bet_id.to_string(),
         round_id: row.id.clone(),
