@@ -29,13 +29,34 @@ pub enum ProposalKind {
     InstallPayTable,
     /// Replacing a table's options (limits, fees, the Lobo house rule and its override…).
     ChangeTableOptions,
-    /// Creating a Lobo table whose house rule is not proven (`house_rule_override`).
+    /// Creating a table (its game, fees, limits and, at Lobo, its house rule).
     CreateTable,
-    /// A cage correction above the rule's limit.
+    /// A cage correction above the rule's limit, or past its running totals.
     Correction,
     /// Changing this rule.
     ChangeApprovalRule,
+    /// Creating a pit boss's or an auditor's account.
+    CreateStaffAccount,
+    /// Giving an account the pit boss's or the auditor's role, or reactivating one that holds it.
+    ChangeStaffAccount,
+    /// Resetting a pit boss's or an auditor's password.
+    ResetStaffPassword,
+    /// Changing the floor calendar (it takes effect from the next gaming day not yet begun).
+    ChangeCalendar,
 }
+
+/// Every kind, in the order the API documents them.
+const KINDS: [ProposalKind; 9] = [
+    ProposalKind::InstallPayTable,
+    ProposalKind::ChangeTableOptions,
+    ProposalKind::CreateTable,
+    ProposalKind::Correction,
+    ProposalKind::ChangeApprovalRule,
+    ProposalKind::CreateStaffAccount,
+    ProposalKind::ChangeStaffAccount,
+    ProposalKind::ResetStaffPassword,
+    ProposalKind::ChangeCalendar,
+];
 
 impl ProposalKind {
     pub fn as_str(self) -> &'static str {
@@ -45,19 +66,15 @@ impl ProposalKind {
             ProposalKind::CreateTable => "create_table",
             ProposalKind::Correction => "correction",
             ProposalKind::ChangeApprovalRule => "change_approval_rule",
+            ProposalKind::CreateStaffAccount => "create_staff_account",
+            ProposalKind::ChangeStaffAccount => "change_staff_account",
+            ProposalKind::ResetStaffPassword => "reset_staff_password",
+            ProposalKind::ChangeCalendar => "change_calendar",
         }
     }
 
     fn parse(text: &str) -> Option<ProposalKind> {
-        [
-            ProposalKind::InstallPayTable,
-            ProposalKind::ChangeTableOptions,
-            ProposalKind::CreateTable,
-            ProposalKind::Correction,
-            ProposalKind::ChangeApprovalRule,
-        ]
-        .into_iter()
-        .find(|k| k.as_str() == text)
+        KINDS.into_iter().find(|k| k.as_str() == text)
     }
 }
 
@@ -72,38 +89,92 @@ pub enum ProposalStatus {
     Expired,
 }
 
-/// The rule: which corrections need a second person, and how long a proposal waits.
+/// Longest wait before a new pit boss may approve: a year.
+pub const MAX_APPROVER_WAIT_DAYS: u32 = 365;
+const MICROS_PER_DAY: i64 = 24 * 60 * MICROS_PER_MINUTE;
+
+/// The rule: which corrections need a second person, how long a proposal waits, and how long a
+/// new pit boss waits before approving.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, ToSchema)]
 #[serde(deny_unknown_fields)]
 pub struct ApprovalRule {
     /// A correction of more than this amount waits for a pit boss's approval.
     #[schema(value_type = crate::api::contract::Amount, example = "100.00")]
     pub correction_limit: Amount,
+    /// Corrections made without approval in one shift may add up to this much (credits and
+    /// debits alike); one that would pass it waits for a pit boss's approval. Default 300.00.
+    #[schema(value_type = crate::api::contract::Amount, example = "300.00")]
+    #[serde(default = "default_correction_shift_total")]
+    pub correction_shift_total: Amount,
+    /// The same running total over a whole gaming day. Default 1000.00.
+    #[schema(value_type = crate::api::contract::Amount, example = "1000.00")]
+    #[serde(default = "default_correction_day_total")]
+    pub correction_day_total: Amount,
     /// A proposal not approved within this many minutes expires (1 to 10080).
     #[schema(example = 60, minimum = 1, maximum = 10080)]
     #[serde(deserialize_with = "crate::domain::whole::integer")]
     pub expires_after_minutes: u32,
+    /// A pit boss approves nothing in their first this many days in the role (0 to 365; default
+    /// 7), counted from the account's creation, promotion or reactivation through the service.
+    /// Accounts the operator makes on the server's command line (`djego user create`) do not wait.
+    #[schema(example = 7, minimum = 0, maximum = 365)]
+    #[serde(
+        default = "default_approver_wait_days",
+        deserialize_with = "crate::domain::whole::integer"
+    )]
+    pub approver_wait_days: u32,
+}
+
+fn default_correction_shift_total() -> Amount {
+    Amount::from_minor(30_000).expect("300.00 is an amount")
+}
+
+fn default_correction_day_total() -> Amount {
+    Amount::from_minor(100_000).expect("1000.00 is an amount")
+}
+
+fn default_approver_wait_days() -> u32 {
+    7
 }
 
 impl Default for ApprovalRule {
     fn default() -> ApprovalRule {
         ApprovalRule {
             correction_limit: Amount::from_minor(10_000).expect("100.00 is an amount"),
+            correction_shift_total: default_correction_shift_total(),
+            correction_day_total: default_correction_day_total(),
             expires_after_minutes: 60,
+            approver_wait_days: default_approver_wait_days(),
         }
     }
 }
 
+/// Corrections already made without approval: in the present shift, and in the present gaming day.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct CorrectionTotals {
+    pub shift_minor: i64,
+    pub day_minor: i64,
+}
+
 impl ApprovalRule {
-    /// Whether a correction of `amount` needs a second person under the rule.
-    pub fn correction_needs_approval(&self, amount: Amount) -> bool {
+    /// Whether a correction of `amount` needs a second person under the rule, after the
+    /// corrections `made` without approval this shift and gaming day.
+    pub fn correction_needs_approval(&self, amount: Amount, made: CorrectionTotals) -> bool {
+        let over = |made_minor: i64, limit: Amount| made_minor.saturating_add(amount.minor()) > limit.minor();
         amount.minor() > self.correction_limit.minor()
+            || over(made.shift_minor, self.correction_shift_total)
+            || over(made.day_minor, self.correction_day_total)
     }
 
     pub fn check(&self) -> Result<(), ApprovalError> {
         if !(1..=MAX_EXPIRES_AFTER_MINUTES).contains(&self.expires_after_minutes) {
             return Err(ApprovalError::InvalidRule(format!(
                 "expires_after_minutes must be 1 to {MAX_EXPIRES_AFTER_MINUTES}"
+            )));
+        }
+        if self.approver_wait_days > MAX_APPROVER_WAIT_DAYS {
+            return Err(ApprovalError::InvalidRule(format!(
+                "approver_wait_days must be 0 to {MAX_APPROVER_WAIT_DAYS}"
             )));
         }
         Ok(())
@@ -120,6 +191,15 @@ pub enum ApprovalError {
     NotPending(ProposalStatus),
     #[error("a second pit boss must approve a change: its proposer cannot")]
     SamePerson,
+    /// The approver's account and the proposer's are one person's as far as djego can tell: one
+    /// created, promoted, reactivated or reset the password of the other.
+    #[error("{0}")]
+    Related(String),
+    /// The approver is too new in the role.
+    #[error(
+        "a pit boss approves nothing in their first {days} days in the role; this account may approve from {from}"
+    )]
+    TooNew { days: u32, from: String },
     #[error("what this proposal changes has changed since it was proposed; propose the change again")]
     Stale,
     #[error("{0}")]
@@ -240,7 +320,14 @@ impl ProposalKind {
                 EventKind::TableClosed,
             ],
             ProposalKind::ChangeApprovalRule => &[EventKind::ApprovalRuleChanged],
-            ProposalKind::CreateTable | ProposalKind::Correction => &[],
+            ProposalKind::ChangeStaffAccount => &[EventKind::RoleChanged],
+            ProposalKind::ResetStaffPassword => &[
+                EventKind::RoleChanged,
+                EventKind::PasswordReset,
+                EventKind::PasswordChanged,
+            ],
+            ProposalKind::ChangeCalendar => &[EventKind::FloorCalendarChanged],
+            ProposalKind::CreateTable | ProposalKind::Correction | ProposalKind::CreateStaffAccount => &[],
         }
     }
 }
@@ -274,6 +361,19 @@ pub fn propose(
     request: &impl Serialize,
     proposer_id: &str,
 ) -> Result<Proposal, ApprovalError> {
+    propose_with_password(conn, kind, subject, request, None, proposer_id)
+}
+
+/// [`propose`], keeping a password hash apart from the request: it is never shown, and read only
+/// by [`password_hash`] to apply the change.
+pub fn propose_with_password(
+    conn: &mut AnyConnection,
+    kind: ProposalKind,
+    subject: Option<&str>,
+    request: &impl Serialize,
+    password_hash: Option<&str>,
+    proposer_id: &str,
+) -> Result<Proposal, ApprovalError> {
     let rule = rule(conn)?;
     let now = now_us();
     let id = new_id();
@@ -290,6 +390,7 @@ pub fn propose(
             p::expires_at_us.eq(now + i64::from(rule.expires_after_minutes) * MICROS_PER_MINUTE),
             p::status.eq("pending"),
             p::subject_version.eq(&version),
+            p::password_hash.eq(password_hash),
         ))
         .execute(conn)?;
     significant_events::record(
@@ -300,6 +401,11 @@ pub fn propose(
         serde_json::json!({ "kind": kind.as_str(), "subject": subject }),
     )?;
     find(conn, &id)
+}
+
+/// The password hash a proposal keeps apart (a new staff account's, a reset's).
+pub fn password_hash(conn: &mut AnyConnection, id: &str) -> Result<Option<String>, ApprovalError> {
+    Ok(p::table.find(id).select(p::password_hash).first(conn)?)
 }
 
 pub fn find(conn: &mut AnyConnection, id: &str) -> Result<Proposal, ApprovalError> {
@@ -357,6 +463,9 @@ pub fn approving(conn: &mut AnyConnection, id: &str, approver_id: &str) -> Resul
     if proposal.proposed_by == approver_id {
         return Err(ApprovalError::SamePerson);
     }
+    check_unrelated(conn, &proposal.proposed_by, approver_id)?;
+    let rule = rule(conn)?;
+    check_standing(conn, &rule, approver_id)?;
     // Stale: a newer change (or the table opened and closed) since it was proposed. Applying it
     // would silently undo what came after; a proposal from before versions were kept has none.
     let proposed_on: Option<String> = p::table.find(id).select(p::subject_version).first(conn)?;
@@ -420,4 +529,66 @@ fn decide(
         }),
     )?;
     find(conn, &proposal.id)
+}
+
+/// What makes one account another's: creating it, changing its role or reactivating it, setting
+/// its password. Whoever did one of these to an account may know its password or chose who holds
+/// it, so the two may not approve each other's proposals.
+const ACCOUNT_MAKING: [EventKind; 3] = [EventKind::UserCreated, EventKind::RoleChanged, EventKind::PasswordReset];
+
+/// Refuses an approver who made the proposer's account, or whose account the proposer made.
+fn check_unrelated(conn: &mut AnyConnection, proposer_id: &str, approver_id: &str) -> Result<(), ApprovalError> {
+    use crate::store::schema::significant_events as se;
+    let kinds: Vec<&str> = ACCOUNT_MAKING.iter().map(|k| k.as_str()).collect();
+    let made = |by: &str, of: &str| {
+        se::kind
+            .eq_any(kinds.clone())
+            .and(se::actor_id.eq(by.to_owned()))
+            .and(se::subject.eq(of.to_owned()))
+    };
+    let related: Option<(String, String)> = se::table
+        .filter(made(approver_id, proposer_id).or(made(proposer_id, approver_id)))
+        .select((se::kind, se::actor_id.assume_not_null()))
+        .first(conn)
+        .optional()?;
+    match related {
+        None => Ok(()),
+        Some((kind, actor)) => Err(ApprovalError::Related(format!(
+            "this account cannot approve a proposal of an account it made or that made it: {} ({kind} by {})",
+            "one created, promoted, reactivated or reset the password of the other",
+            if actor == approver_id {
+                "the approver"
+            } else {
+                "the proposer"
+            },
+        ))),
+    }
+}
+
+/// Refuses an approver in their first `approver_wait_days` in the role. Their standing starts at
+/// the last creation, role change or reactivation of their account; one the operator made on the
+/// server's command line (no actor) starts trusted.
+fn check_standing(conn: &mut AnyConnection, rule: &ApprovalRule, approver_id: &str) -> Result<(), ApprovalError> {
+    use crate::store::schema::significant_events as se;
+    let kinds = [EventKind::UserCreated.as_str(), EventKind::RoleChanged.as_str()];
+    let last: Option<(i64, Option<String>)> = se::table
+        .filter(se::kind.eq_any(kinds).and(se::subject.eq(approver_id.to_owned())))
+        .order((se::at_us.desc(), se::id.desc()))
+        .select((se::at_us, se::actor_id))
+        .first(conn)
+        .optional()?;
+    let Some((since_us, Some(_actor))) = last else {
+        return Ok(());
+    };
+    let from_us = since_us.saturating_add(i64::from(rule.approver_wait_days) * MICROS_PER_DAY);
+    if now_us() < from_us {
+        let from = chrono::DateTime::from_timestamp_micros(from_us)
+            .map(|at| at.format("%Y-%m-%d %H:%M UTC").to_string())
+            .unwrap_or_default();
+        return Err(ApprovalError::TooNew {
+            days: rule.approver_wait_days,
+            from,
+        });
+    }
+    Ok(())
 }

@@ -104,14 +104,8 @@ async fn floor(app: &TestApp) -> Floor {
             "max_exposure_per_round": "500.00", "strategy_advice": false
         });
         let table = app
-            .post(
-                "/api/v1/tables",
-                Some(&pitboss.token),
-                &json!({ "name": name, "config": config }),
-                None,
-            )
-            .await
-            .expect(201);
+            .create_table(&pitboss, &json!({ "name": name, "config": config }))
+            .await;
         let id = s(&table["id"]).to_owned();
         for d in &dealers {
             app.put(

@@ -24,7 +24,9 @@ impl From<ApprovalError> for ApiError {
             ApprovalError::NotFound => ApiError::not_found("proposal"),
             ApprovalError::Expired(_) => ApiError::conflict("proposal_expired", message),
             ApprovalError::NotPending(_) => ApiError::conflict("proposal_decided", message),
-            ApprovalError::SamePerson => ApiError::forbidden(message),
+            ApprovalError::SamePerson | ApprovalError::Related(_) | ApprovalError::TooNew { .. } => {
+                ApiError::forbidden(message)
+            }
             ApprovalError::Stale => ApiError::conflict("proposal_stale", message),
             ApprovalError::InvalidRule(_) => ApiError::unprocessable("invalid_approval_rule", message),
             ApprovalError::Setting(SettingError::Stored(..)) | ApprovalError::StoredProposal(..) => {
@@ -39,6 +41,11 @@ impl From<ApprovalError> for ApiError {
 fn stored_request<T: serde::de::DeserializeOwned>(proposal: &Proposal) -> Result<T, ApiError> {
     serde_json::from_value(proposal.request.clone())
         .map_err(|e| ApiError::internal(format!("proposal {}: its request does not read: {e}", proposal.id)))
+}
+
+fn kept_password_hash(conn: &mut AnyConnection, proposal: &Proposal) -> Result<String, ApiError> {
+    approvals::password_hash(conn, &proposal.id)?
+        .ok_or_else(|| ApiError::internal(format!("proposal {} keeps no password", proposal.id)))
 }
 
 /// Applies an approved proposal's change, as the endpoint that proposed it
@@ -69,12 +76,40 @@ fn apply(conn: &mut AnyConnection, proposal: &Proposal, approver_id: &str) -> Re
             &stored_request(proposal)?,
             &proposal.proposed_by,
             None,
+            Some(approver_id),
         )?),
         ProposalKind::ChangeApprovalRule => {
             let rule: ApprovalRule = stored_request(proposal)?;
             approvals::set_rule(conn, approver_id, &rule)?;
             serde_json::to_value(rule)
         }
+        // An account's making is its proposer's: the approver vouches for it, and so stays free
+        // to approve what the account proposes later (docs/floor.md, "Who may approve").
+        ProposalKind::CreateStaffAccount => {
+            let hash = kept_password_hash(conn, proposal)?;
+            serde_json::to_value(super::users::create_proposed_account(
+                conn,
+                &stored_request(proposal)?,
+                &hash,
+                &proposal.proposed_by,
+            )?)
+        }
+        ProposalKind::ChangeStaffAccount => serde_json::to_value(super::users::update_account(
+            conn,
+            &proposal.proposed_by,
+            subject,
+            &stored_request(proposal)?,
+        )?),
+        ProposalKind::ResetStaffPassword => {
+            let hash = kept_password_hash(conn, proposal)?;
+            super::users::reset_to(conn, &proposal.proposed_by, subject, &hash)?;
+            Ok(serde_json::json!({ "user_id": subject }))
+        }
+        ProposalKind::ChangeCalendar => serde_json::to_value(super::floor::apply_calendar(
+            conn,
+            &stored_request(proposal)?,
+            approver_id,
+        )?),
     };
     value.map_err(|e| ApiError::internal(e.to_string()))
 }

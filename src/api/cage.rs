@@ -185,7 +185,10 @@ pub async fn correction(
     let cashier = caller.user_id.clone();
     idempotency::run_answer(&state, &caller.user_id, idem, move |conn, key| {
         let rule = approvals::rule(conn)?;
-        if rule.correction_needs_approval(body.amount) {
+        // One correction at a time reads and adds to the running totals: two at once cannot both
+        // fit under a limit that only one fits under.
+        crate::store::lock_for_update(conn, &format!("SELECT pg_advisory_xact_lock({CORRECTION_TOTALS_LOCK})"))?;
+        if rule.correction_needs_approval(body.amount, corrections_made(conn)?) {
             check_correction(conn, &body)?;
             let proposal = approvals::propose(conn, ProposalKind::Correction, Some(&body.player_id), &body, &cashier)?;
             return Ok((
@@ -193,7 +196,7 @@ pub async fn correction(
                 serde_json::to_value(proposal).expect("a proposal serialises"),
             ));
         }
-        let receipt = correct(conn, &body, &cashier, key)?;
+        let receipt = correct(conn, &body, &cashier, key, None)?;
         Ok((
             StatusCode::CREATED,
             serde_json::to_value(receipt).expect("a receipt serialises"),
@@ -221,12 +224,52 @@ fn check_correction(
     Ok((player_wallet(conn, &body.player_id)?, corrects))
 }
 
-/// Makes a correction by `cashier` (at once, or once approved).
+/// The PostgreSQL advisory lock that serialises corrections made without approval.
+const CORRECTION_TOTALS_LOCK: i64 = 0x646a_6567_6f02;
+
+/// Corrections made without approval so far in the present shift and gaming day (their
+/// significant events, which say who approved each; one from before they said counts as made
+/// without).
+fn corrections_made(conn: &mut AnyConnection) -> Result<approvals::CorrectionTotals, ApiError> {
+    use crate::store::schema::significant_events as se;
+    use diesel::prelude::*;
+    let calendar = crate::floor::calendar(conn)?;
+    let here = calendar.place(crate::store::now());
+    let (day_start, _) = calendar.day_bounds(here.gaming_day);
+    let (shift_start, _) = calendar.shift_bounds(here.gaming_day, here.shift);
+    let made: Vec<(i64, String)> = se::table
+        .filter(se::kind.eq(EventKind::Correction.as_str()))
+        .filter(se::at_us.ge(day_start.timestamp_micros()))
+        .select((se::at_us, se::details))
+        .load(conn)?;
+    let (mut shift, mut day) = (0i64, 0i64);
+    for (at_us, details) in made {
+        let details: serde_json::Value = serde_json::from_str(&details).unwrap_or_default();
+        if details.get("approved_by").is_some_and(|a| !a.is_null()) {
+            continue;
+        }
+        let minor = details["amount"]
+            .as_str()
+            .and_then(|a| Amount::parse(a).ok())
+            .map_or(0, |a| a.minor());
+        day = day.saturating_add(minor);
+        if at_us >= shift_start.timestamp_micros() {
+            shift = shift.saturating_add(minor);
+        }
+    }
+    Ok(approvals::CorrectionTotals {
+        shift_minor: shift,
+        day_minor: day,
+    })
+}
+
+/// Makes a correction by `cashier` (at once, or once `approved_by` a pit boss).
 pub(super) fn correct(
     conn: &mut AnyConnection,
     body: &CorrectionRequest,
     cashier: &str,
     key: Option<&str>,
+    approved_by: Option<&str>,
 ) -> Result<CageReceipt, ApiError> {
     let reason = super::contract::check_reason(&body.reason, "a correction")?;
     let (wallet, corrects) = check_correction(conn, body)?;
@@ -253,6 +296,7 @@ pub(super) fn correct(
             "direction": if body.direction == CorrectionDirection::Credit { "credit" } else { "debit" },
             "reason": reason,
             "corrects_gaming_day": corrects.map(|d| d.to_string()),
+            "approved_by": approved_by,
         }),
     )?;
     Ok(receipt)

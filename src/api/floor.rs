@@ -18,6 +18,7 @@ use crate::floor::{
     self, CalendarSpec, DayReport, DealerInBox, DealerReport, FloorCalendar, FloorError, Period, PitsSpec,
     RatingReport, RatingRule, RatingRuleSpec, ShiftSpec,
 };
+use crate::store::AnyConnection;
 
 impl From<FloorError> for ApiError {
     fn from(e: FloorError) -> ApiError {
@@ -115,12 +116,13 @@ pub async fn get_calendar(state: web::Data<AppState>, _caller: Caller) -> ApiRes
     Ok(web::Json(CalendarView::new(&calendar, crate::store::now())))
 }
 
-/// Replaces the floor calendar (pit boss); a significant event with the old
-/// and the new calendar.
+/// Proposes a new floor calendar (pit boss): it applies when a second pit boss approves, from the
+/// next gaming day not yet begun, so no begun or closed day's bounds ever move. Applying it is a
+/// significant event with the old and the new calendar.
 #[utoipa::path(tag = "floor", security(("bearer" = [])), request_body = CalendarSpec,
     params(super::contract::IdempotencyKeyHeader),
     responses(
-    (status = 200, body = CalendarView),
+    (status = 202, body = crate::approvals::Proposal, description = "Proposed: pending a second pit boss's approval."),
     (status = 403, body = super::error::ErrorBody),
     (status = 422, body = super::error::ErrorBody, description = "An unknown time zone, a malformed time, or shifts out of order."),
 ))]
@@ -136,11 +138,26 @@ pub async fn set_calendar(
     let spec = body.into_inner();
     FloorCalendar::new(&spec).map_err(FloorError::from)?;
     let caller_id = caller.user_id.clone();
-    idempotency::run(&state, &caller_id, idem, StatusCode::OK, move |conn, _key| {
-        let calendar = floor::set_calendar(conn, &caller.user_id, &spec)?;
-        Ok(CalendarView::new(&calendar, crate::store::now()))
+    idempotency::run(&state, &caller_id, idem, StatusCode::ACCEPTED, move |conn, _key| {
+        Ok(crate::approvals::propose(
+            conn,
+            crate::approvals::ProposalKind::ChangeCalendar,
+            None,
+            &spec,
+            &caller.user_id,
+        )?)
     })
     .await
+}
+
+/// Applies an approved calendar, as the approver.
+pub(super) fn apply_calendar(
+    conn: &mut AnyConnection,
+    spec: &CalendarSpec,
+    approver_id: &str,
+) -> Result<CalendarView, ApiError> {
+    let calendar = floor::set_calendar(conn, approver_id, spec)?;
+    Ok(CalendarView::new(&calendar, crate::store::now()))
 }
 
 #[derive(Deserialize, IntoParams)]

@@ -43,14 +43,12 @@ pub fn load_table(conn: &mut AnyConnection, id: &str) -> Result<Table, ApiError>
     tables::find(conn, id)?.ok_or_else(|| ApiError::not_found("table"))
 }
 
-/// Creates a table, closed (pit boss). A Lobo table with `house_rule_override`
-/// (a house rule not proven to favour the house) is only proposed, and created
-/// when a second pit boss approves.
+/// Proposes a table (pit boss): its game, fees, limits and house rule are the house's economics,
+/// so it is created, closed, when a second pit boss approves it.
 #[utoipa::path(tag = "tables", security(("bearer" = [])), request_body = CreateTableRequest,
     params(super::contract::IdempotencyKeyHeader),
     responses(
-    (status = 201, body = Table),
-    (status = 202, body = Proposal, description = "A house-rule override: proposed, pending a second pit boss's approval."),
+    (status = 202, body = Proposal, description = "Proposed: pending a second pit boss's approval."),
     (status = 400, body = super::error::ErrorBody),
     (status = 403, body = super::error::ErrorBody),
     (status = 409, body = super::error::ErrorBody),
@@ -69,33 +67,25 @@ pub async fn create_table(
     super::contract::check_table_name(&req.name)?;
     check_config(&req.config)?;
     let caller_id = caller.user_id.clone();
-    if overrides_house_rule(&req.config) {
-        // A house rule not proven to favour the house waits for a second pit boss.
-        return idempotency::run(
-            &state,
-            &caller.user_id,
-            idem,
-            StatusCode::ACCEPTED,
-            move |conn, _key| {
-                Ok(approvals::propose(
-                    conn,
-                    ProposalKind::CreateTable,
-                    None,
-                    &req,
-                    &caller_id,
-                )?)
-            },
-        )
-        .await;
-    }
-    idempotency::run(&state, &caller.user_id, idem, StatusCode::CREATED, move |conn, _key| {
-        create(conn, &req, &caller_id)
-    })
+    idempotency::run(
+        &state,
+        &caller.user_id,
+        idem,
+        StatusCode::ACCEPTED,
+        move |conn, _key| {
+            if tables::name_taken(conn, req.name.trim())? {
+                return Err(ApiError::conflict("name_taken", "a table with this name exists"));
+            }
+            Ok(approvals::propose(
+                conn,
+                ProposalKind::CreateTable,
+                None,
+                &req,
+                &caller_id,
+            )?)
+        },
+    )
     .await
-}
-
-fn overrides_house_rule(config: &TableConfig) -> bool {
-    matches!(config, TableConfig::Lobo(lobo) if lobo.house_rule_override)
 }
 
 /// Creates a table (the name is checked already).

@@ -1,14 +1,33 @@
+//! Accounts over HTTP. Whatever gives someone a pit boss's or an auditor's powers (creating such
+//! an account, promoting to or reactivating one, resetting its password) is only proposed, and
+//! made when a second pit boss approves it (docs/floor.md, "Two-person control"); the rest is one
+//! pit boss's (or, for players, one cashier's) to do.
+
 use actix_web::{get, post, put, web, HttpResponse};
-use serde::Deserialize;
+use serde::{Deserialize, Serialize};
 use utoipa::{IntoParams, ToSchema};
 
 use super::error::{ApiError, ApiResult};
 use super::pagination::Page;
 use super::state::AppState;
+use crate::approvals::{self, ProposalKind};
 use crate::auth::Caller;
 use crate::domain::{Password, Role, Username};
 use crate::significant_events::{self, EventKind};
+use crate::store::AnyConnection;
 use crate::users::{self, CreateUserError, NewUser, User};
+
+/// What an account change did: made at once, or proposed for a second pit boss.
+enum Outcome<T> {
+    Made(T),
+    Proposed(crate::approvals::Proposal),
+}
+
+/// Whether a role holds powers that two-person control guards: a pit boss approves changes, an
+/// auditor reads everything, seeds included.
+fn under_control(role: Role) -> bool {
+    matches!(role, Role::Pitboss | Role::Auditor)
+}
 
 #[derive(Deserialize, ToSchema)]
 #[serde(deny_unknown_fields)]
@@ -25,9 +44,22 @@ pub struct CreateUserRequest {
     pub password: String,
 }
 
-/// Creates an account. A pit boss creates staff and players; a cashier creates players.
+/// A proposed pit boss's or auditor's account, as its proposal shows it (the password's hash is
+/// kept apart and never shown).
+#[derive(Serialize, Deserialize, ToSchema)]
+#[serde(deny_unknown_fields)]
+pub struct ProposedAccount {
+    pub username: String,
+    pub display_name: String,
+    pub role: Role,
+}
+
+/// Creates an account. A pit boss creates dealers, cashiers and players at once, and proposes a
+/// pit boss's or an auditor's account (202): it is created when a second pit boss approves. A
+/// cashier creates players.
 #[utoipa::path(tag = "users", security(("bearer" = [])), request_body = CreateUserRequest, responses(
     (status = 201, body = User),
+    (status = 202, body = crate::approvals::Proposal, description = "A pit boss's or an auditor's account: proposed, pending a second pit boss's approval."),
     (status = 400, body = super::error::ErrorBody),
     (status = 403, body = super::error::ErrorBody),
     (status = 409, body = super::error::ErrorBody),
@@ -53,25 +85,74 @@ pub async fn create_user(
         ));
     }
     let password_hash = super::auth::hash_bounded(&state, password).await?;
+    let role = req.role;
+    if under_control(role) {
+        let proposal = state
+            .blocking(move |s| {
+                s.db.write(|conn| {
+                    if users::find_by_username(conn, username.as_str())?.is_some() {
+                        return Err(taken(username.as_str()));
+                    }
+                    let account = ProposedAccount {
+                        username: username.as_str().to_owned(),
+                        display_name,
+                        role,
+                    };
+                    Ok::<_, ApiError>(approvals::propose_with_password(
+                        conn,
+                        ProposalKind::CreateStaffAccount,
+                        None,
+                        &account,
+                        Some(&password_hash),
+                        &caller.user_id,
+                    )?)
+                })
+            })
+            .await?;
+        return Ok(HttpResponse::Accepted().json(proposal));
+    }
     let user = state
         .blocking(move |s| {
             s.db.write(|conn| {
                 let new = NewUser {
                     username: &username,
                     display_name: &display_name,
-                    role: req.role,
+                    role,
                     password_hash: &password_hash,
                 };
-                users::create(conn, &new, Some(&caller.user_id)).map_err(|e| match e {
-                    CreateUserError::Taken(name) => {
-                        ApiError::conflict("username_taken", format!("username {name} is taken"))
-                    }
-                    CreateUserError::Db(d) => ApiError::from(d),
-                })
+                create_account(conn, &new, &caller.user_id)
             })
         })
         .await?;
     Ok(HttpResponse::Created().json(user))
+}
+
+fn taken(username: &str) -> ApiError {
+    ApiError::conflict("username_taken", format!("username {username} is taken"))
+}
+
+fn create_account(conn: &mut AnyConnection, new: &NewUser<'_>, actor_id: &str) -> Result<User, ApiError> {
+    users::create(conn, new, Some(actor_id)).map_err(|e| match e {
+        CreateUserError::Taken(name) => taken(&name),
+        CreateUserError::Db(d) => ApiError::from(d),
+    })
+}
+
+/// Creates a proposed pit boss's or auditor's account, once approved: its proposer made it.
+pub(super) fn create_proposed_account(
+    conn: &mut AnyConnection,
+    account: &ProposedAccount,
+    password_hash: &str,
+    proposer_id: &str,
+) -> Result<User, ApiError> {
+    let username = Username::parse(&account.username).map_err(|m| ApiError::bad_request("invalid_username", m))?;
+    let new = NewUser {
+        username: &username,
+        display_name: &account.display_name,
+        role: account.role,
+        password_hash,
+    };
+    create_account(conn, &new, proposer_id)
 }
 
 #[derive(Deserialize, IntoParams)]
@@ -167,20 +248,23 @@ pub async fn roster(
     Ok(web::Json(entries))
 }
 
-#[derive(Deserialize, ToSchema)]
+#[derive(Serialize, Deserialize, ToSchema)]
 #[serde(deny_unknown_fields)]
 pub struct UpdateUserRequest {
     pub role: Option<Role>,
     pub active: Option<bool>,
 }
 
-/// Changes an account's role or deactivates it (pit boss). Either ends every
-/// session of the account at once. A significant event.
+/// Changes an account's role or deactivates it (pit boss). Either ends every session of the
+/// account at once. A significant event. Giving the pit boss's or the auditor's role, or
+/// reactivating an account that holds one, is only proposed (202), and made when a second pit
+/// boss approves it.
 ///
 /// A player's role cannot change (their wallet stays a player's), nor can a
 /// staff account become a player.
 #[utoipa::path(tag = "users", security(("bearer" = [])), request_body = UpdateUserRequest, responses(
     (status = 200, body = User),
+    (status = 202, body = crate::approvals::Proposal, description = "Gives a pit boss's or an auditor's powers: proposed, pending a second pit boss's approval."),
     (status = 403, body = super::error::ErrorBody),
     (status = 404, body = super::error::ErrorBody),
     (status = 422, body = super::error::ErrorBody),
@@ -191,63 +275,105 @@ pub async fn update_user(
     caller: Caller,
     path: web::Path<String>,
     body: web::Json<UpdateUserRequest>,
-) -> ApiResult<web::Json<User>> {
+) -> ApiResult<HttpResponse> {
     caller.require(&[Role::Pitboss])?;
     let user_id = path.into_inner();
     let req = body.into_inner();
-    let user = state
+    match state
         .blocking(move |s| {
             s.db.write(|conn| {
-                use crate::store::schema::users as u;
-                use diesel::prelude::*;
-                let row = users::find(conn, &user_id)?.ok_or_else(|| ApiError::not_found("user"))?;
-                if user_id == caller.user_id {
-                    return Err(ApiError::unprocessable(
-                        "self_change",
-                        "a pit boss cannot change their own account",
-                    ));
-                }
-                // What changes nothing ends no session and records nothing.
-                if let Some(role) = req.role.filter(|r| *r != row.role()) {
-                    if (role == Role::Player) != (row.role() == Role::Player) {
-                        return Err(ApiError::unprocessable(
-                            "role_change_not_allowed",
-                            "player and staff accounts cannot be converted into each other",
-                        ));
-                    }
-                    diesel::update(u::table.find(&user_id))
-                        .set(u::role.eq(role.as_str()))
-                        .execute(conn)?;
-                    // Tokens issued under the old role end with it.
-                    users::revoke_sessions(conn, &user_id)?;
-                    significant_events::record(
+                let row = check_update(conn, &caller.user_id, &user_id, &req)?;
+                let role = req.role.unwrap_or_else(|| row.role());
+                let promotes = req.role.is_some_and(|r| r != row.role());
+                let reactivates = req.active == Some(true) && !row.active;
+                if under_control(role) && (promotes || reactivates) {
+                    let proposal = approvals::propose(
                         conn,
-                        EventKind::RoleChanged,
-                        Some(&caller.user_id),
+                        ProposalKind::ChangeStaffAccount,
                         Some(&user_id),
-                        serde_json::json!({ "from": row.role, "to": role.as_str() }),
+                        &req,
+                        &caller.user_id,
                     )?;
+                    return Ok(Outcome::Proposed(proposal));
                 }
-                if let Some(active) = req.active.filter(|a| *a != row.active) {
-                    diesel::update(u::table.find(&user_id))
-                        .set(u::active.eq(active))
-                        .execute(conn)?;
-                    users::revoke_sessions(conn, &user_id)?;
-                    significant_events::record(
-                        conn,
-                        EventKind::RoleChanged,
-                        Some(&caller.user_id),
-                        Some(&user_id),
-                        serde_json::json!({ "active": active }),
-                    )?;
-                }
-                Ok(users::find(conn, &user_id)?
-                    .ok_or_else(|| ApiError::not_found("user"))?
-                    .public())
+                Ok::<_, ApiError>(Outcome::Made(update_account(conn, &caller.user_id, &user_id, &req)?))
             })
         })
-        .await?;
-    Ok(web::Json(user))
+        .await?
+    {
+        Outcome::Made(user) => Ok(HttpResponse::Ok().json(user)),
+        Outcome::Proposed(proposal) => Ok(HttpResponse::Accepted().json(proposal)),
+    }
+}
+
+/// An account update's checks: the account exists, is not the actor's own, and a change of role
+/// keeps a player a player and staff staff.
+fn check_update(
+    conn: &mut AnyConnection,
+    actor_id: &str,
+    user_id: &str,
+    req: &UpdateUserRequest,
+) -> Result<users::UserRow, ApiError> {
+    let row = users::find(conn, user_id)?.ok_or_else(|| ApiError::not_found("user"))?;
+    if user_id == actor_id {
+        return Err(ApiError::unprocessable(
+            "self_change",
+            "a pit boss cannot change their own account",
+        ));
+    }
+    if req
+        .role
+        .is_some_and(|role| (role == Role::Player) != (row.role() == Role::Player))
+    {
+        return Err(ApiError::unprocessable(
+            "role_change_not_allowed",
+            "player and staff accounts cannot be converted into each other",
+        ));
+    }
+    Ok(row)
+}
+
+/// Changes an account's role or activity, as `actor_id` (at once, or as the proposer once
+/// approved). What changes nothing ends no session and records nothing.
+pub(super) fn update_account(
+    conn: &mut AnyConnection,
+    actor_id: &str,
+    user_id: &str,
+    req: &UpdateUserRequest,
+) -> Result<User, ApiError> {
+    use crate::store::schema::users as u;
+    use diesel::prelude::*;
+    let row = check_update(conn, actor_id, user_id, req)?;
+    if let Some(role) = req.role.filter(|r| *r != row.role()) {
+        diesel::update(u::table.find(user_id))
+            .set(u::role.eq(role.as_str()))
+            .execute(conn)?;
+        // Tokens issued under the old role end with it.
+        users::revoke_sessions(conn, user_id)?;
+        significant_events::record(
+            conn,
+            EventKind::RoleChanged,
+            Some(actor_id),
+            Some(user_id),
+            serde_json::json!({ "from": row.role, "to": role.as_str() }),
+        )?;
+    }
+    if let Some(active) = req.active.filter(|a| *a != row.active) {
+        diesel::update(u::table.find(user_id))
+            .set(u::active.eq(active))
+            .execute(conn)?;
+        users::revoke_sessions(conn, user_id)?;
+        significant_events::record(
+            conn,
+            EventKind::RoleChanged,
+            Some(actor_id),
+            Some(user_id),
+            serde_json::json!({ "active": active }),
+        )?;
+    }
+    Ok(users::find(conn, user_id)?
+        .ok_or_else(|| ApiError::not_found("user"))?
+        .public())
 }
 
 /// Ends every session of an account (pit boss): its tokens stop working at
@@ -300,7 +426,10 @@ pub struct ResetPasswordRequest {
 /// account ends, and at its next sign-in it may do nothing but choose its
 /// own password (the login answer says `must_change_password`). A pit boss
 /// changes their own with `PUT /api/v1/me/password`. A significant event.
+/// A pit boss's or an auditor's password is only proposed (202): whoever knows it could act as
+/// them, so a second pit boss approves the reset.
 #[utoipa::path(tag = "users", security(("bearer" = [])), request_body = ResetPasswordRequest, responses(
+    (status = 202, body = crate::approvals::Proposal, description = "A pit boss's or an auditor's password: proposed, pending a second pit boss's approval."),
     (status = 204, description = "Password reset; the account's sessions ended"),
     (status = 400, body = super::error::ErrorBody),
     (status = 401, body = super::error::ErrorBody),
@@ -325,23 +454,45 @@ pub async fn reset_password(
     let password = Password::parse(&body.into_inner().temporary_password)
         .map_err(|m| ApiError::bad_request("invalid_password", m))?;
     let hash = super::auth::hash_bounded(&state, password).await?;
-    state
+    match state
         .blocking(move |s| {
-            s.db.write(|conn| -> Result<(), ApiError> {
+            s.db.write(|conn| {
                 let user = users::find(conn, &user_id)?.ok_or_else(|| ApiError::not_found("user"))?;
-                users::set_password(conn, &user_id, &hash, users::PasswordOrigin::Temporary)?;
-                significant_events::record(
-                    conn,
-                    EventKind::PasswordReset,
-                    Some(&caller.user_id),
-                    Some(&user_id),
-                    serde_json::json!({ "username": user.username, "by": caller.username }),
-                )?;
-                Ok(())
+                if under_control(user.role()) {
+                    let proposal = approvals::propose_with_password(
+                        conn,
+                        ProposalKind::ResetStaffPassword,
+                        Some(&user_id),
+                        &serde_json::json!({ "username": user.username }),
+                        Some(&hash),
+                        &caller.user_id,
+                    )?;
+                    return Ok(Outcome::Proposed(proposal));
+                }
+                reset_to(conn, &caller.user_id, &user_id, &hash)?;
+                Ok::<_, ApiError>(Outcome::Made(()))
             })
         })
-        .await?;
-    Ok(HttpResponse::NoContent().finish())
+        .await?
+    {
+        Outcome::Made(()) => Ok(HttpResponse::NoContent().finish()),
+        Outcome::Proposed(proposal) => Ok(HttpResponse::Accepted().json(proposal)),
+    }
+}
+
+/// Sets a temporary password, as `actor_id` (at once, or as the proposer once approved).
+pub(super) fn reset_to(conn: &mut AnyConnection, actor_id: &str, user_id: &str, hash: &str) -> Result<(), ApiError> {
+    let user = users::find(conn, user_id)?.ok_or_else(|| ApiError::not_found("user"))?;
+    let by = users::find(conn, actor_id)?.map(|a| a.username).unwrap_or_default();
+    users::set_password(conn, user_id, hash, users::PasswordOrigin::Temporary)?;
+    significant_events::record(
+        conn,
+        EventKind::PasswordReset,
+        Some(actor_id),
+        Some(user_id),
+        serde_json::json!({ "username": user.username, "by": by }),
+    )?;
+    Ok(())
 }
 
 /// Lifts an account's login lockouts (pit boss): the per-account limit and

@@ -292,6 +292,7 @@ diesel::table! {
         decided_at_us -> Nullable<BigInt>,
         result -> Nullable<Text>,
         subject_version -> Nullable<Text>,
+        password_hash -> Nullable<Text>,
     }
 }
 

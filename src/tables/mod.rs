@@ -117,6 +117,16 @@ pub fn find(conn: &mut AnyConnection, id: &str) -> QueryResult<Option<Table>> {
     }
 }
 
+/// Whether a table has this name (names are unique).
+pub fn name_taken(conn: &mut AnyConnection, name: &str) -> QueryResult<bool> {
+    let found: Option<String> = ct::table
+        .filter(ct::name.eq(name))
+        .select(ct::id)
+        .first(conn)
+        .optional()?;
+    Ok(found.is_some())
+}
+
 pub fn list(conn: &mut AnyConnection) -> QueryResult<Vec<Table>> {
     let rows: Vec<TableRow> = ct::table
         .select(TableRow::as_select())

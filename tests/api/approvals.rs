@@ -86,11 +86,17 @@ both_backends!(
             .await
             .assert_error(409, "proposal_decided");
 
-        // Every step is on record, with both people.
-        let proposed = app.events("change_proposed").await;
+        // Every step is on record, with both people (the table's own creation was the first).
+        let of_options = |events: Vec<Value>| -> Vec<Value> {
+            events
+                .into_iter()
+                .filter(|e| s(&e["details"]).contains("change_table_options"))
+                .collect()
+        };
+        let proposed = of_options(app.events("change_proposed").await);
         assert_eq!(proposed.len(), 1, "{proposed:?}");
         assert_eq!(proposed[0]["actor_id"], c.pitboss.id.as_str());
-        let approved = app.events("change_approved").await;
+        let approved = of_options(app.events("change_approved").await);
         assert_eq!(approved.len(), 1, "{approved:?}");
         assert_eq!(approved[0]["actor_id"], second.id.as_str());
         let details: Value = serde_json::from_str(s(&approved[0]["details"])).unwrap();
@@ -190,17 +196,27 @@ both_backends!(
             .await;
         assert_eq!(table["name"], "Lobo without an edge", "{table}");
         assert_eq!(table["config"]["house_rule_override"], true);
-        // Without the override, a table is created at once.
+        // Without the override too: every new table waits for a second pit boss.
         lobo["house_rule_override"] = json!(false);
         lobo.as_object_mut().unwrap().remove("house_rule");
-        app.post(
-            "/api/v1/tables",
-            Some(&c.pitboss.token),
-            &json!({ "name": "Lobo proven", "config": lobo }),
-            None,
-        )
-        .await
-        .expect(201);
+        let proposed = app
+            .post(
+                "/api/v1/tables",
+                Some(&c.pitboss.token),
+                &json!({ "name": "Lobo proven", "config": lobo }),
+                None,
+            )
+            .await
+            .expect(202);
+        assert_eq!(proposed["kind"], "create_table", "{proposed}");
+        let listed = app.get("/api/v1/tables", Some(&c.pitboss.token)).await.expect(200);
+        assert!(
+            listed.as_array().unwrap().iter().all(|t| t["name"] != "Lobo proven"),
+            "no table before the approval: {listed}"
+        );
+        let applied = app.approve(&proposed).await;
+        assert_eq!(applied["result"]["name"], "Lobo proven");
+        assert_eq!(applied["result"]["status"], "closed");
 
         // The rule: a correction above its limit waits for a pit boss.
         let rule = app
@@ -209,7 +225,8 @@ both_backends!(
             .expect(200);
         assert_eq!(
             rule,
-            json!({ "correction_limit": "100.00", "expires_after_minutes": 60 })
+            json!({ "correction_limit": "100.00", "correction_shift_total": "300.00",
+                "correction_day_total": "1000.00", "expires_after_minutes": 60, "approver_wait_days": 7 })
         );
         let balance = minor(&app.balance(&c.players[0].id).await);
         correction(&app, &c, "5.00").await.expect(201);
@@ -239,7 +256,8 @@ both_backends!(
             .assert_error(403, "forbidden");
 
         // Changing the rule is itself a two-person change.
-        let stricter = json!({ "correction_limit": "10.00", "expires_after_minutes": 30 });
+        let stricter = json!({ "correction_limit": "10.00", "correction_shift_total": "300.00",
+            "correction_day_total": "1000.00", "expires_after_minutes": 30, "approver_wait_days": 7 });
         app.put("/api/v1/approval-rule", Some(&c.cashier.token), &stricter, None)
             .await
             .assert_error(403, "forbidden");
@@ -355,5 +373,266 @@ both_backends!(
             .await
             .expect(200);
         assert_eq!(max_bet(&app, &c).await, "90.00");
+    }
+);
+
+/// Signs in with a temporary password and replaces it, as the account's holder would; returns a
+/// token that may act.
+async fn take_over(app: &TestApp, username: &str, temporary: &str) -> String {
+    let token = app.login(username, temporary).await;
+    let change = json!({ "current_password": temporary, "new_password": "now-it-is-mine-alone" });
+    let changed = app.put("/api/v1/me/password", Some(&token), &change, None).await;
+    assert_eq!(changed.status, 204, "{}", changed.text);
+    app.login(username, "now-it-is-mine-alone").await
+}
+
+both_backends!(
+    async fn one_pit_boss_cannot_make_borrow_or_promote_a_second_account_to_approve_with(app: TestApp) {
+        let c = casino(&app, TableOptions::default()).await;
+        let boss = &c.pitboss;
+        let mine = app
+            .put(
+                "/api/v1/approval-rule",
+                Some(&boss.token),
+                &json!({ "correction_limit": "1.00", "expires_after_minutes": 60 }),
+                None,
+            )
+            .await
+            .expect(202);
+
+        // A second pit-boss account is only proposed; nobody can sign in as it yet.
+        let sneaky = json!({ "username": "sneaky-boss", "role": "pitboss", "password": "long-enough-password" });
+        let made = app
+            .post("/api/v1/users", Some(&boss.token), &sneaky, None)
+            .await
+            .expect(202);
+        assert_eq!(made["kind"], "create_staff_account", "{made}");
+        assert_eq!(
+            made["request"],
+            json!({ "username": "sneaky-boss", "display_name": "sneaky-boss", "role": "pitboss" })
+        );
+        assert!(
+            !made.to_string().contains("argon2"),
+            "no password hash is shown: {made}"
+        );
+        app.try_login("sneaky-boss", "long-enough-password")
+            .await
+            .assert_error(401, "unauthenticated");
+        // Nor an auditor's.
+        let auditor = json!({ "username": "sneaky-auditor", "role": "auditor", "password": "long-enough-password" });
+        app.post("/api/v1/users", Some(&boss.token), &auditor, None)
+            .await
+            .expect(202);
+
+        // Another pit boss's password: only proposed; their own still works, the new one does not.
+        let other = app.create_user(Role::Pitboss).await;
+        let reset = json!({ "temporary_password": "i-know-this-one" });
+        let path = format!("/api/v1/users/{}/password", other.id);
+        let proposed_reset = app.post(&path, Some(&boss.token), &reset, None).await.expect(202);
+        assert_eq!(proposed_reset["kind"], "reset_staff_password");
+        app.login(&other.username, &other.password).await;
+        app.try_login(&other.username, "i-know-this-one")
+            .await
+            .assert_error(401, "unauthenticated");
+
+        // A dealer the pit boss made alone is not promoted alone; nor is a deactivated pit boss
+        // reactivated alone.
+        let dealer = app
+            .post(
+                "/api/v1/users",
+                Some(&boss.token),
+                &json!({ "username": "new-dealer", "role": "dealer", "password": "long-enough-password" }),
+                None,
+            )
+            .await
+            .expect(201);
+        let promote = app
+            .put(
+                &format!("/api/v1/users/{}", s(&dealer["id"])),
+                Some(&boss.token),
+                &json!({ "role": "pitboss" }),
+                None,
+            )
+            .await
+            .expect(202);
+        assert_eq!(promote["kind"], "change_staff_account");
+        let dealer_token = app.login("new-dealer", "long-enough-password").await;
+        let me = app.get("/api/v1/me", Some(&dealer_token)).await.expect(200);
+        assert_eq!(me["role"], "dealer", "{me}");
+        app.put(
+            &format!("/api/v1/users/{}", other.id),
+            Some(&boss.token),
+            &json!({ "active": false }),
+            None,
+        )
+        .await
+        .expect(200);
+        let reactivate = app
+            .put(
+                &format!("/api/v1/users/{}", other.id),
+                Some(&boss.token),
+                &json!({ "active": true }),
+                None,
+            )
+            .await
+            .expect(202);
+        app.try_login(&other.username, &other.password)
+            .await
+            .assert_error(401, "unauthenticated");
+
+        // A second, pre-existing pit boss approves the account: it is made, the proposer's.
+        let second = app.create_user(Role::Pitboss).await;
+        let applied = app
+            .post(&approve_path(&made), Some(&second.token), &json!({}), None)
+            .await
+            .expect(200);
+        assert_eq!(applied["result"]["role"], "pitboss", "{applied}");
+        let sneaky_token = app.login("sneaky-boss", "long-enough-password").await;
+        // It cannot approve its maker's proposal, however long it waits...
+        let refused = app
+            .post(&approve_path(&mine), Some(&sneaky_token), &json!({}), None)
+            .await;
+        refused.assert_error(403, "forbidden");
+        assert!(refused.text.contains("made"), "{}", refused.text);
+        // ...and approves nobody's in its first week.
+        let stranger = app.create_user(Role::Pitboss).await;
+        let theirs = app
+            .put(
+                "/api/v1/approval-rule",
+                Some(&stranger.token),
+                &json!({ "correction_limit": "2.00", "expires_after_minutes": 60 }),
+                None,
+            )
+            .await
+            .expect(202);
+        let too_new = app
+            .post(&approve_path(&theirs), Some(&sneaky_token), &json!({}), None)
+            .await;
+        too_new.assert_error(403, "forbidden");
+        assert!(too_new.text.contains("first 7 days"), "{}", too_new.text);
+        // A promotion and a reactivation approved are the proposer's too.
+        app.post(&approve_path(&promote), Some(&second.token), &json!({}), None)
+            .await
+            .expect(200);
+        app.post(&approve_path(&reactivate), Some(&second.token), &json!({}), None)
+            .await
+            .expect(200);
+        app.login(&other.username, &other.password).await;
+        let promoted = app.login("new-dealer", "long-enough-password").await;
+        app.post(&approve_path(&mine), Some(&promoted), &json!({}), None)
+            .await
+            .assert_error(403, "forbidden");
+        // The reset, approved: stale, since the account changed (it was reactivated) after it was
+        // proposed; proposed again and approved, it applies.
+        app.post(&approve_path(&proposed_reset), Some(&second.token), &json!({}), None)
+            .await
+            .assert_error(409, "proposal_stale");
+        let again = app.post(&path, Some(&boss.token), &reset, None).await.expect(202);
+        app.post(&approve_path(&again), Some(&second.token), &json!({}), None)
+            .await
+            .expect(200);
+        let borrowed = take_over(&app, &other.username, "i-know-this-one").await;
+        // Whoever reset it knows it: the borrowed account cannot approve its resetter's proposal.
+        app.post(&approve_path(&mine), Some(&borrowed), &json!({}), None)
+            .await
+            .assert_error(403, "forbidden");
+        // The rule stands as it was: nothing of the pit boss's own applied.
+        let rule = app
+            .get("/api/v1/approval-rule", Some(&c.cashier.token))
+            .await
+            .expect(200);
+        assert_eq!(rule["correction_limit"], "100.00");
+        assert_eq!(
+            app.get(&format!("/api/v1/proposals/{}", s(&mine["id"])), Some(&second.token))
+                .await
+                .expect(200)["status"],
+            "pending"
+        );
+    }
+);
+
+both_backends!(
+    async fn a_cashier_whose_password_a_pit_boss_reset_cannot_propose_for_that_pit_boss(app: TestApp) {
+        let c = casino(&app, TableOptions::default()).await;
+        // The pit boss resets the cashier's password alone (a cashier's is theirs to reset)...
+        let path = format!("/api/v1/users/{}/password", c.cashier.id);
+        let reset = app
+            .post(
+                &path,
+                Some(&c.pitboss.token),
+                &json!({ "temporary_password": "i-know-this-one" }),
+                None,
+            )
+            .await;
+        assert_eq!(reset.status, 204, "{}", reset.text);
+        let cashier = take_over(&app, &c.cashier.username, "i-know-this-one").await;
+        // ...so a correction proposed from that account is not theirs to approve.
+        let body = json!({ "player_id": c.players[0].id, "amount": "150.00", "direction": "credit", "reason": "short-paid at the cage" });
+        let proposal = app
+            .post("/api/v1/cage/corrections", Some(&cashier), &body, None)
+            .await
+            .expect(202);
+        let refused = app
+            .post(&approve_path(&proposal), Some(&c.pitboss.token), &json!({}), None)
+            .await;
+        refused.assert_error(403, "forbidden");
+        // Another pit boss may.
+        let applied = app.approve(&proposal).await;
+        assert_eq!(applied["result"]["transfer"]["amount"], "150.00", "{applied}");
+        app.assert_ledger_sound().await;
+    }
+);
+
+both_backends!(
+    async fn corrections_sent_at_once_cannot_pass_the_running_totals(app: TestApp) {
+        let c = casino(&app, TableOptions::default()).await;
+        let before = minor(&app.balance(&c.players[0].id).await);
+        // Five corrections at the per-correction limit, at once: the shift's total (300.00) lets
+        // three through; the other two wait for a pit boss.
+        let body = json!({ "player_id": c.players[0].id, "amount": "100.00", "direction": "credit", "reason": "short-paid at the cage" });
+        let answers = app
+            .post_all_at_once(
+                (0..5)
+                    .map(|_| {
+                        (
+                            "/api/v1/cage/corrections".to_string(),
+                            c.cashier.token.clone(),
+                            body.clone(),
+                            None,
+                        )
+                    })
+                    .collect(),
+            )
+            .await;
+        let made = answers.iter().filter(|(status, _)| *status == 201).count();
+        let proposed = answers.iter().filter(|(status, _)| *status == 202).count();
+        assert_eq!((made, proposed), (3, 2), "{answers:?}");
+        assert_eq!(app.balance(&c.players[0].id).await, money(before + 30_000));
+        // Debits count as much as credits; even a cent now waits, from another cashier too.
+        let other = app.create_user(Role::Cashier).await;
+        let cent =
+            json!({ "player_id": c.players[0].id, "amount": "0.01", "direction": "debit", "reason": "a cent over" });
+        app.post("/api/v1/cage/corrections", Some(&other.token), &cent, None)
+            .await
+            .expect(202);
+        // An approved correction does not count against the totals it passed.
+        let pending: Vec<Value> = answers
+            .iter()
+            .filter(|(status, _)| *status == 202)
+            .map(|(_, body)| serde_json::from_str(body).unwrap())
+            .collect();
+        for p in &pending {
+            app.approve(p).await;
+        }
+        assert_eq!(app.balance(&c.players[0].id).await, money(before + 50_000));
+        let events = app.events("correction").await;
+        assert_eq!(events.len(), 5, "{events:?}");
+        let approved = events
+            .iter()
+            .map(|e| serde_json::from_str::<Value>(s(&e["details"])).unwrap())
+            .filter(|d| d["approved_by"].is_string())
+            .count();
+        assert_eq!(approved, 2, "{events:?}");
+        app.assert_ledger_sound().await;
     }
 );

@@ -15,6 +15,13 @@ fn lobo_config() -> Value {
     })
 }
 
+/// A table of `config`, proposed by `pitboss` and approved by a second pit boss.
+async fn approved_table(app: &TestApp, pitboss: &TestUser, config: Value) -> Value {
+    let name = format!("Conformance {}", &uuid::Uuid::new_v4().simple().to_string()[..8]);
+    app.create_table(pitboss, &json!({ "name": name, "config": config }))
+        .await
+}
+
 async fn create_table(app: &TestApp, pitboss: &TestUser, config: Value) -> crate::helpers::TestResponse {
     let name = format!("Conformance {}", &uuid::Uuid::new_v4().simple().to_string()[..8]);
     app.post(
@@ -60,7 +67,7 @@ both_backends!(
     async fn removing_a_dealer_who_is_not_assigned_is_a_404(app: TestApp) {
         let pitboss = app.create_user(Role::Pitboss).await;
         let dealer = app.create_user(Role::Dealer).await;
-        let table = create_table(&app, &pitboss, lobo_config()).await.expect(201);
+        let table = approved_table(&app, &pitboss, lobo_config()).await;
         let path = format!("/api/v1/tables/{}/dealers/{}", table["id"].as_str().unwrap(), dealer.id);
         app.send(app.request(Method::DELETE, &path, Some(&pitboss.token)))
             .await
@@ -90,7 +97,7 @@ both_backends!(
         let mut config = lobo_config();
         config["loss_cap_points"] = json!(40.0);
         config["house_rule"] = json!({ "fee_per_round_hundredths": 904.0, "ante_per_wolf_point_hundredths": 0 });
-        let table = create_table(&app, &pitboss, config.clone()).await.expect(201);
+        let table = approved_table(&app, &pitboss, config.clone()).await;
         assert_eq!(table["config"]["loss_cap_points"], json!(40));
         assert_eq!(table["config"]["house_rule"]["fee_per_round_hundredths"], json!(904));
         config["loss_cap_points"] = json!(40.5);
@@ -104,7 +111,7 @@ both_backends!(
         // `house_rule: null` is the mode's default, as documented.
         let mut config = lobo_config();
         config["house_rule"] = Value::Null;
-        let table = create_table(&app, &pitboss, config).await.expect(201);
+        let table = approved_table(&app, &pitboss, config).await;
         let easy = djego::games::lobo::default_house_rule(djego::games::lobo::Mode::Easy);
         assert_eq!(
             table["config"]["house_rule"]["fee_per_round_hundredths"],

@@ -48,14 +48,8 @@ pub(crate) async fn floor(app: &TestApp) -> Floor {
     let config = json!({ "game": "peg_leg", "min_bet": "1.00", "max_bet": "50.00",
         "max_exposure_per_round": "120.00", "betting_window_ms": 0 });
     let table = app
-        .post(
-            "/api/v1/tables",
-            Some(&pc.pitboss.token),
-            &json!({ "name": name, "config": config }),
-            None,
-        )
-        .await
-        .expect(201);
+        .create_table(&pc.pitboss, &json!({ "name": name, "config": config }))
+        .await;
     let peg_leg_table = s(&table["id"]).to_owned();
     app.put(
         &format!("/api/v1/tables/{peg_leg_table}/dealers/{}", pc.dealer.id),

@@ -564,6 +564,13 @@ impl TestApp {
         applied["result"].clone()
     }
 
+    /// Creates a table (`{ "name", "config" }`): `pitboss` proposes it, a second pit boss approves;
+    /// returns the table.
+    pub async fn create_table(&self, pitboss: &TestUser, body: &Value) -> Value {
+        self.two_person(reqwest::Method::POST, "/api/v1/tables", pitboss, body)
+            .await
+    }
+
     /// Has a new pit boss approve a proposal (its JSON); returns the proposal as applied.
     pub async fn approve(&self, proposal: &Value) -> Value {
         let second = self.create_user(Role::Pitboss).await;

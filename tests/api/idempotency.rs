@@ -111,7 +111,12 @@ both_backends!(
             .collect();
         let results = app.send_all_at_once(builders).await;
         all_alike(&results, 202);
-        let proposed = app.events("change_proposed").await;
+        let proposed: Vec<Value> = app
+            .events("change_proposed")
+            .await
+            .into_iter()
+            .filter(|e| e["details"].as_str().unwrap().contains("change_table_options"))
+            .collect();
         assert_eq!(proposed.len(), 1, "one proposal, however many retries: {proposed:?}");
         let proposal: Value = serde_json::from_str(&results[0].1).unwrap();
         let second = app.create_user(djego::domain::Role::Pitboss).await;

@@ -44,14 +44,8 @@ pub(crate) async fn casino(app: &TestApp, players: usize, window_ms: u32) -> Cas
     let config = json!({ "game": "peg_leg", "min_bet": "1.00", "max_bet": "50.00",
         "max_exposure_per_round": "120.00", "betting_window_ms": window_ms });
     let table = app
-        .post(
-            "/api/v1/tables",
-            Some(&pitboss.token),
-            &json!({ "name": name, "config": config }),
-            None,
-        )
-        .await
-        .expect(201);
+        .create_table(&pitboss, &json!({ "name": name, "config": config }))
+        .await;
     assert_eq!(table["config"]["target_rtp_bp"], 9500, "the default target: {table}");
     let table = s(&table["id"]).to_string();
     app.put(

@@ -98,14 +98,8 @@ pub async fn casino(app: &TestApp, o: TableOptions<'_>) -> Casino {
     let cashier = app.create_user(Role::Cashier).await;
     let name = format!("Centrale {}", &uuid::Uuid::new_v4().simple().to_string()[..8]);
     let table = app
-        .post(
-            "/api/v1/tables",
-            Some(&pitboss.token),
-            &json!({ "name": name, "config": table_config(&o) }),
-            None,
-        )
-        .await
-        .expect(201);
+        .create_table(&pitboss, &json!({ "name": name, "config": table_config(&o) }))
+        .await;
     let table = s(&table["id"]).to_string();
     app.put(
         &format!("/api/v1/tables/{table}/dealers/{}", dealer.id),

@@ -417,7 +417,7 @@ both_backends!(
             "nothing changed, nothing recorded"
         );
         // A real change still ends the sessions.
-        set_user(&app, &boss, &cashier, json!({ "role": "auditor" })).await;
+        set_user(&app, &boss, &cashier, json!({ "role": "dealer" })).await;
         app.get("/api/v1/me", Some(&cashier.token))
             .await
             .assert_error(401, "session_revoked");

@@ -99,26 +99,19 @@ fn spec(name: &str, conto_alto: &str, conto_bajo: &str) -> Value {
     })
 }
 
-/// A second pit boss, `second-boss` / `second-boss-pass`, created by the first through the API.
-async fn second_pit_boss(djego: &Djego, admin: &str) {
-    let (status, body) = api(
-        djego,
-        Method::POST,
-        "/api/v1/users",
-        Some(admin),
-        Some(json!({ "username": "second-boss", "role": "pitboss", "password": "second-boss-pass" })),
-    )
-    .await;
-    assert_eq!(status, 201, "{body}");
+/// A second pit boss, `second-boss` / `second-boss-pass`, made by the operator on the server's
+/// command line (one pit boss alone cannot make another).
+fn second_pit_boss(djego: &Djego) {
+    djego.operator_creates("second-boss", "pitboss", "second-boss-pass");
 }
 
 #[tokio::test(flavor = "multi_thread")]
 async fn a_pay_table_is_refused_uncertified_and_installed_when_a_second_pit_boss_approves() {
     let djego = Djego::start();
     let driver = Driver::start();
-    // The second pit boss, created by the first through the API.
+    // The second pit boss, made by the operator.
     let (admin, _) = login(&djego, demo::PIT_BOSS, demo::PASSWORD_PIT_BOSS).await;
-    second_pit_boss(&djego, &admin).await;
+    second_pit_boss(&djego);
     let prima = table_id(&djego, &admin, "Prima Carta 1").await;
 
     let b = driver.browser(1280, 800).await;
@@ -597,7 +590,7 @@ async fn a_pit_boss_proposes_a_new_approval_rule_and_it_waits_for_a_second_pit_b
     let djego = Djego::start();
     let driver = Driver::start();
     let (admin, _) = login(&djego, demo::PIT_BOSS, demo::PASSWORD_PIT_BOSS).await;
-    second_pit_boss(&djego, &admin).await;
+    second_pit_boss(&djego);
 
     let b = driver.browser(1280, 1100).await;
     b.sign_in(&djego, demo::PIT_BOSS, demo::PASSWORD_PIT_BOSS, "/console")

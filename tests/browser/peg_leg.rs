@@ -622,7 +622,7 @@ async fn a_timed_betting_window_counts_down_and_holds_the_next_card() {
     // Through the API: a pit boss opens a Peg Leg table taking bets for 3 s after each card,
     // with the demo dealer assigned.
     let admin = login(&djego, demo::PIT_BOSS, demo::PASSWORD_PIT_BOSS).await;
-    let (status, created) = api(
+    let (status, proposed) = api(
         &djego,
         Method::POST,
         "/api/v1/tables",
@@ -632,8 +632,20 @@ async fn a_timed_betting_window_counts_down_and_holds_the_next_card() {
             "target_rtp_bp": 9500, "betting_window_ms": 3000 } })),
     )
     .await;
-    assert_eq!(status, 201, "{created}");
-    let table = created["id"].as_str().unwrap();
+    assert_eq!(status, 202, "{proposed}");
+    // A new table waits for a second pit boss, whom the operator made.
+    djego.operator_creates("second-boss", "pitboss", "second-boss-pass");
+    let second = login(&djego, "second-boss", "second-boss-pass").await;
+    let (status, applied) = api(
+        &djego,
+        Method::POST,
+        &format!("/api/v1/proposals/{}/approve", proposed["id"].as_str().unwrap()),
+        Some(&second),
+        Some(json!({})),
+    )
+    .await;
+    assert_eq!(status, 200, "{applied}");
+    let table = applied["result"]["id"].as_str().unwrap();
     let (status, dealer) = api(
         &djego,
         Method::POST,

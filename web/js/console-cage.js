@@ -180,7 +180,8 @@ function cashierForms(u) {
   const correctButton = el("button", { type: "submit", id: "correction-button" }, "Correct");
   const rule = el("p", { id: "cage-rule", class: "muted small" }, "");
   get("/api/v1/approval-rule").then((r) => {
-    rule.textContent = `A correction above ${r.correction_limit} waits for a pit boss's approval (it expires after ${r.expires_after_minutes} minutes).`;
+    rule.textContent = `A correction above ${r.correction_limit}, or one past ${r.correction_shift_total} of corrections this shift `
+      + `or ${r.correction_day_total} this gaming day, waits for a pit boss's approval (it expires after ${r.expires_after_minutes} minutes).`;
   }).catch(() => {});
   const correction = el("form", { id: "correction-form", class: "cage-form" },
     el("div", { class: "row" },

@@ -258,11 +258,18 @@ export const PROPOSAL_KIND = {
   create_table: "Create a table",
   correction: "Cage correction",
   change_approval_rule: "Change the approval rule",
+  create_staff_account: "Create a pit boss's or auditor's account",
+  change_staff_account: "Give a pit boss's or auditor's powers",
+  reset_staff_password: "Reset a pit boss's or auditor's password",
+  change_calendar: "Change the floor calendar",
 };
 
 export function proposalSubject(p) {
   if (p.kind === "create_table" && p.request && p.request.name) return p.request.name;
   if (p.kind === "change_approval_rule") return "the approval rule";
+  if (p.kind === "change_calendar") return "the floor calendar";
+  if (p.kind === "create_staff_account" && p.request) return p.request.username;
+  if (p.kind === "reset_staff_password" && p.request && p.request.username) return p.request.username;
   if (!p.subject) return "—";
   if (p.kind === "correction") return nameOf(p.subject);
   return tableName(p.subject);

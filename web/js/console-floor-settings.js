@@ -6,7 +6,7 @@
 
 import {
   isPitBoss, el, fill, get, when, field, alertBox, statusBox, value, $, run, failed,
-  loadTables, tableName, facts, ctx,
+  loadTables, tableName, facts, ctx, proposalNotice,
 } from "./console-common.js";
 import { act, ApiProblem } from "./api.js";
 
@@ -149,20 +149,17 @@ function editCalendar(c) {
     run(save, problem, async () => {
       fill(result);
       const spec = calendarSpec();
+      let proposal;
       try {
-        await act("PUT", "/api/v1/floor/calendar", spec);
+        proposal = await act("PUT", "/api/v1/floor/calendar", spec);
       } catch (e) {
         if (e instanceof ApiProblem && e.code === "invalid_calendar") {
-          throw { sentence: "Not saved: " + calendarSentence(e.message) + " The calendar in force is unchanged." };
+          throw { sentence: "Not proposed: " + calendarSentence(e.message) + " The calendar in force is unchanged." };
         }
         throw e;
       }
-      const c = await get("/api/v1/floor/calendar");
-      showCalendar(c);
-      editCalendar(c);
-      onCalendar(c);
-      fill($("calendar-result"), el("p", { class: "ok" },
-        `Saved at ${when(c.now.at_us)}: the calendar above is in force, recorded as the significant event floor_calendar_changed.`));
+      fill($("calendar-result"), proposalNotice(proposal,
+        "a new calendar, from the next gaming day not yet begun once approved"));
     });
   });
   fill($("calendar-edit"), form);

@@ -8,7 +8,7 @@ import {
   ctx, isPitBoss, el, fill, get, when, alertBox, statusBox, $, run, failed, loadPeople, loadTables, nameOf, shortId,
   PROPOSAL_KIND, proposalSubject, selectField, rawJson, field, value, amount, proposalNotice,
 } from "./console-common.js";
-import { act, showProblem, ApiProblem } from "./api.js";
+import { act, showProblem, ApiProblem, ROLE_NAMES } from "./api.js";
 import { gameName } from "./games.js";
 import { optionsLine as pegLegOptions } from "./peg-leg.js";
 
@@ -51,7 +51,14 @@ function requestSummary(p) {
     case "create_table": return `${r.name || ""}: ${summariseConfig(r.config || {})}`;
     case "correction": return `${r.direction} ${r.amount} to ${nameOf(r.player_id)}: “${r.reason}”`
       + (r.corrects_gaming_day ? ` (corrects ${r.corrects_gaming_day})` : "");
-    case "change_approval_rule": return `Corrections above ${r.correction_limit} need approval; proposals expire after ${r.expires_after_minutes} min`;
+    case "change_approval_rule": return proposedText(r);
+    case "create_staff_account": return `${r.username} (${r.display_name}) as ${ROLE_NAMES[r.role] || r.role}`;
+    case "change_staff_account": return [
+      r.role ? `role ${ROLE_NAMES[r.role] || r.role}` : null,
+      r.active === true ? "reactivated" : r.active === false ? "deactivated" : null,
+    ].filter(Boolean).join(", ") + ` for ${nameOf(p.subject)}`;
+    case "reset_staff_password": return `a temporary password for ${r.username || nameOf(p.subject)} (not shown)`;
+    case "change_calendar": return `${r.timezone}, days from ${r.day_starts_at}, shifts ${(r.shifts || []).map((x) => `${x.name} ${x.starts_at}`).join(", ")}`;
     default: return "";
   }
 }
@@ -164,19 +171,24 @@ async function refreshKeepingDecided(done) {
 // ---- the approval rule --------------------------------------------------------------------------
 
 function ruleText(r) {
-  return `Cage corrections above ${r.correction_limit} wait for a pit boss's approval; `
-    + `a proposal not approved within ${r.expires_after_minutes} minutes expires.`;
+  return `Cage corrections above ${r.correction_limit}, or past ${r.correction_shift_total} in a shift or `
+    + `${r.correction_day_total} in a gaming day, wait for a pit boss's approval; `
+    + `a proposal not approved within ${r.expires_after_minutes} minutes expires; `
+    + `a new pit boss approves nothing in their first ${r.approver_wait_days} days.`;
 }
 
 function proposedText(r) {
-  return `Corrections above ${r.correction_limit} would wait for a pit boss's approval; `
-    + `proposals would expire after ${r.expires_after_minutes} minutes.`;
+  return `Corrections above ${r.correction_limit}, or past ${r.correction_shift_total} a shift or `
+    + `${r.correction_day_total} a day, would wait for a pit boss's approval; `
+    + `proposals would expire after ${r.expires_after_minutes} minutes; `
+    + `new pit bosses would wait ${r.approver_wait_days} days before approving.`;
 }
 
 /** The server's sentence with the rule's field names as the form says them. */
 function ruleSentence(m) {
   const s = String(m || "")
     .replace(/\bexpires_after_minutes\b/g, "a proposal's lifetime in minutes")
+    .replace(/\bapprover_wait_days\b/g, "a new pit boss's wait in days")
     .replace(/\bcorrection_limit\b/g, "the correction limit");
   return /[.!?]$/.test(s) ? s : s + ".";
 }
@@ -197,7 +209,11 @@ function approvalRuleSection() {
       el("h4", {}, "Propose a new rule"),
       el("div", { class: "row" },
         field("approval-limit", "Correction limit (an amount)", { inputmode: "decimal", autocomplete: "off", placeholder: "100.00" }),
+        field("approval-shift-total", "Corrections without approval, per shift (an amount)", { inputmode: "decimal", autocomplete: "off", placeholder: "300.00" }),
+        field("approval-day-total", "Corrections without approval, per gaming day (an amount)", { inputmode: "decimal", autocomplete: "off", placeholder: "1000.00" })),
+      el("div", { class: "row" },
         field("approval-expires", "Proposals expire after (minutes, 1 to 10080)", { inputmode: "numeric", autocomplete: "off", placeholder: "60" }),
+        field("approval-wait", "A new pit boss approves after (days, 0 to 365)", { inputmode: "numeric", autocomplete: "off", placeholder: "7" }),
         propose),
       problem,
       statusBox("approval-rule-result"));
@@ -207,7 +223,15 @@ function approvalRuleSection() {
         fill($("approval-rule-result"));
         const minutes = value("approval-expires").trim();
         if (!/^[0-9]{1,6}$/.test(minutes)) throw { sentence: "The lifetime of a proposal is a whole number of minutes, 1 to 10080." };
-        const rule = { correction_limit: amount("approval-limit"), expires_after_minutes: Number(minutes) };
+        const wait = value("approval-wait").trim();
+        if (!/^[0-9]{1,3}$/.test(wait)) throw { sentence: "A new pit boss's wait is a whole number of days, 0 to 365." };
+        const rule = {
+          correction_limit: amount("approval-limit"),
+          correction_shift_total: amount("approval-shift-total"),
+          correction_day_total: amount("approval-day-total"),
+          expires_after_minutes: Number(minutes),
+          approver_wait_days: Number(wait),
+        };
         let p;
         try {
           p = await act("PUT", "/api/v1/approval-rule", rule);
@@ -221,8 +245,7 @@ function approvalRuleSection() {
           throw e;
         }
         const asked = p.request || rule;
-        fill($("approval-rule-result"), proposalNotice(p,
-          `a new approval rule (corrections above ${asked.correction_limit} need approval; proposals expire after ${asked.expires_after_minutes} minutes)`));
+        fill($("approval-rule-result"), proposalNotice(p, `a new approval rule: ${proposedText(asked)}`));
         await refresh();
       });
     });
@@ -253,7 +276,10 @@ async function loadApprovalRule() {
     ] : el("p", { class: "muted small" }, "No change of the rule is waiting."));
     if (!$("approval-limit") || $("approval-limit").value !== "" || $("approval-expires").value !== "") return;
     $("approval-limit").value = rule.correction_limit;
+    $("approval-shift-total").value = rule.correction_shift_total;
+    $("approval-day-total").value = rule.correction_day_total;
     $("approval-expires").value = String(rule.expires_after_minutes);
+    $("approval-wait").value = String(rule.approver_wait_days);
   } catch (e) {
     failed(problem, e);
   }

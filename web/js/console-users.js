@@ -1,15 +1,14 @@
 // Users: the accounts the role may list (pit boss and auditor: everyone; a
 // cashier: players), creating accounts (pit boss: any role; cashier:
 // players), and for the pit boss: role, deactivation, ending sessions,
-// lifting lockouts and resetting a password.
+// lifting lockouts and resetting a password. What gives a pit boss's or an
+// auditor's powers is only proposed: a second pit boss approves it.
 
 import {
   ctx, isPitBoss, isCashier, el, fill, when, field, selectField, alertBox, statusBox, value, $, run, failed,
-  refreshPeople, peopleList, rememberPerson, showProblem,
+  refreshPeople, peopleList, rememberPerson, showProblem, proposalNotice,
 } from "./console-common.js";
-import { act, ApiProblem } from "./api.js";
-
-const ROLE_NAME = { player: "player", dealer: "dealer", cashier: "cashier", pitboss: "pit boss", auditor: "auditor" };
+import { act, ApiProblem, ROLE_NAMES as ROLE_NAME } from "./api.js";
 const STAFF = ["dealer", "cashier", "pitboss", "auditor"];
 
 let selected = null;
@@ -86,6 +85,8 @@ function select(id) {
   const result = statusBox("user-result");
   const self = ctx.session && u.id === ctx.session.user_id;
   const path = `/api/v1/users/${encodeURIComponent(u.id)}`;
+  // A pit boss's or an auditor's powers wait for a second pit boss: the answer is a proposal.
+  const proposed = (p, what) => fill($("user-result"), proposalNotice(p, what));
   const done = async (sentence) => {
     await refreshPeople();
     select(u.id);
@@ -100,7 +101,8 @@ function select(id) {
         type: "button", id: "user-role-save",
         onclick: () => run(save, problem, async () => {
           const role = value("user-role");
-          await act("PUT", path, { role });
+          const answer = await act("PUT", path, { role });
+          if (isProposal(answer)) return proposed(answer, `make ${u.username} ${ROLE_NAME[role]}`);
           await done(`${u.username} is now ${ROLE_NAME[role]}; their sessions ended.`);
         }),
       }, "Change the role");
@@ -110,7 +112,8 @@ function select(id) {
     const toggle = el("button", {
       type: "button", id: "user-active-toggle", class: u.active ? "danger" : "",
       onclick: () => run(toggle, problem, async () => {
-        await act("PUT", path, { active: !u.active });
+        const answer = await act("PUT", path, { active: !u.active });
+        if (isProposal(answer)) return proposed(answer, `reactivate ${u.username}`);
         await done(u.active ? `${u.username} is deactivated; their sessions ended.` : `${u.username} is active again.`);
       }),
     }, u.active ? "Deactivate" : "Reactivate");
@@ -150,8 +153,9 @@ function select(id) {
       run(reset, problem, async () => {
         const temporary = value("user-temp-password");
         if (temporary.length < 10 || temporary.length > 128) throw { sentence: "A temporary password has 10 to 128 characters." };
+        let answer;
         try {
-          await act("POST", path + "/password", { temporary_password: temporary });
+          answer = await act("POST", path + "/password", { temporary_password: temporary });
         } catch (e) {
           if (e instanceof ApiProblem && e.status === 404 && /endpoint/.test(e.message)) {
             throw { sentence: "This djego cannot reset passwords yet: the server has no such endpoint." };
@@ -159,6 +163,9 @@ function select(id) {
           throw e;
         }
         $("user-temp-password").value = "";
+        if (isProposal(answer)) {
+          return proposed(answer, `reset the password of ${u.username} (give them the temporary password once it is approved)`);
+        }
         await done(`The password of ${u.username} is reset: give them the temporary password; they choose their own at their next sign-in.`);
       });
     });
@@ -181,6 +188,11 @@ function select(id) {
       onclick: () => ctx.goTo("cage", { id: u.id }),
     }, "Open the wallet at the cage")) : null,
     actions, problem, result);
+}
+
+/** Whether an answer is a proposal waiting for a second pit boss (a 202) rather than the change made. */
+function isProposal(answer) {
+  return Boolean(answer && answer.kind && answer.status && answer.proposed_by);
 }
 
 /** 16 characters from an alphabet without look-alikes, from the browser's CSPRNG. */
@@ -214,6 +226,11 @@ function createSection() {
         role: value("new-user-role"),
         password: value("new-user-password"),
       });
+      if (isProposal(user)) {
+        form.reset();
+        fill(result, proposalNotice(user, `create the account ${user.request.username} (${ROLE_NAME[user.request.role]})`));
+        return;
+      }
       rememberPerson(user);
       form.reset();
       await refreshPeople();

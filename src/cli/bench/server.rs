@@ -102,6 +102,7 @@ pub struct Server {
     pub base: String,
     pub admin_password: String,
     pub log_path: PathBuf,
+    database_url: String,
     _log_dir: tempfile::TempDir,
     _db: ServerDb,
 }
@@ -167,11 +168,33 @@ impl Server {
             base: format!("http://127.0.0.1:{port}"),
             admin_password,
             log_path,
+            database_url,
             _log_dir: log_dir,
             _db: db,
         };
         server.wait_ready()?;
         Ok(server)
+    }
+
+    /// Creates an account on the server's command line, as an operator does: the second pit boss
+    /// that approves the benchmark's tables (one pit boss alone cannot create a table).
+    fn operator_creates(&self, username: &str, role: &str, password: &str) -> Result<(), String> {
+        let exe = std::env::current_exe().map_err(|e| format!("cannot find the djego executable: {e}"))?;
+        let out = Command::new(exe)
+            .args(["user", "create", "--username", username, "--role", role])
+            .args(["--database-url", &self.database_url])
+            .env("DJEGO_NEW_PASSWORD", password)
+            .env_remove("DATABASE_URL")
+            .stdin(Stdio::null())
+            .output()
+            .map_err(|e| format!("cannot run djego user create: {e}"))?;
+        if !out.status.success() {
+            return Err(format!(
+                "djego user create {username}: {}",
+                String::from_utf8_lossy(&out.stderr)
+            ));
+        }
+        Ok(())
     }
 
     fn wait_ready(&mut self) -> Result<(), String> {
@@ -330,6 +353,8 @@ pub struct Account {
 /// Staff and funded players in a running djego.
 pub struct Casino {
     pub pitboss: Account,
+    /// A second pit boss, who approves what the first proposes (new tables).
+    pub approver: Account,
     pub dealer: Account,
     pub cashier: Account,
     pub players: Vec<Account>,
@@ -414,6 +439,9 @@ impl Casino {
     pub fn set_up(server: &Server, players: usize) -> Result<Casino, String> {
         let agent = load::agent();
         let pitboss = login(&agent, server, "admin", &server.admin_password)?;
+        let approver_password = format!("pw-{}", random_hex(12));
+        server.operator_creates("bench-approver", "pitboss", &approver_password)?;
+        let approver = login(&agent, server, "bench-approver", &approver_password)?;
         let dealer = create_account(&agent, server, &pitboss.token, "dealer", "bench-dealer")?;
         let cashier = create_account(&agent, server, &pitboss.token, "cashier", "bench-cashier")?;
         // Password hashing makes account creation slow: a few threads at once.
@@ -450,6 +478,7 @@ impl Casino {
         all.sort_by_key(|(i, _)| *i);
         Ok(Casino {
             pitboss,
+            approver,
             dealer,
             cashier,
             players: all.into_iter().map(|(_, p)| p).collect(),
@@ -469,14 +498,21 @@ impl Casino {
                 "corte": true, "cobre": "carry", "min_bet": "1.00", "max_bet": "100.00",
                 "max_exposure_per_round": "100000000.00", "strategy_advice": false
             });
-            let table = call(
+            let proposal = call(
                 &agent,
                 server,
                 "/api/v1/tables",
                 Some(&self.pitboss.token),
                 &json!({ "name": format!("Bench {k}"), "config": config }),
             )?;
-            let table = str_field(&table, "id")?;
+            let applied = call(
+                &agent,
+                server,
+                &format!("/api/v1/proposals/{}/approve", str_field(&proposal, "id")?),
+                Some(&self.approver.token),
+                &json!({}),
+            )?;
+            let table = str_field(&applied["result"], "id")?;
             put(
                 &agent,
                 server,
