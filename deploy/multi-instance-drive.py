@@ -114,6 +114,7 @@ class Ctx:
         self.lb = env["lb"]
         self.instances = env["instances"]  # [{name, url, pid}]
         self.admin_password = env["admin_password"]
+        self.approver_password = env["approver_password"]
         self.lock = threading.Lock()
         self.tokens = {}
         self.credentials = {}
@@ -225,12 +226,17 @@ def scenario_accounts(ctx):
     load balancer and listed by every instance."""
     admin = ctx.login("admin", ctx.admin_password)
     check(admin["role"] == "pitboss", f"admin role is {admin['role']}")
+    ctx.login("approver", ctx.approver_password)
     suffix = uuid.uuid4().hex[:6]
     for role in ("cashier", "auditor"):
         name, password = f"{role}-{suffix}", uuid.uuid4().hex
         r = http("POST", ctx.lb + "/api/v1/users", {"username": name, "role": role, "password": password},
                  ctx.token("admin"))
-        check(r.status == 201, f"create {role}: {r.status} {r.body}")
+        if role == "auditor":
+            # An auditor's account waits for a second pit boss.
+            check(r.status == 202, f"propose {role}: {r.status} {r.body}")
+            r = approve(ctx, r.json())
+        check(r.status in (200, 201), f"create {role}: {r.status} {r.body}")
         ctx.login(name, password)
     ctx.cashier, ctx.auditor = f"cashier-{suffix}", f"auditor-{suffix}"
     ctx.credentials["_names"] = {"cashier": ctx.cashier, "auditor": ctx.auditor}
@@ -435,6 +441,11 @@ def port_of(url_or_addr):
     return (url_or_addr or "?").rsplit(":", 1)[-1]
 
 
+def approve(ctx, proposal):
+    """The second pit boss approves a proposal; returns the answer (the applied proposal)."""
+    return http("POST", ctx.lb + f"/api/v1/proposals/{proposal['id']}/approve", {}, ctx.token("approver"))
+
+
 def call(ctx, method, path, user, body=None, key=None):
     """A request through the load balancer, retried (same key) while the answer
     is not definitive. Returns the final Response."""
@@ -591,8 +602,10 @@ def scenario_tables(ctx):
     ids = {}
     for name, config in (("pc", PC_CONFIG), ("lobo", LOBO_CONFIG)):
         r = call(ctx, "POST", "/api/v1/tables", "admin", {"name": f"mi-{name}-{suffix}", "config": config})
-        check(r.status == 201, f"create {name} table: {r.status} {r.body}")
-        ids[name] = r.json()["id"]
+        check(r.status == 202, f"propose {name} table: {r.status} {r.body}")
+        r = approve(ctx, r.json())
+        check(r.status == 200, f"create {name} table: {r.status} {r.body}")
+        ids[name] = r.json()["result"]["id"]
         r = call(ctx, "PUT", f"/api/v1/tables/{ids[name]}/dealers/{dealer_id}", "admin")
         check(r.status == 200, f"assign dealer: {r.status} {r.body}")
         r = call(ctx, "POST", f"/api/v1/tables/{ids[name]}/open", "admin")

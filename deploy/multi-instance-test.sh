@@ -233,6 +233,13 @@ start_instances() {
     admins=$(psql -XAtd "$DB_NAME" -c "SELECT count(*) FROM users WHERE username = 'admin'")
     [[ "$admins" -eq 1 ]] || die "expected one bootstrapped admin, found $admins"
     info "one pit boss 'admin' bootstrapped from DJEGO_ADMIN_PASSWORD"
+    # A second pit boss, made by the operator on the command line: through the service one pit
+    # boss alone cannot make another, and new tables and staff accounts wait for a second.
+    export APPROVER_PASSWORD
+    APPROVER_PASSWORD=$(python3 -c 'import secrets; print(secrets.token_hex(16))')
+    DJEGO_NEW_PASSWORD="$APPROVER_PASSWORD" "$BIN" user create --username approver --role pitboss \
+        > "$WORK/user-create.log" 2>&1 || die "djego user create approver: $(cat "$WORK/user-create.log")"
+    info "a second pit boss 'approver' made with djego user create"
 }
 
 render_nginx_conf() {  # deploy/nginx/nginx.conf with loopback upstreams and private paths
@@ -298,7 +305,8 @@ instances = [{"name": f"instance-{i + 1}", "url": f"http://127.0.0.1:{p}", "pid"
              for i, (p, pid) in enumerate(zip(ports, pids))]
 with open(path, "w") as f:
     json.dump({"lb": f"http://127.0.0.1:{lb_port}", "instances": instances,
-               "admin_password": os.environ["DJEGO_ADMIN_PASSWORD"]}, f)
+               "admin_password": os.environ["DJEGO_ADMIN_PASSWORD"],
+               "approver_password": os.environ["APPROVER_PASSWORD"]}, f)
 os.chmod(path, 0o600)
 EOF
 }
