@@ -417,7 +417,7 @@ async fn the_console_passes_the_audit_for_the_pit_boss_on_every_tab() {
     b.type_into("#shift-name-3", "late").await;
     b.type_into("#shift-start-3", "25:00").await;
     b.click("#calendar-save").await;
-    b.wait_text("#calendar-problem", "Not saved").await;
+    b.wait_text("#calendar-problem", "Not proposed").await;
     b.click("#pits-add").await;
     b.type_into("#pit-name-0", "Main pit").await;
     b.click(r#"input.pit-table[data-pit-index="0"][data-table-name="Prima Carta 1"]"#)

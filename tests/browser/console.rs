@@ -623,7 +623,8 @@ async fn a_pit_boss_proposes_a_new_approval_rule_and_it_waits_for_a_second_pit_b
     let (_, rule) = api(&djego, Method::GET, "/api/v1/approval-rule", Some(admin.as_str()), None).await;
     assert_eq!(
         rule,
-        json!({ "correction_limit": "100.00", "expires_after_minutes": 60 })
+        json!({ "correction_limit": "100.00", "correction_shift_total": "300.00",
+            "correction_day_total": "1000.00", "expires_after_minutes": 60, "approver_wait_days": 7 })
     );
     let (_, p) = api(
         &djego,

@@ -489,7 +489,28 @@ async fn every_page_names_a_peg_leg_table_as_peg_leg_and_the_console_creates_one
     console.type_into("#new-target-rtp", "9000").await;
     console.type_into("#new-window", "5000").await;
     console.click("#create-table-button").await;
-    console.wait_text("#create-table-result", "Created Peg Leg 2").await;
+    // A new table waits for a second pit boss, named in words with its table's name.
+    console
+        .wait_text(
+            "#create-table-result",
+            "Proposed, waiting for a second pit boss: create the table Peg Leg 2",
+        )
+        .await;
+    let proposal = console
+        .run_js("return document.querySelector('#create-table-result [data-proposal-id]').dataset.proposalId")
+        .await;
+    djego.operator_creates("second-boss", "pitboss", "second-boss-pass");
+    let second = login(&djego, "second-boss", "second-boss-pass").await;
+    let (status, applied) = api(
+        &djego,
+        Method::POST,
+        &format!("/api/v1/proposals/{}/approve", proposal.as_str().unwrap()),
+        Some(&second),
+        Some(json!({})),
+    )
+    .await;
+    assert_eq!(status, 200, "{applied}");
+    console.click("#tables-refresh").await;
     let admin = login(&djego, demo::PIT_BOSS, demo::PASSWORD_PIT_BOSS).await;
     let tables = read(&djego, "/api/v1/tables", &admin).await;
     let created = tables
