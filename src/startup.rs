@@ -34,7 +34,12 @@ pub struct Application {
 impl Application {
     /// Connects, migrates, bootstraps and binds; the server runs when awaited.
     pub fn build(settings: Settings) -> Result<Application, String> {
-        let db = Database::connect(&settings.database_url, settings.db_max_connections).map_err(|e| e.to_string())?;
+        let db = Database::connect_with(
+            &settings.database_url,
+            settings.db_max_connections,
+            Some(settings.db_timeout_ms),
+        )
+        .map_err(|e| e.to_string())?;
         let keys = TokenKeys::new(
             &settings.jwt_secret,
             &settings.jwt_previous_secrets,
