@@ -106,9 +106,15 @@ fn run(listener: TcpListener, state: AppState, keys: TokenKeys) -> std::io::Resu
     let json_limit = state.settings.json_limit_bytes;
     let workers = state.settings.workers;
     let data = web::Data::new(state);
+    let token_routes = std::sync::Arc::new(api::auth_first::TokenRoutes::from_openapi(&ApiDoc::openapi()));
     let mut server = HttpServer::new(move || {
+        let token_routes = token_routes.clone();
         App::new()
             .wrap(from_fn(move |req, next| api::input_gate::refuse(json_limit, req, next)))
+            // Outside the input gate: a protected operation without a valid token is a 401 first.
+            .wrap(from_fn(move |req, next| {
+                api::auth_first::refuse(token_routes.clone(), req, next)
+            }))
             .wrap(from_fn(api::metrics::track))
             .wrap(TracingLogger::default())
             .app_data(data.clone())
