@@ -5,6 +5,7 @@
 //! file (mode 0600), so a development install works with zero set-up; with
 //! PostgreSQL the secrets must be given, since several instances must agree.
 
+use crate::auth::proxies::TrustedProxies;
 use crate::auth::throttle::LoginPolicy;
 use crate::checkpoints::CheckpointKey;
 use crate::store::Backend;
@@ -91,10 +92,21 @@ pub struct ServeArgs {
         value_delimiter = ','
     )]
     pub jwt_previous_secrets: Vec<String>,
-    /// Count login attempts by the last address in `X-Forwarded-For` (set
-    /// only behind a reverse proxy that appends it) instead of the peer.
-    #[arg(long, env = "DJEGO_TRUST_FORWARDED_FOR")]
-    pub trust_forwarded_for: bool,
+    /// The reverse proxies in front: a comma-separated list of their
+    /// addresses or networks (`172.30.0.10`, `10.0.0.0/8`). From those peers
+    /// only, login limits count by the client address the proxy appended to
+    /// `X-Forwarded-For` (or its `X-Real-IP`) instead of the peer. `true`
+    /// believes every peer, which is safe only where no client can reach
+    /// djego but through the proxy.
+    #[arg(
+        long,
+        env = "DJEGO_TRUST_FORWARDED_FOR",
+        default_value = "",
+        num_args = 0..=1,
+        default_missing_value = "true",
+        value_parser = TrustedProxies::parse
+    )]
+    pub trust_forwarded_for: TrustedProxies,
     /// 32-byte key, as 64 hex digits, that encrypts server seeds at rest.
     #[arg(long, env = "DJEGO_SEED_KEY", hide_env_values = true)]
     pub seed_key: Option<String>,
@@ -107,6 +119,13 @@ pub struct ServeArgs {
     /// when nothing changed (0 = none).
     #[arg(long, env = "DJEGO_CHECKPOINT_INTERVAL_SECONDS", default_value_t = 300)]
     pub checkpoint_interval_seconds: u64,
+    /// The longest a request waits for the database, in milliseconds: past
+    /// it the request is answered 503, and on PostgreSQL the server cancels
+    /// the statement and the connection's keepalives and TCP timeout find a
+    /// silent server (docs/operations.md, "When the database goes silent").
+    #[arg(long, env = "DJEGO_DB_TIMEOUT_MS", default_value_t = 10_000,
+          value_parser = clap::value_parser!(u64).range(1_000..=600_000))]
+    pub db_timeout_ms: u64,
     /// Worker threads (0 = one per core).
     #[arg(long, env = "DJEGO_WORKERS", default_value_t = 0)]
     pub workers: usize,
@@ -122,6 +141,9 @@ pub struct Settings {
     /// The schema owner's URL for migrations, when it is not `database_url`.
     pub migration_database_url: Option<String>,
     pub db_max_connections: u32,
+    /// The longest a request waits for the database (503 after), and
+    /// PostgreSQL's statement and idle-in-transaction timeouts.
+    pub db_timeout_ms: u64,
     pub bind: String,
     pub jwt_secret: Vec<u8>,
     /// Retiring secrets whose tokens are still accepted.
@@ -135,7 +157,8 @@ pub struct Settings {
     pub login_policy: LoginPolicy,
     /// Password checks (argon2) that may run at once.
     pub password_check_concurrency: usize,
-    pub trust_forwarded_for: bool,
+    /// The reverse proxies whose forwarded client address is believed.
+    pub trusted_proxies: TrustedProxies,
     /// Largest JSON request body accepted.
     pub json_limit_bytes: usize,
     /// Argon2 memory cost; lowered only by the test harness.
@@ -184,6 +207,7 @@ impl Settings {
             database_url: args.database.database_url.clone(),
             migration_database_url: args.database.migration_database_url.clone(),
             db_max_connections: args.database.db_max_connections,
+            db_timeout_ms: args.db_timeout_ms,
             bind: args.bind.clone(),
             jwt_secret,
             jwt_previous_secrets,
@@ -194,7 +218,7 @@ impl Settings {
             workers: args.workers,
             login_policy: LoginPolicy::default(),
             password_check_concurrency: std::thread::available_parallelism().map_or(2, |n| n.get()),
-            trust_forwarded_for: args.trust_forwarded_for,
+            trusted_proxies: args.trust_forwarded_for.clone(),
             json_limit_bytes: 64 * 1024,
             argon2_memory_kib: argon2::Params::DEFAULT_M_COST,
             hint_limits: Default::default(),

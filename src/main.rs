@@ -213,6 +213,10 @@ pub struct UserSetPasswordArgs {
 pub struct UserUnlockArgs {
     #[arg(long)]
     pub username: String,
+    /// The address the holder signs in from: its lockout is lifted and it
+    /// becomes known to the account (exempt from the per-account backoff).
+    #[arg(long)]
+    pub address: Option<String>,
     #[command(flatten)]
     pub database: DatabaseArgs,
 }

@@ -34,7 +34,12 @@ pub struct Application {
 impl Application {
     /// Connects, migrates, bootstraps and binds; the server runs when awaited.
     pub fn build(settings: Settings) -> Result<Application, String> {
-        let db = Database::connect(&settings.database_url, settings.db_max_connections).map_err(|e| e.to_string())?;
+        let db = Database::connect_with(
+            &settings.database_url,
+            settings.db_max_connections,
+            Some(settings.db_timeout_ms),
+        )
+        .map_err(|e| e.to_string())?;
         let keys = TokenKeys::new(
             &settings.jwt_secret,
             &settings.jwt_previous_secrets,
@@ -101,9 +106,15 @@ fn run(listener: TcpListener, state: AppState, keys: TokenKeys) -> std::io::Resu
     let json_limit = state.settings.json_limit_bytes;
     let workers = state.settings.workers;
     let data = web::Data::new(state);
+    let token_routes = std::sync::Arc::new(api::auth_first::TokenRoutes::from_openapi(&ApiDoc::openapi()));
     let mut server = HttpServer::new(move || {
+        let token_routes = token_routes.clone();
         App::new()
             .wrap(from_fn(move |req, next| api::input_gate::refuse(json_limit, req, next)))
+            // Outside the input gate: a protected operation without a valid token is a 401 first.
+            .wrap(from_fn(move |req, next| {
+                api::auth_first::refuse(token_routes.clone(), req, next)
+            }))
             .wrap(from_fn(api::metrics::track))
             .wrap(TracingLogger::default())
             .app_data(data.clone())

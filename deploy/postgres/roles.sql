@@ -30,9 +30,10 @@ ALTER DEFAULT PRIVILEGES FOR ROLE :"owner" IN SCHEMA public
 
 -- The tables whose rows the service changes: balances and the ledger head,
 -- accounts (roles, session versions), tables, idempotency keys (a claim is filled in with its
--- answer), login limits, the floor's settings (calendar, rating rule, pits, approval rule) and the
+-- answer), login limits and the addresses accounts signed in from, the floor's settings (calendar, rating rule, pits, approval rule) and the
 -- mark its minute meters have read the ledger to (the meters themselves are appended only).
-GRANT UPDATE ON accounts, ledger_head, users, casino_tables, idempotency_keys, login_throttles, settings,
+GRANT UPDATE ON accounts, ledger_head, users, casino_tables, idempotency_keys, login_throttles,
+    login_known_addresses, settings,
     floor_meter_mark
     TO :"service";
 -- Each game's rounds and their bets, as the game registry lists them (src/game_registry.rs,
@@ -44,8 +45,9 @@ GRANT UPDATE ON peg_leg_rounds, peg_leg_bets TO :"service";
 GRANT UPDATE ON lobo_contests, lobo_contest_entries TO :"service";
 -- A proposal's decision only (approved or rejected): never what was proposed, by whom, or when it expires.
 GRANT UPDATE (status, decided_by, decided_at_us, result) ON proposals TO :"service";
--- Dealers unassigned, pay tables replaced at a table, login limits lifted or expired.
-GRANT DELETE ON table_dealers, table_pay_tables, login_throttles TO :"service";
+-- Dealers unassigned, pay tables replaced at a table, login limits lifted or expired, known
+-- addresses forgotten.
+GRANT DELETE ON table_dealers, table_pay_tables, login_throttles, login_known_addresses TO :"service";
 
 -- Insert-only, whatever was granted before.
 REVOKE UPDATE, DELETE, TRUNCATE ON transfers, significant_events, event_chain, checkpoints, gaming_day_closes

@@ -11,7 +11,8 @@ use utoipa::ToSchema;
 
 use super::error::{ApiError, ApiResult};
 use super::state::AppState;
-use crate::auth::throttle::{self, Attempt, ThrottleError};
+use crate::auth::proxies::TrustedProxies;
+use crate::auth::throttle::{self, Attempt, Slots, ThrottleError};
 use crate::auth::{self, hash_password, verify_password, Caller, ClaimedCaller, OwnAccountCaller, Reach, TokenKeys};
 use crate::domain::{Password, Role};
 use crate::significant_events::{self, EventKind};
@@ -113,21 +114,15 @@ pub struct LoginResponse {
 }
 
 /// The client address that login limits count by: the connection's peer, or,
-/// behind a trusted reverse proxy, the last address it appended to
-/// `X-Forwarded-For`.
-fn client_address(req: &HttpRequest, trust_forwarded_for: bool) -> String {
-    if trust_forwarded_for {
-        let forwarded = req
-            .headers()
-            .get("x-forwarded-for")
-            .and_then(|h| h.to_str().ok())
-            .and_then(|h| h.rsplit(',').next())
-            .and_then(|last| last.trim().parse::<std::net::IpAddr>().ok());
-        if let Some(ip) = forwarded {
-            return ip.to_string();
-        }
-    }
-    req.peer_addr().map(|a| a.ip().to_string()).unwrap_or_default()
+/// when the peer is a trusted reverse proxy, the client address it forwarded
+/// (`auth::proxies`).
+fn client_address(req: &HttpRequest, proxies: &TrustedProxies) -> String {
+    let header = |name: &str| req.headers().get(name).and_then(|h| h.to_str().ok());
+    proxies.client_address(
+        req.peer_addr().map(|a| a.ip()),
+        header("x-forwarded-for"),
+        header("x-real-ip"),
+    )
 }
 
 /// Exchanges a username and password for an access token.
@@ -156,7 +151,7 @@ pub async fn login(
     if username.chars().count() > MAX_USERNAME_CHARS || password.chars().count() > MAX_PASSWORD_CHARS {
         return Err(ApiError::bad_request("invalid_body", "username or password too long"));
     }
-    let address = client_address(&req, state.settings.trust_forwarded_for);
+    let address = client_address(&req, &state.settings.trusted_proxies);
     let user = check_password(&state, &username, password, address)
         .await?
         .ok_or_else(|| ApiError::unauthenticated("wrong username or password"))?;
@@ -182,7 +177,7 @@ async fn check_password(
 ) -> Result<Option<UserRow>, ApiError> {
     let username = username.to_ascii_lowercase();
     let attempt = Attempt::new(&state.settings.login_policy, &username, &address);
-    let found = take_slots(state, attempt.clone(), &username, &address).await?;
+    let (found, slots) = take_slots(state, attempt, &username, &address).await?;
 
     // The password is checked with no database connection held, by at most
     // `password_checks` at a time.
@@ -194,7 +189,7 @@ async fn check_password(
     {
         Ok(Ok(permit)) => permit,
         _ => {
-            give_back(state, attempt, false).await?;
+            give_back(state, slots, false).await?;
             return Err(ApiError::new(
                 StatusCode::SERVICE_UNAVAILABLE,
                 "login_busy",
@@ -218,7 +213,7 @@ async fn check_password(
     })
     .await?;
     if ok {
-        give_back(state, attempt, true).await?;
+        give_back(state, slots, true).await?;
         return Ok(found);
     }
     state
@@ -244,16 +239,16 @@ async fn take_slots(
     attempt: Attempt,
     username: &str,
     address: &str,
-) -> Result<Option<UserRow>, ApiError> {
+) -> Result<(Option<UserRow>, Slots), ApiError> {
     let username = username.to_string();
     let address = address.to_string();
     state
         .blocking(move |s| {
             let now = now_us();
-            let taken = s.db.write(|conn| -> Result<Option<UserRow>, ThrottleError> {
+            let taken = s.db.write(|conn| -> Result<(Option<UserRow>, Slots), ThrottleError> {
                 throttle::forget_expired(conn, &s.settings.login_policy, now)?;
-                throttle::take_slots(conn, &attempt, now)?;
-                Ok(users::find_by_username(conn, &username)?)
+                let slots = throttle::take_slots(conn, &attempt, now)?;
+                Ok((users::find_by_username(conn, &username)?, slots))
             });
             match taken {
                 Ok(found) => Ok(found),
@@ -289,10 +284,10 @@ async fn take_slots(
         .await
 }
 
-async fn give_back(state: &AppState, attempt: Attempt, succeeded: bool) -> Result<(), ApiError> {
+async fn give_back(state: &AppState, slots: Slots, succeeded: bool) -> Result<(), ApiError> {
     state
         .blocking(move |s| {
-            s.db.write(|conn| -> Result<(), ApiError> { Ok(throttle::give_back(conn, &attempt, succeeded)?) })
+            s.db.write(|conn| -> Result<(), ApiError> { Ok(throttle::give_back(conn, &slots, succeeded, now_us())?) })
         })
         .await
 }
@@ -358,7 +353,7 @@ pub async fn change_password(
         return Err(ApiError::bad_request("invalid_body", "current_password too long"));
     }
     let new_password = Password::parse(&new_password).map_err(|m| ApiError::bad_request("invalid_password", m))?;
-    let address = client_address(&req, state.settings.trust_forwarded_for);
+    let address = client_address(&req, &state.settings.trusted_proxies);
     check_password(&state, &caller.username, current_password, address)
         .await?
         .ok_or_else(|| ApiError::forbidden("the current password is wrong"))?;

@@ -77,6 +77,19 @@ impl ApiError {
     pub fn internal(message: impl Into<String>) -> ApiError {
         ApiError::new(StatusCode::INTERNAL_SERVER_ERROR, "internal", message)
     }
+    /// The database did not answer in time. What was asked may still be done
+    /// (a write may commit after this answer): retry with the same Idempotency-Key.
+    pub fn database_timeout(timeout_ms: u64) -> ApiError {
+        ApiError::new(
+            StatusCode::SERVICE_UNAVAILABLE,
+            "database_timeout",
+            format!(
+                "the database did not answer within {timeout_ms} ms; a change may still be applied: \
+                 retry with the same Idempotency-Key"
+            ),
+        )
+        .retry_after(1)
+    }
     pub fn unavailable(message: impl Into<String>) -> ApiError {
         ApiError::new(StatusCode::SERVICE_UNAVAILABLE, "database_unavailable", message)
     }

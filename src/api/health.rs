@@ -27,24 +27,35 @@ pub struct Ready {
     pub database: &'static str,
 }
 
-/// How long readiness waits for a database connection: well inside the
-/// orchestrator's probe timeout (deploy/k8s/deployment.yaml), so a database
-/// outage reads as 503, not as a probe timeout.
+/// How long readiness waits for the database, a connection and its answer
+/// together: well inside the orchestrator's probe timeout
+/// (deploy/k8s/deployment.yaml), so a database outage reads as 503, not as a
+/// probe timeout.
 pub const READY_TIMEOUT_MS: u64 = 1_000;
 
-/// Readiness: the database answers within a second (503 otherwise).
+/// Readiness: the database answers within a second (503 otherwise, also when
+/// it has gone silent).
 #[utoipa::path(tag = "operations", responses(
     (status = 200, body = Ready),
     (status = 503, body = super::error::ErrorBody),
 ))]
 #[get("/ready")]
 pub async fn ready(state: web::Data<AppState>) -> ApiResult<web::Json<Ready>> {
-    state
-        .blocking(|s| {
-            s.db.ping(READY_TIMEOUT_MS)
-                .map_err(|e| ApiError::unavailable(e.to_string()))
-        })
-        .await?;
+    let db = state.db.clone();
+    // The whole probe is bounded, not only the wait for a connection: a query
+    // on a connection whose server went silent would otherwise never return.
+    // The thread it blocks is released when the connection answers or dies.
+    let probe = actix_web::web::block(move || db.ping(READY_TIMEOUT_MS));
+    match tokio::time::timeout(std::time::Duration::from_millis(READY_TIMEOUT_MS), probe).await {
+        Ok(Ok(Ok(()))) => {}
+        Ok(Ok(Err(e))) => return Err(ApiError::unavailable(e.to_string())),
+        Ok(Err(e)) => return Err(e.into()),
+        Err(_) => {
+            return Err(ApiError::unavailable(format!(
+                "the database did not answer within {READY_TIMEOUT_MS} ms"
+            )))
+        }
+    }
     let database = match state.db.backend() {
         crate::store::Backend::Sqlite => "sqlite",
         crate::store::Backend::Postgres => "postgres",

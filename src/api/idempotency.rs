@@ -63,14 +63,14 @@ pub async fn commit_wager(
         key,
         fingerprint: request.fingerprint,
     });
+    // A wager still queued when this gives up is dropped by the committer.
     Ok(state
-        .committer
-        .submit(WagerRequest {
+        .within_db_timeout(state.committer.submit(WagerRequest {
             caller,
             idempotency,
             wager,
-        })
-        .await?)
+        }))
+        .await??)
 }
 
 /// Answers with a committed wager's stored response.

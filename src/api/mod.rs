@@ -4,6 +4,7 @@
 pub mod approvals;
 pub mod audit;
 pub mod auth;
+pub mod auth_first;
 pub mod cage;
 pub mod contract;
 pub mod error;

@@ -22,13 +22,27 @@ pub struct AppState {
 }
 
 impl AppState {
-    /// Runs blocking database work on actix's blocking pool.
+    /// Runs blocking database work on actix's blocking pool, answering 503
+    /// once it has taken longer than `db_timeout_ms`: a database that stops
+    /// answering holds that thread, not the request.
     pub async fn blocking<T, F>(&self, f: F) -> Result<T, super::error::ApiError>
     where
         F: FnOnce(&AppState) -> Result<T, super::error::ApiError> + Send + 'static,
         T: Send + 'static,
     {
         let state = self.clone();
-        actix_web::web::block(move || f(&state)).await?
+        self.within_db_timeout(actix_web::web::block(move || f(&state)))
+            .await??
+    }
+
+    /// `work`, or 503 `database_timeout` when it is not done within `db_timeout_ms`.
+    pub async fn within_db_timeout<T>(
+        &self,
+        work: impl std::future::Future<Output = T>,
+    ) -> Result<T, super::error::ApiError> {
+        let timeout_ms = self.settings.db_timeout_ms;
+        tokio::time::timeout(std::time::Duration::from_millis(timeout_ms), work)
+            .await
+            .map_err(|_| super::error::ApiError::database_timeout(timeout_ms))
     }
 }

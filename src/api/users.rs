@@ -495,29 +495,61 @@ pub(super) fn reset_to(conn: &mut AnyConnection, actor_id: &str, user_id: &str, 
     Ok(())
 }
 
-/// Lifts an account's login lockouts (pit boss): the per-account limit and
-/// every (account, address) limit. A significant event.
-#[utoipa::path(tag = "users", security(("bearer" = [])), responses(
-    (status = 204, description = "The account's login limits are reset"),
+#[derive(Deserialize, IntoParams)]
+#[serde(deny_unknown_fields)]
+pub struct UnlockQuery {
+    /// The client address the holder signs in from (as the `login_failed` events show it): its
+    /// lockout is lifted too and it becomes known to the account.
+    pub address: Option<String>,
+}
+
+/// Lifts an account's login lockouts where its holder signs in (pit boss): at the addresses the
+/// account signed in from in the last 30 days, and at `address` when given, which becomes known
+/// to the account and so exempt from its per-account backoff. Addresses that only failed keep
+/// their limits and the backoff stays, so an unlock gives a guesser no new attempts
+/// (docs/security.md). A significant event.
+#[utoipa::path(tag = "users", security(("bearer" = [])), params(UnlockQuery), responses(
+    (status = 204, description = "The account's login limits are lifted where its holder signs in"),
+    (status = 400, body = super::error::ErrorBody),
     (status = 401, body = super::error::ErrorBody),
     (status = 403, body = super::error::ErrorBody),
     (status = 404, body = super::error::ErrorBody),
 ))]
 #[post("/api/v1/users/{user_id}/unlock")]
-pub async fn unlock(state: web::Data<AppState>, caller: Caller, path: web::Path<String>) -> ApiResult<HttpResponse> {
+pub async fn unlock(
+    state: web::Data<AppState>,
+    caller: Caller,
+    path: web::Path<String>,
+    query: web::Query<UnlockQuery>,
+) -> ApiResult<HttpResponse> {
     caller.require(&[Role::Pitboss])?;
     let user_id = path.into_inner();
+    let address = match &query.address {
+        Some(a) => Some(
+            a.trim()
+                .parse::<std::net::IpAddr>()
+                .map_err(|_| ApiError::bad_request("invalid_address", "address must be an IPv4 or IPv6 address"))?
+                .to_string(),
+        ),
+        None => None,
+    };
     state
         .blocking(move |s| {
             s.db.write(|conn| -> Result<(), ApiError> {
                 let user = users::find(conn, &user_id)?.ok_or_else(|| ApiError::not_found("user"))?;
-                let cleared = crate::auth::throttle::unlock_account(conn, &user.username)?;
+                let cleared = crate::auth::throttle::unlock_account(
+                    conn,
+                    &s.settings.login_policy,
+                    &user.username,
+                    address.as_deref(),
+                    crate::store::now_us(),
+                )?;
                 significant_events::record(
                     conn,
                     EventKind::LoginUnlocked,
                     Some(&caller.user_id),
                     Some(&user_id),
-                    serde_json::json!({ "username": user.username, "limits_cleared": cleared }),
+                    serde_json::json!({ "username": user.username, "limits_cleared": cleared, "address": address }),
                 )?;
                 Ok(())
             })

@@ -4,6 +4,7 @@
 
 mod caller;
 mod password;
+pub mod proxies;
 pub mod throttle;
 mod token;
 

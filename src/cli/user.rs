@@ -40,19 +40,36 @@ pub fn create(args: UserCreateArgs) -> Result<ExitCode, String> {
 
 pub fn unlock(args: UserUnlockArgs) -> Result<ExitCode, String> {
     let username = Username::parse(&args.username)?;
+    let address = match &args.address {
+        Some(a) => Some(
+            a.trim()
+                .parse::<std::net::IpAddr>()
+                .map_err(|_| format!("--address {a:?} is not an IP address"))?
+                .to_string(),
+        ),
+        None => None,
+    };
     let db = open_db(&args.database)?;
+    let policy = djego::auth::throttle::LoginPolicy::default();
     let cleared = db
         .write(|conn| -> Result<usize, djego::bootstrap::BootstrapError> {
             let user = djego::users::find_by_username(conn, username.as_str())?.ok_or_else(|| {
                 djego::bootstrap::BootstrapError::Invalid(format!("no account '{}'", username.as_str()))
             })?;
-            let cleared = djego::auth::throttle::unlock_account(conn, &user.username)?;
+            let cleared = djego::auth::throttle::unlock_account(
+                conn,
+                &policy,
+                &user.username,
+                address.as_deref(),
+                djego::store::now_us(),
+            )?;
             djego::significant_events::record(
                 conn,
                 djego::significant_events::EventKind::LoginUnlocked,
                 None,
                 Some(&user.id),
-                serde_json::json!({ "username": user.username, "limits_cleared": cleared, "from": "command line" }),
+                serde_json::json!({ "username": user.username, "limits_cleared": cleared,
+                    "address": address, "from": "command line" }),
             )?;
             Ok(cleared)
         })

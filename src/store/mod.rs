@@ -170,8 +170,55 @@ pub struct Database {
     sqlite_writer: Arc<Mutex<()>>,
 }
 
+/// libpq connection parameters that bound how long a PostgreSQL connection
+/// can stay silent (docs/operations.md, "When the database goes silent"),
+/// added to the URL unless it sets them itself:
+/// - `connect_timeout`: a connection that is not made in this long fails;
+/// - `keepalives`, `keepalives_idle`, `keepalives_interval`, `keepalives_count`:
+///   an idle connection whose peer has gone is found dead in about 11 s;
+/// - `tcp_user_timeout`: data sent and not acknowledged for `timeout_ms` ends the connection;
+/// - `options`: the server cancels a statement after `statement_timeout` and
+///   ends a session idle inside a transaction after
+///   `idle_in_transaction_session_timeout`, both `timeout_ms`, so that no
+///   lock outlives a stuck instance for long.
+pub fn with_pg_timeouts(url: &str, timeout_ms: u64) -> String {
+    let connect_timeout_s = timeout_ms.div_ceil(1000).clamp(2, 5);
+    let params = [
+        ("connect_timeout", connect_timeout_s.to_string()),
+        ("keepalives", "1".to_string()),
+        ("keepalives_idle", "5".to_string()),
+        ("keepalives_interval", "2".to_string()),
+        ("keepalives_count", "3".to_string()),
+        ("tcp_user_timeout", timeout_ms.to_string()),
+        (
+            "options",
+            format!("-c%20statement_timeout%3D{timeout_ms}%20-c%20idle_in_transaction_session_timeout%3D{timeout_ms}"),
+        ),
+    ];
+    let given: Vec<&str> = url
+        .split_once('?')
+        .map(|(_, q)| q.split('&').filter_map(|kv| kv.split('=').next()).collect())
+        .unwrap_or_default();
+    let mut out = url.to_string();
+    for (key, value) in params {
+        if given.contains(&key) {
+            continue;
+        }
+        out.push(if out.contains('?') { '&' } else { '?' });
+        out.push_str(&format!("{key}={value}"));
+    }
+    out
+}
+
 impl Database {
     pub fn connect(url: &str, max_connections: u32) -> Result<Database, StoreError> {
+        Database::connect_with(url, max_connections, None)
+    }
+
+    /// As [`Database::connect`]; with `timeout_ms`, PostgreSQL connections
+    /// carry [`with_pg_timeouts`] (the service's pool; the commands run
+    /// without them, so a long verification or report is never cut short).
+    pub fn connect_with(url: &str, max_connections: u32, timeout_ms: Option<u64>) -> Result<Database, StoreError> {
         let backend = Backend::of_url(url);
         if backend == Backend::Sqlite {
             let path = url.strip_prefix("sqlite://").unwrap_or(url);
@@ -182,7 +229,10 @@ impl Database {
                 }
             }
         }
-        let url = url.strip_prefix("sqlite://").unwrap_or(url).to_string();
+        let url = match (backend, timeout_ms) {
+            (Backend::Postgres, Some(ms)) => with_pg_timeouts(url, ms),
+            _ => url.strip_prefix("sqlite://").unwrap_or(url).to_string(),
+        };
         let manager = ConnectionManager::<AnyConnection>::new(url.clone());
         // No `SELECT 1` at every check-out: a broken connection fails its
         // query and r2d2 discards it (`has_broken`).
@@ -219,11 +269,15 @@ impl Database {
             AnyConnection::Postgresql(c) => {
                 use diesel::connection::SimpleConnection;
                 const MIGRATION_LOCK: i64 = 0x646a65676f; // "djego"
+                                                          // Waiting for another instance's migrations, and a migration
+                                                          // itself, may take longer than the service's statement timeout.
+                c.batch_execute("SET statement_timeout = 0")?;
                 c.batch_execute(&format!("SELECT pg_advisory_lock({MIGRATION_LOCK})"))?;
                 let result = c
                     .run_pending_migrations(BackendMigrations::of(Backend::Postgres))
                     .map(|v| v.len());
                 c.batch_execute(&format!("SELECT pg_advisory_unlock({MIGRATION_LOCK})"))?;
+                c.batch_execute("RESET statement_timeout")?;
                 result
             }
             AnyConnection::Sqlite(c) => c
@@ -277,6 +331,10 @@ impl Database {
             Backend::Sqlite => None,
         };
         if let Some(conn) = holder.as_deref_mut() {
+            // Another instance may hold it for longer than the statement timeout.
+            diesel::sql_query("SET statement_timeout = 0")
+                .execute(conn)
+                .map_err(StoreError::from)?;
             diesel::sql_query(format!("SELECT pg_advisory_lock({STARTUP_LOCK})"))
                 .execute(conn)
                 .map_err(StoreError::from)?;
@@ -284,6 +342,7 @@ impl Database {
         let result = f(self);
         if let Some(conn) = holder.as_deref_mut() {
             let _ = diesel::sql_query(format!("SELECT pg_advisory_unlock({STARTUP_LOCK})")).execute(conn);
+            let _ = diesel::sql_query("RESET statement_timeout").execute(conn);
         }
         result
     }
@@ -461,6 +520,26 @@ mod tests {
             .get_result::<Pragma>(c)
             .expect("PRAGMA synchronous")
             .synchronous
+    }
+
+    #[test]
+    fn pg_timeouts_are_added_unless_the_url_sets_them() {
+        let url = with_pg_timeouts("postgres://u@h/db", 8000);
+        assert_eq!(
+            url,
+            "postgres://u@h/db?connect_timeout=5&keepalives=1&keepalives_idle=5&keepalives_interval=2\
+             &keepalives_count=3&tcp_user_timeout=8000\
+             &options=-c%20statement_timeout%3D8000%20-c%20idle_in_transaction_session_timeout%3D8000"
+        );
+        let own = with_pg_timeouts(
+            "postgres://u@h/db?sslmode=require&keepalives_idle=30&options=-c%20x%3D1",
+            3000,
+        );
+        assert!(own.starts_with("postgres://u@h/db?sslmode=require&keepalives_idle=30&options=-c%20x%3D1&connect_timeout=3&keepalives=1&keepalives_interval=2"), "{own}");
+        assert!(
+            !own.contains("statement_timeout") && own.matches("keepalives_idle").count() == 1,
+            "{own}"
+        );
     }
 
     /// diesel keys pending migrations by version: a version used twice would

@@ -27,6 +27,14 @@ diesel::table! {
 }
 
 diesel::table! {
+    login_known_addresses (username, address) {
+        username -> Text,
+        address -> Text,
+        last_success_us -> BigInt,
+    }
+}
+
+diesel::table! {
     significant_events (id) {
         id -> Text,
         at_us -> BigInt,
@@ -397,6 +405,7 @@ diesel::joinable!(event_chain -> significant_events (event_id));
 diesel::allow_tables_to_appear_in_same_query!(
     users,
     login_throttles,
+    login_known_addresses,
     significant_events,
     accounts,
     ledger_head,

@@ -94,12 +94,19 @@ fn run(mut batcher: Batcher, jobs: &Mutex<mpsc::Receiver<Job>>) {
         let Some(first) = turn.blocking_recv() else {
             return;
         };
-        let mut batch = vec![first];
+        // A wager whose requester stopped waiting (it was answered 503 after
+        // the database timeout, or went away) before its batch began is not
+        // committed: nobody would learn that it was.
+        let mut batch: Vec<Job> = std::iter::once(first).filter(|j| !j.answer.is_closed()).collect();
         while batch.len() < MAX_BATCH {
             match turn.try_recv() {
+                Ok(job) if job.answer.is_closed() => {}
                 Ok(job) => batch.push(job),
                 Err(_) => break,
             }
+        }
+        if batch.is_empty() {
+            continue;
         }
         let mut turn = Some(turn);
         let mut hand_off = || drop(turn.take());

@@ -1,4 +1,4 @@
-//! Login, the login rate limit, and token checking (issue #2).
+//! Login, the login limits, and token checking.
 
 use crate::helpers::TestApp;
 use base64::engine::general_purpose::URL_SAFE_NO_PAD;
@@ -241,7 +241,7 @@ async fn login_status(app: &TestApp, username: &str, password: &str, address: &s
 }
 
 fn trusting_proxy(s: &mut djego::config::Settings) {
-    s.trust_forwarded_for = true;
+    s.trusted_proxies = djego::auth::proxies::TrustedProxies::any();
 }
 
 both_backends!(
@@ -274,7 +274,7 @@ both_backends!(
 );
 
 both_backends!(
-    async fn a_lockout_holds_one_address_and_a_pit_boss_lifts_it(app: TestApp) {
+    async fn a_lockout_holds_one_address_and_an_unlock_gives_the_guesser_nothing(app: TestApp) {
         let app = TestApp::spawn_with(app.backend, |s| {
             trusting_proxy(s);
             s.login_policy.per_account.attempts = 8;
@@ -297,33 +297,191 @@ both_backends!(
         let (st, text) = login_status(&app, &cashier.username, &cashier.password, "203.0.113.2").await;
         assert_eq!(st, 200, "{text}");
 
-        // Failures from many addresses meet the slower per-account limit (8 here).
+        // Failures from more addresses spend the account's budget (8 here): it is in backoff now.
         for address in ["203.0.113.3", "203.0.113.4", "203.0.113.5"] {
             let (st, _) = login_status(&app, &cashier.username, "wrong-password", address).await;
             assert_eq!(st, 401);
         }
-        let (st, text) = login_status(&app, &cashier.username, &cashier.password, "203.0.113.2").await;
-        assert_eq!(st, 429, "the account as a whole is locked now: {text}");
-
-        // A pit boss lifts it; a cashier may not.
-        let path = format!("/api/v1/users/{}/unlock", cashier.id);
-        app.post(&path, Some(&cashier.token), &json!({}), None)
-            .await
-            .assert_error(403, "forbidden");
-        let lifted = app.post(&path, Some(&boss.token), &json!({}), None).await;
-        assert_eq!(lifted.status, 204, "{}", lifted.text);
-        for address in ["203.0.113.1", "203.0.113.2"] {
+        // The backoff never holds the cage, where the cashier signed in, nor an address that never failed.
+        for address in ["203.0.113.2", "203.0.113.6"] {
             let (st, text) = login_status(&app, &cashier.username, &cashier.password, address).await;
             assert_eq!(st, 200, "{address}: {text}");
         }
+        // An address that failed waits; a new one gets one guess.
+        let (st, _) = login_status(&app, &cashier.username, "wrong-password", "203.0.113.3").await;
+        assert_eq!(st, 429, "a failed address in backoff");
+        let (st, _) = login_status(&app, &cashier.username, "wrong-password", "203.0.113.7").await;
+        assert_eq!(st, 401, "a new address's one guess");
+        let (st, _) = login_status(&app, &cashier.username, "wrong-password", "203.0.113.7").await;
+        assert_eq!(st, 429, "and no second");
+
+        // The cashier mistypes at a new terminal and is held there.
+        let (st, _) = login_status(&app, &cashier.username, "wrong-password", "198.51.100.20").await;
+        assert_eq!(st, 401);
+        let (st, _) = login_status(&app, &cashier.username, &cashier.password, "198.51.100.20").await;
+        assert_eq!(st, 429);
+
+        // A pit boss lifts it there; a cashier may not, nor may an address be nonsense.
+        let path = format!("/api/v1/users/{}/unlock?address=198.51.100.20", cashier.id);
+        app.post(&path, Some(&cashier.token), &json!({}), None)
+            .await
+            .assert_error(403, "forbidden");
+        app.post(
+            &format!("/api/v1/users/{}/unlock?address=terminal-7", cashier.id),
+            Some(&boss.token),
+            &json!({}),
+            None,
+        )
+        .await
+        .assert_error(400, "invalid_address");
+        let lifted = app.post(&path, Some(&boss.token), &json!({}), None).await;
+        assert_eq!(lifted.status, 204, "{}", lifted.text);
+        let (st, text) = login_status(&app, &cashier.username, &cashier.password, "198.51.100.20").await;
+        assert_eq!(st, 200, "the unlocked terminal: {text}");
+        // The unlock gave the guesser nothing: its addresses are still held, and the
+        // account is still in backoff for new ones.
+        for address in ["203.0.113.1", "203.0.113.3", "203.0.113.7"] {
+            let (st, _) = login_status(&app, &cashier.username, "wrong-password", address).await;
+            assert_eq!(st, 429, "{address} after the unlock");
+        }
+        let (st, _) = login_status(&app, &cashier.username, "wrong-password", "203.0.113.8").await;
+        assert_eq!(st, 401);
+        let (st, _) = login_status(&app, &cashier.username, "wrong-password", "203.0.113.8").await;
+        assert_eq!(st, 429, "one guess per new address, unlock or not");
+
         let unlocked = app.events("login_unlocked").await;
         assert_eq!(unlocked.len(), 1, "{unlocked:?}");
+        let details: Value = serde_json::from_str(unlocked[0]["details"].as_str().unwrap()).unwrap();
+        assert_eq!(details["address"], "198.51.100.20", "{details}");
         let failed = app.events("login_failed").await;
         let details: Value = serde_json::from_str(failed[0]["details"].as_str().unwrap()).unwrap();
         assert!(
             details["address"].as_str().unwrap().starts_with("203.0.113."),
             "{details}"
         );
+    }
+);
+
+/// A client whose connections come from `ip` (any 127.x.y.z reaches the server on loopback).
+fn client_from(ip: &str) -> reqwest::Client {
+    reqwest::Client::builder()
+        .local_address(Some(ip.parse().expect("an address")))
+        .build()
+        .expect("a client")
+}
+
+/// Where the attackers' addresses come from: the TCP peer, or the proxy's header.
+#[derive(Clone, Copy)]
+enum Via {
+    Peer,
+    Proxy,
+}
+
+/// A login as `username` from `address`: a socket bound to it, or through the trusted
+/// proxy at 127.0.0.1 that names it in `X-Forwarded-For`.
+fn attempt(app: &TestApp, via: Via, address: &str, username: &str, password: &str) -> reqwest::RequestBuilder {
+    let body = json!({ "username": username, "password": password });
+    let url = format!("{}/api/v1/auth/login", app.address);
+    match via {
+        Via::Peer => client_from(address).post(url).json(&body),
+        Via::Proxy => app
+            .client
+            .post(url)
+            .header("X-Forwarded-For", format!("10.9.9.9, {address}"))
+            .json(&body),
+    }
+}
+
+/// `attackers` addresses guess at the pit boss's password, all at once, until every one is
+/// refused; the pit boss still signs in at their terminal and at an address that never failed,
+/// and an unlock by a second pit boss gives the attackers nothing.
+async fn siege(app: &TestApp, via: Via, attackers: usize, net: u8) {
+    let policy = app.state.settings.login_policy.clone();
+    let boss = app.create_user(Role::Pitboss).await;
+    let terminal = format!("127.{net}.0.1");
+    let st = app
+        .send(attempt(app, via, &terminal, &boss.username, &boss.password))
+        .await;
+    assert_eq!(st.status, 200, "the pit boss signs in at the pit: {}", st.text);
+    let addresses: Vec<String> = (0..attackers)
+        .map(|i| format!("127.{net}.{}.{}", 1 + i / 200, 10 + i % 200))
+        .collect();
+    let mut checked = 0;
+    let started = std::time::Instant::now();
+    for round in 0.. {
+        let guesses = addresses
+            .iter()
+            .map(|a| attempt(app, via, a, &boss.username, &format!("guess-{round}")))
+            .collect();
+        let results = app.send_all_at_once(guesses).await;
+        assert!(results.iter().all(|(st, _)| *st == 401 || *st == 429), "{results:?}");
+        let round_checked = results.iter().filter(|(st, _)| *st == 401).count();
+        checked += round_checked;
+        if round_checked == 0 {
+            break;
+        }
+        assert!(round < 10, "the attack never ran dry");
+    }
+    // No more passwords were checked than the account's budget plus one per address in backoff,
+    // and never more than five from one address.
+    let budget = policy.per_account.attempts as usize + attackers;
+    assert!(
+        checked <= budget.min(attackers * policy.per_account_address.attempts as usize),
+        "{checked} passwords checked from {attackers} addresses"
+    );
+    eprintln!(
+        "{attackers} addresses: {checked} passwords checked in {:?}",
+        started.elapsed()
+    );
+
+    // The pit boss signs in at the pit, and from an address that never failed.
+    for address in [terminal.clone(), format!("127.{net}.250.1")] {
+        let r = app
+            .send(attempt(app, via, &address, &boss.username, &boss.password))
+            .await;
+        assert_eq!(r.status, 200, "the pit boss at {address}: {}", r.text);
+    }
+    // Another pit boss unlocks the account; the attackers' addresses are still refused.
+    let second = app.create_user(Role::Pitboss).await;
+    let lifted = app
+        .post(
+            &format!("/api/v1/users/{}/unlock", boss.id),
+            Some(&second.token),
+            &json!({}),
+            None,
+        )
+        .await;
+    assert_eq!(lifted.status, 204, "{}", lifted.text);
+    let again = addresses
+        .iter()
+        .map(|a| attempt(app, via, a, &boss.username, "after-the-unlock"))
+        .collect();
+    let results = app.send_all_at_once(again).await;
+    assert!(
+        results.iter().all(|(st, _)| *st == 429),
+        "the unlock gave the attackers nothing: {results:?}"
+    );
+    let r = app
+        .send(attempt(app, via, &terminal, &boss.username, &boss.password))
+        .await;
+    assert_eq!(r.status, 200, "the pit boss after the unlock: {}", r.text);
+}
+
+both_backends!(
+    async fn a_siege_from_many_peers_cannot_keep_the_pit_boss_out(app: TestApp) {
+        siege(&app, Via::Peer, 10, 1).await;
+        siege(&app, Via::Peer, 100, 2).await;
+    }
+);
+
+both_backends!(
+    async fn a_siege_through_the_proxy_cannot_keep_the_pit_boss_out(app: TestApp) {
+        let app = TestApp::spawn_with(app.backend, |s| {
+            s.trusted_proxies = djego::auth::proxies::TrustedProxies::parse("127.0.0.1").unwrap();
+        })
+        .await;
+        siege(&app, Via::Proxy, 10, 1).await;
+        siege(&app, Via::Proxy, 100, 2).await;
     }
 );
 

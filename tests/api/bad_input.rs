@@ -340,3 +340,63 @@ both_backends!(
         app.get("/api/v1/me", Some(&dealer.token)).await.expect(200);
     }
 );
+
+both_backends!(
+    async fn without_a_token_every_protected_operation_is_a_401_before_its_input_is_read(app: TestApp) {
+        use djego::api::ApiDoc;
+        use utoipa::OpenApi;
+        let doc = serde_json::to_value(ApiDoc::openapi()).unwrap();
+        let bad_bodies: [(&str, &str); 5] = [
+            ("application/json", "{\"amount\": "),
+            ("text/plain", "hello"),
+            ("application/json", "[1, 2]"),
+            ("application/json", "{\"memo\": \"a\\u0000b\"}"),
+            ("application/json", "{\"no_such_field\": 1}"),
+        ];
+        let mut checked = 0;
+        for (path, item) in doc["paths"].as_object().unwrap() {
+            for (method, operation) in item.as_object().unwrap() {
+                let needs_token = operation["security"]
+                    .as_array()
+                    .is_some_and(|s| !s.is_empty() && s.iter().all(|r| r.as_object().is_some_and(|r| !r.is_empty())));
+                if !needs_token {
+                    continue;
+                }
+                // Ids that name nothing, and a query nothing accepts.
+                let mut concrete = String::new();
+                for part in path.split('/').filter(|p| !p.is_empty()) {
+                    concrete.push('/');
+                    concrete.push_str(if part.starts_with('{') {
+                        "0195d3c4-0000-7000-8000-000000000000"
+                    } else {
+                        part
+                    });
+                }
+                concrete.push_str("?limit=many&no_such_parameter=1");
+                let method = Method::from_bytes(method.to_ascii_uppercase().as_bytes()).unwrap();
+                for (content_type, body) in bad_bodies {
+                    for token in [None, Some("not-a-token")] {
+                        let r = app
+                            .send(
+                                app.request(method.clone(), &concrete, token)
+                                    .header("content-type", content_type)
+                                    .body(body.to_string()),
+                            )
+                            .await;
+                        assert_eq!(
+                            r.status, 401,
+                            "{method} {concrete} with {content_type} {body:?} and token {token:?}: {}",
+                            r.text
+                        );
+                        r.assert_error(401, "unauthenticated");
+                        checked += 1;
+                    }
+                }
+            }
+        }
+        assert!(
+            checked > 500,
+            "only {checked} requests: the document lists the protected operations"
+        );
+    }
+);

@@ -196,6 +196,8 @@ pub fn test_settings(database_url: &str) -> Settings {
         database_url: database_url.to_string(),
         migration_database_url: None,
         db_max_connections: 10,
+        // Generous: a loaded test machine is slow; the tests of a silent database set their own.
+        db_timeout_ms: 30_000,
         bind: "127.0.0.1:0".to_string(),
         jwt_secret,
         jwt_previous_secrets: Vec::new(),
@@ -207,7 +209,7 @@ pub fn test_settings(database_url: &str) -> Settings {
         workers: 2,
         login_policy: djego::auth::throttle::LoginPolicy::default(),
         password_check_concurrency: 2,
-        trust_forwarded_for: false,
+        trusted_proxies: djego::auth::proxies::TrustedProxies::none(),
         json_limit_bytes: 64 * 1024,
         argon2_memory_kib: 1024,
         hint_limits: Default::default(),

@@ -1,0 +1,222 @@
+//! A database that stops answering without closing anything: every request is
+//! still answered within its bound (503), and all is well once it answers again.
+//!
+//! PostgreSQL is reached through a TCP proxy in the test that can be frozen: it
+//! stops forwarding bytes but keeps every connection open, as a hung server or a
+//! network that drops packets would. SQLite cannot go silent that way; its
+//! counterpart is another process holding the write lock.
+
+use crate::helpers::{Backend, TestApp};
+use djego::domain::Role;
+use serde_json::json;
+use std::time::{Duration, Instant};
+use tokio::io::{AsyncReadExt, AsyncWriteExt};
+use tokio::sync::watch;
+
+/// The service's database timeout in these tests.
+const DB_TIMEOUT_MS: u64 = 2_000;
+/// What a loaded test machine may add to a bound.
+const SLACK_MS: u64 = 1_500;
+
+/// A TCP proxy whose forwarding can be frozen and thawed.
+struct FreezableProxy {
+    port: u16,
+    frozen: watch::Sender<bool>,
+    task: tokio::task::JoinHandle<()>,
+}
+
+impl Drop for FreezableProxy {
+    fn drop(&mut self) {
+        self.task.abort();
+    }
+}
+
+impl FreezableProxy {
+    async fn start(upstream: String) -> FreezableProxy {
+        let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.expect("a port");
+        let port = listener.local_addr().unwrap().port();
+        let (frozen, gate) = watch::channel(false);
+        let task = tokio::spawn(async move {
+            while let Ok((client, _)) = listener.accept().await {
+                let (upstream, gate) = (upstream.clone(), gate.clone());
+                tokio::spawn(async move {
+                    let Ok(server) = tokio::net::TcpStream::connect(&upstream).await else {
+                        return;
+                    };
+                    let (cr, cw) = client.into_split();
+                    let (sr, sw) = server.into_split();
+                    // Either side closing closes both.
+                    tokio::select! {
+                        _ = pump(cr, sw, gate.clone()) => {}
+                        _ = pump(sr, cw, gate) => {}
+                    }
+                });
+            }
+        });
+        FreezableProxy { port, frozen, task }
+    }
+
+    fn freeze(&self, frozen: bool) {
+        self.frozen.send_replace(frozen);
+    }
+}
+
+/// Copies bytes from `from` to `to`, holding them while the gate says frozen.
+async fn pump(
+    mut from: tokio::net::tcp::OwnedReadHalf,
+    mut to: tokio::net::tcp::OwnedWriteHalf,
+    mut gate: watch::Receiver<bool>,
+) {
+    let mut buf = vec![0u8; 16 * 1024];
+    loop {
+        let n = match from.read(&mut buf).await {
+            Ok(0) | Err(_) => return,
+            Ok(n) => n,
+        };
+        if gate.wait_for(|frozen| !frozen).await.is_err() {
+            return;
+        }
+        if to.write_all(&buf[..n]).await.is_err() {
+            return;
+        }
+    }
+}
+
+/// `url` with its host and port replaced by the proxy's; the upstream's `host:port`.
+fn through_proxy(url: &str, proxy_port: u16) -> (String, String) {
+    let (scheme_user, rest) = url.split_once('@').expect("a PostgreSQL URL with a user");
+    let (host_port, path) = rest.split_at(rest.find('/').unwrap_or(rest.len()));
+    let upstream = if host_port.contains(':') {
+        host_port.to_string()
+    } else {
+        format!("{host_port}:5432")
+    };
+    (format!("{scheme_user}@127.0.0.1:{proxy_port}{path}"), upstream)
+}
+
+async fn timed<T>(work: impl std::future::Future<Output = T>) -> (T, Duration) {
+    let started = Instant::now();
+    let out = work.await;
+    (out, started.elapsed())
+}
+
+fn within(elapsed: Duration, bound_ms: u64, what: &str) {
+    assert!(
+        elapsed <= Duration::from_millis(bound_ms + SLACK_MS),
+        "{what} took {elapsed:?}, more than its bound of {bound_ms} ms"
+    );
+}
+
+both_backends!(
+    async fn a_silent_database_is_answered_503_within_its_bound(app: TestApp) {
+        let mut proxy = None;
+        let mut lock_holder = None;
+        let app = match app.backend {
+            Backend::Postgres => {
+                let (_, upstream) = through_proxy(app.db.url(), 0);
+                let p = FreezableProxy::start(upstream).await;
+                let port = p.port;
+                proxy = Some(p);
+                TestApp::spawn_on(app.db.clone(), |s| {
+                    s.database_url = through_proxy(&s.database_url, port).0;
+                    s.db_timeout_ms = DB_TIMEOUT_MS;
+                })
+                .await
+            }
+            Backend::Sqlite => TestApp::spawn_on(app.db.clone(), |s| s.db_timeout_ms = DB_TIMEOUT_MS).await,
+        };
+        let cashier = app.create_user(Role::Cashier).await;
+        let player = app.create_user(Role::Player).await;
+        let deposit = |key: &'static str| {
+            app.request(reqwest::Method::POST, "/api/v1/cage/deposits", Some(&cashier.token))
+                .header("Idempotency-Key", key)
+                .json(&json!({ "player_id": player.id, "amount": "10.00" }))
+        };
+        app.send(deposit("before")).await.expect(201);
+
+        // The database goes silent.
+        match &proxy {
+            Some(p) => p.freeze(true),
+            None => {
+                // Another process's writer holds SQLite's lock for a while.
+                let path = app.db.url().trim_start_matches("sqlite://").to_string();
+                let (release, held) = std::sync::mpsc::channel::<()>();
+                let (taken, is_taken) = std::sync::mpsc::channel::<()>();
+                lock_holder = Some((
+                    release,
+                    std::thread::spawn(move || {
+                        use diesel::connection::SimpleConnection;
+                        use diesel::Connection;
+                        let mut c = diesel::SqliteConnection::establish(&path).expect("a second connection");
+                        c.batch_execute("BEGIN IMMEDIATE").expect("the write lock");
+                        taken.send(()).unwrap();
+                        let _ = held.recv();
+                        c.batch_execute("ROLLBACK").unwrap();
+                    }),
+                ));
+                is_taken.recv().unwrap();
+            }
+        }
+
+        // Readiness answers within its probe's second, three at once; PostgreSQL's as 503.
+        let readies = (0..3)
+            .map(|_| app.request(reqwest::Method::GET, "/ready", None))
+            .collect();
+        let (answers, elapsed) = timed(app.send_all_at_once(readies)).await;
+        within(elapsed, djego::api::health::READY_TIMEOUT_MS, "/ready");
+        for (status, text) in &answers {
+            match app.backend {
+                Backend::Postgres => {
+                    assert_eq!(*status, 503, "{text}");
+                    crate::helpers::assert_error_shape(&serde_json::from_str(text).unwrap(), "database_unavailable");
+                }
+                // Reading needs no write lock.
+                Backend::Sqlite => assert_eq!(*status, 200, "{text}"),
+            }
+        }
+        // A deposit answers 503 within the database timeout, and says it may still be applied.
+        let (frozen_deposit, elapsed) = timed(app.send(deposit("during"))).await;
+        within(elapsed, DB_TIMEOUT_MS, "a deposit");
+        frozen_deposit.assert_error(503, "database_timeout");
+        assert!(
+            frozen_deposit.text.contains("Idempotency-Key"),
+            "{}",
+            frozen_deposit.text
+        );
+        if app.backend == Backend::Postgres {
+            // So does anything that reads the caller's account.
+            let (me, elapsed) = timed(app.get("/api/v1/me", Some(&player.token))).await;
+            within(elapsed, DB_TIMEOUT_MS, "/api/v1/me");
+            me.assert_error(503, "database_timeout");
+        }
+
+        // The database answers again.
+        match &proxy {
+            Some(p) => p.freeze(false),
+            None => {
+                let (release, thread) = lock_holder.take().unwrap();
+                release.send(()).unwrap();
+                thread.join().unwrap();
+            }
+        }
+        let started = Instant::now();
+        loop {
+            let r = app.get("/ready", None).await;
+            if r.status == 200 {
+                break;
+            }
+            assert!(
+                started.elapsed() < Duration::from_secs(20),
+                "never ready again: {}",
+                r.text
+            );
+            tokio::time::sleep(Duration::from_millis(200)).await;
+        }
+        // The deposit that was answered 503, retried with its key, is made once.
+        let retried = app.send(deposit("during")).await;
+        assert_eq!(retried.status, 201, "{}", retried.text);
+        app.send(deposit("after")).await.expect(201);
+        assert_eq!(app.balance(&player.id).await, "30.00");
+        drop(proxy);
+    }
+);
