@@ -134,6 +134,18 @@ pub struct ReportClosedDayArgs {
     /// Print CSV (a section per part of the report) instead of JSON.
     #[arg(long)]
     pub csv: bool,
+    /// Also verify the ledger, the events chain and every checkpoint (`djego verify ledger`),
+    /// and say on standard error what, if anything, does not check. The day's own checks
+    /// (its `intact`) are made either way.
+    #[arg(long)]
+    pub verify: bool,
+    /// Check against the checkpoints of this exported file instead of those in the database.
+    #[arg(long, value_name = "FILE")]
+    pub checkpoints: Option<PathBuf>,
+    /// Every checkpoint must be signed by this Ed25519 public key (64 hex digits); repeat it
+    /// for the keys of several periods.
+    #[arg(long, value_name = "HEX")]
+    pub public_key: Vec<String>,
 }
 
 #[derive(Args)]

@@ -41,21 +41,40 @@ pub fn replace<T: Serialize>(
     old: &T,
     new: &T,
 ) -> Result<(), SettingError> {
-    let value = serde_json::to_string(new).expect("a setting serialises");
+    replace_recording(
+        conn,
+        name,
+        actor_id,
+        event,
+        new,
+        serde_json::json!({ "old": old, "new": new }),
+    )
+}
+
+/// Replaces a setting with `value`, recording `event` by `actor_id` with `details`.
+pub fn replace_recording<T: Serialize>(
+    conn: &mut AnyConnection,
+    name: &'static str,
+    actor_id: &str,
+    event: EventKind,
+    value: &T,
+    details: serde_json::Value,
+) -> Result<(), SettingError> {
+    let value = serde_json::to_string(value).expect("a setting serialises");
+    write(conn, name, &value)?;
+    significant_events::record(conn, event, Some(actor_id), None, details)?;
+    Ok(())
+}
+
+/// Stores a setting's JSON text, recording nothing.
+pub fn write(conn: &mut AnyConnection, name: &'static str, value: &str) -> Result<(), SettingError> {
     let updated = diesel::update(settings::table.find(name))
-        .set(settings::value.eq(&value))
+        .set(settings::value.eq(value))
         .execute(conn)?;
     if updated == 0 {
         diesel::insert_into(settings::table)
-            .values((settings::name.eq(name), settings::value.eq(&value)))
+            .values((settings::name.eq(name), settings::value.eq(value)))
             .execute(conn)?;
     }
-    significant_events::record(
-        conn,
-        event,
-        Some(actor_id),
-        None,
-        serde_json::json!({ "old": old, "new": new }),
-    )?;
     Ok(())
 }

@@ -93,9 +93,16 @@ async fn floor(app: &TestApp) -> Floor {
             { "name": "night", "starts_at": "22:00" },
         ],
     });
-    app.put("/api/v1/floor/calendar", Some(&pitboss.token), &calendar, None)
+    // A change takes effect from the next gaming day: Lisbon's days follow today's.
+    let set = app
+        .put("/api/v1/floor/calendar", Some(&pitboss.token), &calendar, None)
         .await
         .expect(200);
+    assert_eq!(set["pending"]["timezone"], "Europe/Lisbon", "{set}");
+    assert_eq!(
+        set["pending"]["effective_from_us"], set["now"]["day_ends_at_us"],
+        "{set}"
+    );
     let mut tables = Vec::new();
     for name in ["Centrale A", "Centrale B"] {
         let config = json!({
@@ -308,10 +315,22 @@ async fn a_day_across(backend: Backend, change: DateTime<Utc>) {
     );
     assert_ne!(skipped_us, 0);
 
-    // Two hours before the change, in the night shift of `day`.
-    clock_to(change_us - 2 * HOUR_US);
+    // The floor is set up the day before `day`, so that Lisbon's calendar is in force by then.
+    clock_to(day_from_us - 30 * HOUR_US);
     let app = TestApp::spawn(backend).await;
     let f = floor(&app).await;
+    // Two hours before the change, in the night shift of `day`.
+    clock_to(change_us - 2 * HOUR_US);
+    let calendar = app
+        .get("/api/v1/floor/calendar", Some(&f.pitboss.token))
+        .await
+        .expect(200);
+    assert_eq!(
+        (calendar["timezone"].as_str(), calendar["pending"].is_null()),
+        (Some("Europe/Lisbon"), true),
+        "{calendar}"
+    );
+    assert_eq!(calendar["now"]["day_starts_at_us"], day_from_us, "{calendar}");
     let [x, y] = &f.dealers;
     let [a, b] = [f.tables[0].as_str(), f.tables[1].as_str()];
     sign_in(&app, a, x).await;

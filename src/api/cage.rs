@@ -67,6 +67,7 @@ impl From<LedgerError> for ApiError {
                 .with_details(serde_json::json!({ "account": account, "needed": needed, "balance": balance })),
             LedgerError::UnknownAccount(_) => ApiError::not_found("account"),
             LedgerError::SameAccount(_) => ApiError::unprocessable("invalid_transfer", e.to_string()),
+            LedgerError::GamingDayClosed { .. } => ApiError::conflict("gaming_day_closed", e.to_string()),
             LedgerError::Db(d) => ApiError::from(d),
         }
     }

@@ -163,6 +163,7 @@ impl From<crate::rounds::record::RoundError> for ApiError {
             R::NotFound => ApiError::not_found("round"),
             R::WrongState { .. } => ApiError::conflict("wrong_round_state", message),
             R::Changed => ApiError::conflict("round_changed", message),
+            R::GamingDayClosed(_) => ApiError::conflict("gaming_day_closed", message),
             R::Store(q) => ApiError::from(q),
         }
     }
@@ -213,6 +214,7 @@ impl From<crate::wagers::WagerError> for ApiError {
             W::PlayerNotFound => ApiError::not_found("player"),
             W::NotAPlayer => ApiError::unprocessable("not_a_player", message),
             W::IdempotencyKeyReused => ApiError::conflict("idempotency_key_reused", message),
+            W::GamingDayClosed(_) => ApiError::conflict("gaming_day_closed", message),
             W::Unavailable(m) => ApiError::unavailable(m),
             W::Internal(m) => ApiError::internal(m),
         }

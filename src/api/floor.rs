@@ -48,12 +48,17 @@ impl From<CloseError> for ApiError {
             CloseError::AlreadyClosed(_) => ApiError::conflict("day_closed", message),
             CloseError::UnfinishedRounds { .. } => ApiError::conflict("unfinished_rounds", message),
             CloseError::NotReconciled { .. } => ApiError::conflict("not_reconciled", message),
+            CloseError::MetersDisagree { differences, .. } => ApiError::conflict("meters_disagree", message)
+                .with_details(serde_json::json!({ "differences": differences })),
+            CloseError::BookedWhileClosing(_) => ApiError::conflict("booked_while_closing", message),
+            CloseError::Checkpoint(m) => ApiError::internal(m),
             CloseError::Floor(e) => e.into(),
         }
     }
 }
 
-/// The calendar in force, and where the present instant falls in it.
+/// The calendar in force, where the present instant falls in it, and a change
+/// waiting to take effect.
 #[derive(Serialize, ToSchema)]
 pub struct CalendarView {
     /// The casino's time zone (IANA).
@@ -61,7 +66,13 @@ pub struct CalendarView {
     /// The local time each gaming day starts, "HH:MM:SS".
     pub day_starts_at: String,
     pub shifts: Vec<ShiftSpec>,
+    /// When this calendar took effect, microseconds since the Unix epoch; null
+    /// when it has been in force since before anything was recorded.
+    pub in_force_since_us: Option<i64>,
     pub now: CalendarNow,
+    /// A change made and not yet in force: it takes effect from the next
+    /// gaming day not begun when it was made. Null when there is none.
+    pub pending: Option<PendingCalendar>,
 }
 
 /// The present gaming day and shift, with their bounds.
@@ -79,22 +90,53 @@ pub struct CalendarNow {
     pub shift_ends_at_us: i64,
 }
 
+/// A calendar that takes effect later.
+#[derive(Serialize, ToSchema)]
+pub struct PendingCalendar {
+    /// When it takes effect: the end of the gaming day in which it was made.
+    pub effective_from_us: i64,
+    /// The first gaming day it governs, which starts at `effective_from_us`
+    /// and ends at its own cut-off (so it may be longer or shorter than usual).
+    #[schema(value_type = String, format = Date)]
+    pub first_gaming_day: String,
+    pub timezone: String,
+    pub day_starts_at: String,
+    pub shifts: Vec<ShiftSpec>,
+}
+
 impl CalendarView {
-    fn new(calendar: &FloorCalendar, at: DateTime<Utc>) -> CalendarView {
-        let spec = calendar.spec();
+    pub fn new(calendar: &FloorCalendar, at: DateTime<Utc>) -> CalendarView {
+        let spec = calendar.rule_at(at).spec();
         let here = calendar.place(at);
         let (day_start, day_end) = calendar.day_bounds(here.gaming_day);
         let (shift_start, shift_end) = calendar.shift_bounds(here.gaming_day, here.shift);
+        let shift = calendar
+            .shifts(here.gaming_day)
+            .get(here.shift)
+            .map(|s| s.0.to_owned())
+            .unwrap_or_default();
+        let pending = calendar.pending(at).map(|(from, first_day, rule)| {
+            let spec = rule.spec();
+            PendingCalendar {
+                effective_from_us: from.timestamp_micros(),
+                first_gaming_day: first_day.to_string(),
+                timezone: spec.timezone,
+                day_starts_at: spec.day_starts_at,
+                shifts: spec.shifts,
+            }
+        });
         CalendarView {
             now: CalendarNow {
                 at_us: at.timestamp_micros(),
                 gaming_day: here.gaming_day.to_string(),
-                shift: spec.shifts[here.shift].name.clone(),
+                shift,
                 day_starts_at_us: day_start.timestamp_micros(),
                 day_ends_at_us: day_end.timestamp_micros(),
                 shift_starts_at_us: shift_start.timestamp_micros(),
                 shift_ends_at_us: shift_end.timestamp_micros(),
             },
+            in_force_since_us: calendar.in_force_since(at).map(|t| t.timestamp_micros()),
+            pending,
             timezone: spec.timezone,
             day_starts_at: spec.day_starts_at,
             shifts: spec.shifts,
@@ -117,8 +159,9 @@ pub async fn get_calendar(state: web::Data<AppState>, _caller: Caller) -> ApiRes
 }
 
 /// Proposes a new floor calendar (pit boss): it applies when a second pit boss approves, from the
-/// next gaming day not yet begun, so no begun or closed day's bounds ever move. Applying it is a
-/// significant event with the old and the new calendar.
+/// next gaming day not yet begun at that moment, so no begun or closed day's bounds ever move; a
+/// change approved while another waits to take effect replaces it. Applying it is a significant
+/// event with the calendar it replaces, the new one, and when it takes effect.
 #[utoipa::path(tag = "floor", security(("bearer" = [])), request_body = CalendarSpec,
     params(super::contract::IdempotencyKeyHeader),
     responses(
@@ -136,7 +179,7 @@ pub async fn set_calendar(
     caller.require(&[Role::Pitboss])?;
     let idem = IdempotentRequest::from_request(&http, &*body)?;
     let spec = body.into_inner();
-    FloorCalendar::new(&spec).map_err(FloorError::from)?;
+    floor::CalendarRule::new(&spec).map_err(FloorError::from)?;
     let caller_id = caller.user_id.clone();
     idempotency::run(&state, &caller_id, idem, StatusCode::ACCEPTED, move |conn, _key| {
         Ok(crate::approvals::propose(
@@ -639,17 +682,20 @@ pub struct DayParams {
 }
 
 /// Closes a gaming day (pit boss): freezes its report, hashes it into the
-/// significant events the signed checkpoints chain, and refuses it for ever
-/// after. Refused before the day's cut-off, while a round of the day is
-/// unfinished (the message names them), when the day does not reconcile to
-/// the ledger, and when it is closed already.
+/// significant events and signs them at once with a checkpoint; no transfer
+/// can be booked into the day after. Refused before the day's cut-off, while
+/// a round of the day is unfinished (the message names them), when the day
+/// does not reconcile to the ledger, when the floor's minute meters disagree
+/// with the day's transfers (`details.differences` lists where), when a
+/// transfer was booked into the day while it was being closed, and when it
+/// is closed already.
 #[utoipa::path(tag = "floor", security(("bearer" = [])),
     params(("gaming_day" = String, Path, format = Date, description = "YYYY-MM-DD"), super::contract::IdempotencyKeyHeader),
     responses(
     (status = 201, body = GamingDayView),
     (status = 400, body = super::error::ErrorBody),
     (status = 403, body = super::error::ErrorBody),
-    (status = 409, body = super::error::ErrorBody, description = "day_not_over, unfinished_rounds, not_reconciled or day_closed."),
+    (status = 409, body = super::error::ErrorBody, description = "day_not_over, unfinished_rounds, not_reconciled, meters_disagree, booked_while_closing or day_closed."),
 ))]
 #[post("/api/v1/floor/days/{gaming_day}/close")]
 pub async fn close_gaming_day(
@@ -662,8 +708,9 @@ pub async fn close_gaming_day(
     let day = day_in_path(&path)?;
     let idem = IdempotentRequest::from_request(&http, &serde_json::Value::Null)?;
     let caller_id = caller.user_id.clone();
+    let key = state.settings.checkpoint_key.clone();
     idempotency::run(&state, &caller_id, idem, StatusCode::CREATED, move |conn, _key| {
-        Ok(floor::close::close(conn, day, &caller.user_id)?)
+        Ok(floor::close::close(conn, day, &caller.user_id, &key)?)
     })
     .await
 }

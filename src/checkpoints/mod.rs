@@ -116,6 +116,8 @@ pub enum Trigger {
     Request,
     /// `djego checkpoint take`.
     Command,
+    /// A gaming day's close, signed as it is recorded.
+    DayClose,
 }
 
 impl Trigger {
@@ -124,6 +126,7 @@ impl Trigger {
             Trigger::Schedule => "schedule",
             Trigger::Request => "request",
             Trigger::Command => "command",
+            Trigger::DayClose => "day_close",
         }
     }
 }

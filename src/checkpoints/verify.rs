@@ -163,7 +163,9 @@ pub fn verify(
     })
 }
 
-fn check_signature(c: &Checkpoint, pinned: &[PublicKey]) -> Result<(), String> {
+/// Whether `c`'s signature verifies (under one of `pinned` when any are given,
+/// else under the key it carries), or why not.
+pub fn check_signature(c: &Checkpoint, pinned: &[PublicKey]) -> Result<(), String> {
     let carried = PublicKey::parse_hex(&c.public_key).map_err(|e| format!("checkpoint {}: {e}", c.seq))?;
     if carried.key_id() != c.key_id {
         return Err(format!(

@@ -58,27 +58,72 @@ pub fn players(args: ReportPlayersArgs) -> Result<ExitCode, String> {
 }
 
 /// A gaming day's closing report, frozen if the day is closed, as JSON or CSV
-/// on standard output; exit 1 when a closed day's stored report is not intact.
+/// on standard output. A closed day is checked (its `intact`: the stored report
+/// against its hash, the `gaming_day_closed` event, a signed checkpoint covering
+/// it, and the report recomputed from the ledger); with `--verify`, so are the
+/// ledger, the events chain and every checkpoint. Exit 1 when anything does not
+/// check, each problem said on standard error.
 pub fn day(args: ReportClosedDayArgs) -> Result<ExitCode, String> {
-    let view = read(&args.database, |conn| {
+    let pinned = super::verify::pinned_keys(&args.public_key)?;
+    let from_file = match &args.checkpoints {
+        Some(path) => Some((super::verify::read_checkpoints(path)?, path.display().to_string())),
+        None => None,
+    };
+    let (view, audit) = read(&args.database, |conn| {
+        let (list, source) = match &from_file {
+            Some((list, path)) => (list.clone(), path.clone()),
+            None => (djego::checkpoints::all(conn)?, "database".to_string()),
+        };
         let day = floor::day_or_today(conn, args.gaming_day)?;
-        floor::close::view(conn, day)
+        let view = floor::close::view_checked(conn, day, &list, &pinned)?;
+        let audit = match args.verify {
+            true => Some(djego::checkpoints::verify::verify(conn, &list, &source, &pinned)?),
+            false => None,
+        };
+        Ok((view, audit))
     })?;
     if args.csv {
         print!("{}", floor::close::to_csv(&view).map_err(|e| e.to_string())?);
     } else {
         println!("{}", serde_json::to_string_pretty(&view).map_err(|e| e.to_string())?);
     }
+    let mut failed = false;
     match &view.close {
         Some(close) if !close.intact => {
-            eprintln!(
-                "gaming day {}: the stored report does not match its recorded hash",
-                view.gaming_day
-            );
-            Ok(ExitCode::FAILURE)
+            failed = true;
+            eprintln!("gaming day {}: NOT INTACT", view.gaming_day);
+            for problem in &close.problems {
+                eprintln!("FAIL: {problem}");
+            }
         }
-        _ => Ok(ExitCode::SUCCESS),
+        Some(close) => eprintln!(
+            "gaming day {}: intact; its close is covered by checkpoint {}, signed by key {}",
+            view.gaming_day,
+            close.checkpoint.map(|c| c.to_string()).unwrap_or_default(),
+            close.checkpoint_key_id.as_deref().unwrap_or_default()
+        ),
+        None if args.verify => eprintln!("gaming day {}: not closed: nothing frozen to check", view.gaming_day),
+        None => {}
     }
+    if let Some(audit) = audit {
+        for key in &audit.checkpoints.keys {
+            eprintln!(
+                "checkpoints {}: {} signed by key {} (public key {})",
+                audit.checkpoints.source, key.checkpoints, key.key_id, key.public_key
+            );
+        }
+        if let Some(b) = &audit.ledger.first_broken_link {
+            eprintln!("FAIL: transfer {}: {}", b.seq, b.reason);
+        }
+        if let Some(b) = &audit.event_chain.first_broken_link {
+            eprintln!("FAIL: events chain link {}: {}", b.seq, b.reason);
+        }
+        for f in &audit.checkpoints.failures {
+            eprintln!("FAIL: {}", f.reason);
+        }
+        failed |= !audit.ledger.ok;
+    }
+    Ok(if failed { ExitCode::FAILURE } else { ExitCode::SUCCESS })
 }
 
 /// The plots over a gaming day or a period, written as SVG files; their paths on standard output.

@@ -17,11 +17,7 @@ use crate::{VerifyLedgerArgs, VerifyRoundArgs, VerifyRoundsArgs};
 /// JSON, and to standard error the keys that signed the checkpoints and each
 /// failure in a sentence.
 pub fn ledger(args: VerifyLedgerArgs) -> Result<ExitCode, String> {
-    let pinned = args
-        .public_key
-        .iter()
-        .map(|k| PublicKey::parse_hex(k).map_err(|e| format!("--public-key {k}: {e}")))
-        .collect::<Result<Vec<_>, _>>()?;
+    let pinned = pinned_keys(&args.public_key)?;
     let from_file = match &args.checkpoints {
         Some(path) => Some((read_checkpoints(path)?, path.display().to_string())),
         None => None,
@@ -60,9 +56,16 @@ pub fn ledger(args: VerifyLedgerArgs) -> Result<ExitCode, String> {
     })
 }
 
+/// The `--public-key` arguments.
+pub(crate) fn pinned_keys(hex: &[String]) -> Result<Vec<PublicKey>, String> {
+    hex.iter()
+        .map(|k| PublicKey::parse_hex(k).map_err(|e| format!("--public-key {k}: {e}")))
+        .collect()
+}
+
 /// An exported checkpoints file, or a JSON list of checkpoints (a saved
 /// `GET /api/v1/audit/checkpoints` page).
-fn read_checkpoints(path: &Path) -> Result<Vec<Checkpoint>, String> {
+pub(crate) fn read_checkpoints(path: &Path) -> Result<Vec<Checkpoint>, String> {
     let shown = path.display();
     let text = std::fs::read_to_string(path).map_err(|e| format!("cannot read {shown}: {e}"))?;
     let value: serde_json::Value =

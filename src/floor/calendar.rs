@@ -16,6 +16,9 @@ use chrono_tz::Tz;
 use serde::{Deserialize, Serialize};
 use utoipa::ToSchema;
 
+mod versions;
+pub use versions::{CalendarChange, FloorCalendar, Version, VersionsError};
+
 /// Most shifts a gaming day may have.
 pub const MAX_SHIFTS: usize = 8;
 /// Longest shift name, in characters.
@@ -67,9 +70,10 @@ pub enum CalendarError {
     ShiftOrder(usize, String),
 }
 
-/// A valid calendar: a known time zone, a cut-off, and shifts in order.
+/// One rule of gaming days and shifts: a known time zone, a cut-off, and
+/// shifts in order.
 #[derive(Clone, Debug, PartialEq, Eq)]
-pub struct FloorCalendar {
+pub struct CalendarRule {
     timezone: Tz,
     day_starts_at: NaiveTime,
     /// In order from the day's start; `shifts[0].1 == day_starts_at`.
@@ -84,11 +88,11 @@ pub struct Placement {
     pub shift: usize,
 }
 
-impl Default for FloorCalendar {
+impl Default for CalendarRule {
     /// UTC, days from 06:00, shifts "day" 06:00, "swing" 14:00, "graveyard" 22:00.
-    fn default() -> FloorCalendar {
+    fn default() -> CalendarRule {
         let at = |h| NaiveTime::from_hms_opt(h, 0, 0).expect("a valid hour");
-        FloorCalendar {
+        CalendarRule {
             timezone: Tz::UTC,
             day_starts_at: at(6),
             shifts: vec![
@@ -100,8 +104,8 @@ impl Default for FloorCalendar {
     }
 }
 
-impl FloorCalendar {
-    pub fn new(spec: &CalendarSpec) -> Result<FloorCalendar, CalendarError> {
+impl CalendarRule {
+    pub fn new(spec: &CalendarSpec) -> Result<CalendarRule, CalendarError> {
         let timezone: Tz = spec
             .timezone
             .parse()
@@ -130,7 +134,7 @@ impl FloorCalendar {
             }
             shifts.push((s.name.clone(), starts_at));
         }
-        Ok(FloorCalendar {
+        Ok(CalendarRule {
             timezone,
             day_starts_at,
             shifts,
@@ -193,7 +197,7 @@ impl FloorCalendar {
         (self.shift_start(day, shift), end)
     }
 
-    fn shift_start(&self, day: NaiveDate, shift: usize) -> DateTime<Utc> {
+    pub(crate) fn shift_start(&self, day: NaiveDate, shift: usize) -> DateTime<Utc> {
         let starts_at = self.shifts[shift].1;
         // A shift starting before the cut-off's clock time falls on the next date.
         let date = if starts_at >= self.day_starts_at {

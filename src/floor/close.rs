@@ -7,6 +7,8 @@
 //! insert-only; a later correction belongs to a later day and names the day
 //! it corrects.
 
+mod check;
+
 use chrono::NaiveDate;
 use diesel::prelude::*;
 use serde::{Deserialize, Serialize};
@@ -20,7 +22,7 @@ use super::{calendar, DayRows, DealerLine, FloorError, PerformanceLine, Period, 
 use crate::domain::format_minor;
 use crate::ledger::GENESIS_HASH;
 use crate::significant_events::{self, EventKind};
-use crate::store::schema::{gaming_day_closes as gdc, significant_events as se, transfers as t};
+use crate::store::schema::{gaming_day_closes as gdc, ledger_head, significant_events as se, transfers as t};
 use crate::store::{now_us, AnyConnection};
 
 /// Most unfinished rounds a refusal names in its message (the day's view lists them all).
@@ -49,8 +51,30 @@ pub enum CloseError {
         house_change: String,
         trial_balance: String,
     },
+    #[error(
+        "gaming day {day}: the table report read from the floor's minute meters is not the one read from the \
+         ledger's transfers ({}); find what changed them, then `djego meters rebuild`",
+        differences.join("; ")
+    )]
+    MetersDisagree { day: NaiveDate, differences: Vec<String> },
+    #[error(
+        "a transfer stamped inside gaming day {0} was booked while the day was being closed (a server's clock \
+         is behind): close it again"
+    )]
+    BookedWhileClosing(NaiveDate),
     #[error(transparent)]
     Floor(#[from] FloorError),
+    #[error("signing the close: {0}")]
+    Checkpoint(String),
+}
+
+impl From<crate::checkpoints::CheckpointError> for CloseError {
+    fn from(e: crate::checkpoints::CheckpointError) -> CloseError {
+        match e {
+            crate::checkpoints::CheckpointError::Db(d) => d.into(),
+            other => CloseError::Checkpoint(other.to_string()),
+        }
+    }
 }
 
 impl From<diesel::result::Error> for CloseError {
@@ -157,6 +181,9 @@ pub struct CloseReport {
     pub to_us: i64,
     /// The calendar the day was read with.
     pub calendar: super::CalendarSpec,
+    /// The pits the tables were grouped by (absent from a report closed before they were kept).
+    #[serde(default)]
+    pub pits: Option<super::PitsSpec>,
     /// The table performance: per table, pit and the floor, per shift and whole day.
     pub tables: Vec<PerformanceLine>,
     /// The dealer performance, per dealer and shift.
@@ -188,10 +215,19 @@ pub struct CloseRecord {
     pub report_sha256: String,
     pub last_seq: i64,
     pub last_hash: String,
-    /// The stored report still hashes to `report_sha256`, and the
-    /// `gaming_day_closed` event (chained by the signed checkpoints) names
-    /// the same hash.
+    /// Every check below holds: the stored report hashes to `report_sha256`;
+    /// the day's one `gaming_day_closed` event names that hash and the same
+    /// `last_seq` and `last_hash`; that event is covered by a checkpoint whose
+    /// signature verifies and whose events chain recomputes from the events
+    /// as stored; and the report recomputed now from the ledger is the one
+    /// frozen.
     pub intact: bool,
+    /// The checkpoint that covers the close (its `seq`), and the key that signed
+    /// it: compare it with the keys the casino published.
+    pub checkpoint: Option<i64>,
+    pub checkpoint_key_id: Option<String>,
+    /// What does not hold, each in a sentence (empty when intact).
+    pub problems: Vec<String>,
 }
 
 /// A gaming day: its report (frozen when closed; as it reads now otherwise).
@@ -209,12 +245,35 @@ pub struct GamingDayView {
     pub later_corrections: Vec<CorrectionNote>,
 }
 
-/// The day's report as it reads now.
+/// The day's report as it reads now, with the pits in force.
 fn report(conn: &mut AnyConnection, day: NaiveDate) -> Result<CloseReport, FloorError> {
+    let pits = super::pits(conn)?;
+    report_with(conn, day, &pits, Until::Present)
+}
+
+/// How far a report counts time open and time dealt.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Until {
+    /// To the present, while the day lasts.
+    Present,
+    /// To the day's end: a day closed is over, whatever a reader's clock says.
+    DayEnd,
+}
+
+/// The day's report as it reads now, with `pits` grouping the tables.
+fn report_with(
+    conn: &mut AnyConnection,
+    day: NaiveDate,
+    pits: &super::Pits,
+    until: Until,
+) -> Result<CloseReport, FloorError> {
     let period = Period::day(day);
-    let (rows, transfers) = DayRows::load(conn, period)?;
-    let tables = super::day_report_of(conn, &rows, period)?.lines;
-    let dealers = super::dealer_report_of(conn, &rows, period)?.lines;
+    let (mut rows, transfers) = DayRows::load(conn, period)?;
+    if until == Until::DayEnd {
+        rows.until_us = rows.to_us;
+    }
+    let tables = super::day_report_of(conn, &rows, period, pits)?.lines;
+    let dealers = super::dealer_report_of(conn, &rows, period, pits)?.lines;
     let floor_win = tables
         .iter()
         .find(|l| l.table_id.is_none() && l.pit.is_none() && l.shift.is_none())
@@ -226,7 +285,8 @@ fn report(conn: &mut AnyConnection, day: NaiveDate) -> Result<CloseReport, Floor
         timezone: rows.timezone.clone(),
         from_us: rows.from_us,
         to_us: rows.to_us,
-        calendar: calendar(conn)?.spec(),
+        calendar: calendar(conn)?.spec_of_day(day),
+        pits: Some(pits.spec().clone()),
         tables,
         dealers,
         meters: table_meters(&rows, &transfers),
@@ -394,6 +454,7 @@ fn unfinished_rounds(conn: &mut AnyConnection, to_us: i64) -> Result<Vec<Unfinis
         .collect())
 }
 
+/// A stored close: closed at, by, the report's text, its SHA-256, last seq, last hash.
 type StoredClose = (i64, String, String, String, i64, String);
 
 fn stored(conn: &mut AnyConnection, day: NaiveDate) -> Result<Option<StoredClose>, FloorError> {
@@ -415,32 +476,30 @@ fn sha256_hex(text: &str) -> String {
     hex::encode(Sha256::digest(text.as_bytes()))
 }
 
-/// The report hash the day's `gaming_day_closed` event records, if any.
-fn recorded_hash(conn: &mut AnyConnection, day: NaiveDate) -> Result<Option<String>, FloorError> {
-    let details: Option<String> = se::table
-        .filter(se::kind.eq(EventKind::GamingDayClosed.as_str()))
-        .filter(se::subject.eq(day.to_string()))
-        .select(se::details)
-        .first(conn)
-        .optional()?;
-    Ok(details.and_then(|d| {
-        let d: serde_json::Value = serde_json::from_str(&d).ok()?;
-        d["report_sha256"].as_str().map(str::to_owned)
-    }))
-}
-
 fn raw(text: String) -> Result<Box<RawValue>, FloorError> {
     RawValue::from_string(text).map_err(|e| FloorError::StoredSetting("gaming_day_closes.report", e.to_string()))
 }
 
-/// A gaming day as it stands: frozen if closed, read now if not.
+/// A gaming day as it stands: frozen if closed (and checked against the
+/// checkpoints in the database, see [`CloseRecord::intact`]), read now if not.
 pub fn view(conn: &mut AnyConnection, day: NaiveDate) -> Result<GamingDayView, FloorError> {
-    let later_corrections: Vec<CorrectionNote> = corrections(conn, Corrections::Naming(day))?
-        .into_iter()
-        .filter(|c| c.corrects_gaming_day.as_deref() == Some(&day.to_string()))
-        .collect();
-    if let Some((closed_at_us, closed_by, text, sha, last_seq, last_hash)) = stored(conn, day)? {
-        let intact = sha256_hex(&text) == sha && recorded_hash(conn, day)?.as_deref() == Some(sha.as_str());
+    let checkpoints = crate::checkpoints::all(conn)?;
+    view_checked(conn, day, &checkpoints, &[])
+}
+
+/// [`view`], a close checked against `checkpoints` (an exported file's, say),
+/// each required to be signed by one of `pinned` (by the key it carries when
+/// none are given).
+pub fn view_checked(
+    conn: &mut AnyConnection,
+    day: NaiveDate,
+    checkpoints: &[crate::checkpoints::Checkpoint],
+    pinned: &[crate::checkpoints::PublicKey],
+) -> Result<GamingDayView, FloorError> {
+    let later_corrections = later_corrections(conn, day)?;
+    if let Some(stored) = stored(conn, day)? {
+        let checked = check::check(conn, day, &stored, checkpoints, pinned)?;
+        let (closed_at_us, closed_by, text, sha, last_seq, last_hash) = stored;
         return Ok(GamingDayView {
             gaming_day: day.to_string(),
             status: DayStatus::Closed,
@@ -450,7 +509,10 @@ pub fn view(conn: &mut AnyConnection, day: NaiveDate) -> Result<GamingDayView, F
                 report_sha256: sha,
                 last_seq,
                 last_hash,
-                intact,
+                intact: checked.problems.is_empty(),
+                checkpoint: checked.checkpoint.as_ref().map(|c| c.0),
+                checkpoint_key_id: checked.checkpoint.map(|c| c.1),
+                problems: checked.problems,
             }),
             unfinished_rounds: Vec::new(),
             report: raw(text)?,
@@ -471,6 +533,13 @@ pub fn view(conn: &mut AnyConnection, day: NaiveDate) -> Result<GamingDayView, F
         report: raw(serde_json::to_string(&report).expect("a report serialises"))?,
         later_corrections,
     })
+}
+
+fn later_corrections(conn: &mut AnyConnection, day: NaiveDate) -> Result<Vec<CorrectionNote>, FloorError> {
+    Ok(corrections(conn, Corrections::Naming(day))?
+        .into_iter()
+        .filter(|c| c.corrects_gaming_day.as_deref() == Some(&day.to_string()))
+        .collect())
 }
 
 /// The day as CSV for a spreadsheet: one section per part of the view — the
@@ -503,6 +572,8 @@ pub fn to_csv(view: &GamingDayView) -> Result<String, FloorError> {
             "last_seq",
             "last_hash",
             "intact",
+            "checkpoint",
+            "problems",
         ],
         [vec![
             q(day),
@@ -516,6 +587,11 @@ pub fn to_csv(view: &GamingDayView) -> Result<String, FloorError> {
             close.map(|c| c.last_seq.to_string()).unwrap_or_default(),
             close.map(|c| c.last_hash.clone()).unwrap_or_default(),
             close.map(|c| c.intact.to_string()).unwrap_or_default(),
+            close
+                .and_then(|c| c.checkpoint)
+                .map(|seq| seq.to_string())
+                .unwrap_or_default(),
+            close.map(|c| q(&c.problems.join(" | "))).unwrap_or_default(),
         ]],
     );
     section(
@@ -674,9 +750,17 @@ fn section(out: &mut String, name: &str, header: &[&str], records: impl IntoIter
 }
 
 /// Closes a gaming day: refused before its cut-off, while a round of it is
-/// unfinished, when it does not reconcile, or when it is closed already.
-/// Call inside a write transaction.
-pub fn close(conn: &mut AnyConnection, day: NaiveDate, actor_id: &str) -> Result<GamingDayView, CloseError> {
+/// unfinished, when it does not reconcile (its minute meters against its
+/// transfers included), or when it is closed already. Moves where the ledger
+/// is closed to the day's end, under the ledger head's lock, so that no
+/// transfer is booked into the day after it is read; records the close and
+/// signs it at once with a checkpoint. Call inside a write transaction.
+pub fn close(
+    conn: &mut AnyConnection,
+    day: NaiveDate,
+    actor_id: &str,
+    key: &crate::checkpoints::CheckpointKey,
+) -> Result<GamingDayView, CloseError> {
     if stored(conn, day)?.is_some() {
         return Err(CloseError::AlreadyClosed(day));
     }
@@ -701,12 +785,25 @@ pub fn close(conn: &mut AnyConnection, day: NaiveDate, actor_id: &str) -> Result
             named: named.join("; "),
         });
     }
-    let mut report = report(conn, day)?;
-    let meters_agree = super::meters::agree(conn, Period::day(day), &report.tables)?;
-    if !meters_agree {
-        tracing::warn!(%day, "the floor's minute meters disagree with the ledger: rebuild them (`djego meters rebuild`)");
+    // The head before the day is read: a transfer into the day committed after this (a clock
+    // behind) is found below, once no other can commit.
+    let head_before: i64 = ledger_head::table.find(1).select(ledger_head::seq).first(conn)?;
+    let pits = super::pits(conn)?;
+    let mut report = report_with(conn, day, &pits, Until::DayEnd)?;
+    let metered = super::meters::metered_lines(conn, Period::day(day), &pits)?;
+    if metered != report.tables {
+        let mut differences = Vec::new();
+        check::differences(
+            "tables",
+            &serde_json::to_value(&report.tables).expect("lines serialise"),
+            &serde_json::to_value(&metered).expect("lines serialise"),
+            ("ledger", "meters"),
+            &mut differences,
+        );
+        tracing::warn!(%day, "the floor's minute meters disagree with the ledger");
+        return Err(CloseError::MetersDisagree { day, differences });
     }
-    report.reconciliation.meters_agree = Some(meters_agree);
+    report.reconciliation.meters_agree = Some(true);
     let r = &report.reconciliation;
     if !r.reconciled {
         return Err(CloseError::NotReconciled {
@@ -716,12 +813,29 @@ pub fn close(conn: &mut AnyConnection, day: NaiveDate, actor_id: &str) -> Result
             trial_balance: r.trial_balance.clone(),
         });
     }
+    // From here until this transaction commits no transfer commits; after it, none stamped
+    // before the day's end can.
+    crate::ledger::Appender::lock_head(conn).map_err(|e| match e {
+        crate::ledger::LedgerError::Db(d) => CloseError::from(d),
+        other => CloseError::Checkpoint(other.to_string()),
+    })?;
+    let booked_meanwhile: Option<i64> = t::table
+        .filter(t::seq.gt(head_before))
+        .filter(t::created_at_us.lt(day_end_us))
+        .select(t::seq)
+        .first(conn)
+        .optional()?;
+    if booked_meanwhile.is_some() {
+        return Err(CloseError::BookedWhileClosing(day));
+    }
+    crate::ledger::close_until(conn, day_end_us)?;
     let text = serde_json::to_string(&report).expect("a report serialises");
     let sha = sha256_hex(&text);
+    let closed_at_us = now_us();
     let inserted = diesel::insert_into(gdc::table)
         .values((
             gdc::gaming_day.eq(day.to_string()),
-            gdc::closed_at_us.eq(now_us()),
+            gdc::closed_at_us.eq(closed_at_us),
             gdc::closed_by.eq(actor_id),
             gdc::report.eq(&text),
             gdc::report_sha256.eq(&sha),
@@ -748,5 +862,24 @@ pub fn close(conn: &mut AnyConnection, day: NaiveDate, actor_id: &str) -> Result
             "table_wins": r.table_wins,
         }),
     )?;
-    Ok(view(conn, day)?)
+    // Signed now, so the close is covered by a checkpoint from the start.
+    let signed = crate::checkpoints::take(conn, key, Some(actor_id), crate::checkpoints::Trigger::DayClose)?;
+    Ok(GamingDayView {
+        gaming_day: day.to_string(),
+        status: DayStatus::Closed,
+        close: Some(CloseRecord {
+            closed_at_us,
+            closed_by: actor_id.to_owned(),
+            report_sha256: sha,
+            last_seq: r.last_seq,
+            last_hash: r.last_hash.clone(),
+            intact: true,
+            checkpoint: Some(signed.seq),
+            checkpoint_key_id: Some(signed.key_id),
+            problems: Vec::new(),
+        }),
+        unfinished_rounds: Vec::new(),
+        report: raw(text)?,
+        later_corrections: later_corrections(conn, day)?,
+    })
 }

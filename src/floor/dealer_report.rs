@@ -63,16 +63,19 @@ pub struct DealerLine {
 /// counted for whoever was in its box at the instant.
 pub fn dealer_report(conn: &mut AnyConnection, period: Period) -> Result<DealerReport, FloorError> {
     let (rows, _) = DayRows::load(conn, period)?;
-    dealer_report_of(conn, &rows, period)
+    let pits = pits(conn)?;
+    dealer_report_of(conn, &rows, period, &pits)
 }
 
+/// The dealer report of `rows`, with `pits` grouping the tables.
 pub(super) fn dealer_report_of(
     conn: &mut AnyConnection,
     rows: &DayRows,
     period: Period,
+    pits: &Pits,
 ) -> Result<DealerReport, FloorError> {
     use crate::store::schema::{significant_events as se, users as u};
-    let until_us = rows.to_us.min(crate::store::now_us());
+    let until_us = rows.until_us;
     // Who was in each box as the day started, then what happened during it.
     let mut starting: Vec<(String, String, i64)> = Vec::new();
     for (table_id, ..) in &rows.tables {
@@ -178,7 +181,6 @@ pub(super) fn dealer_report_of(
 
     // Each dealer's period in each pit they dealt in: the play at that pit's
     // tables while they were in the box, placed after the dealer's own lines.
-    let pits = pits(conn)?;
     let pairs: std::collections::BTreeSet<(&str, &str)> = spells
         .iter()
         .filter_map(|s| Some((s.dealer_id, pits.pit_of(s.table_id)?)))

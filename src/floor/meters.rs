@@ -412,24 +412,24 @@ pub(super) fn load(conn: &mut AnyConnection, period: Period) -> Result<DayRows, 
     Ok(rows)
 }
 
-/// Whether the table report read from the meters gives `from_ledger`, the lines read from every
-/// row: the day close's check that nothing changed the meters (docs/floor.md). Holds the mark's
-/// lock (PostgreSQL) so that no step lands between the two reads.
-pub(super) fn agree(
+/// The table report read from the meters, to set beside `from_ledger`, the lines read from every
+/// row: the day close's check that nothing changed the meters or the ledger behind djego's back
+/// (docs/floor.md). Holds the mark's lock (PostgreSQL) so that no step lands between the two reads.
+pub(super) fn metered_lines(
     conn: &mut AnyConnection,
     period: Period,
-    from_ledger: &[super::PerformanceLine],
-) -> Result<bool, FloorError> {
+    pits: &super::Pits,
+) -> Result<Vec<super::PerformanceLine>, FloorError> {
     conn.transaction(|conn| {
         if let AnyConnection::Postgresql(c) = conn {
             fm::table.find(1).select(fm::through_seq).for_update().first::<i64>(c)?;
         }
         let rows = load(conn, period)?;
-        Ok(super::day_report_of(conn, &rows, period)?.lines == from_ledger)
+        Ok(super::day_report_of(conn, &rows, period, pits)?.lines)
     })
 }
 
-/// Forgets the meters and reads the whole ledger again: after `agree` found them changed.
+/// Forgets the meters and reads the whole ledger again: after the day close found them changed.
 /// Needs the right to delete their rows (the schema owner's, on PostgreSQL).
 pub fn rebuild(db: &Database) -> Result<i64, FloorError> {
     db.write(|conn| -> Result<(), FloorError> {

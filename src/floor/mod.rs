@@ -31,7 +31,7 @@ use crate::settings::{self, SettingError};
 use crate::significant_events::{self, EventKind};
 use crate::store::schema::{bets as b, transfers as t};
 use crate::store::AnyConnection;
-pub use calendar::{CalendarError, CalendarSpec, FloorCalendar, Placement, ShiftSpec};
+pub use calendar::{CalendarChange, CalendarError, CalendarRule, CalendarSpec, FloorCalendar, Placement, ShiftSpec};
 pub use dealer_box::{dealer_in_box, sign_in, sign_out, DealerInBox};
 use dealer_report::dealer_report_of;
 pub use dealer_report::{
@@ -90,12 +90,71 @@ impl From<SettingError> for FloorError {
     }
 }
 
-/// The calendar in force: the stored one, or [`FloorCalendar::default`] until
-/// a pit boss sets one.
+/// The calendar: the stored versions, or [`FloorCalendar::default`] until a
+/// pit boss sets one. A calendar stored as one rule (before versions) is
+/// that rule since ever.
 pub fn calendar(conn: &mut AnyConnection) -> Result<FloorCalendar, FloorError> {
-    match settings::read::<CalendarSpec>(conn, CALENDAR_SETTING)? {
+    match settings::read::<StoredCalendar>(conn, CALENDAR_SETTING)? {
         None => Ok(FloorCalendar::default()),
-        Some(spec) => FloorCalendar::new(&spec).map_err(|e| FloorError::StoredSetting(CALENDAR_SETTING, e.to_string())),
+        Some(stored) => stored
+            .calendar()
+            .map_err(|e| FloorError::StoredSetting(CALENDAR_SETTING, e)),
+    }
+}
+
+/// The calendar as the `settings` row holds it.
+#[derive(Serialize, Deserialize)]
+#[serde(untagged)]
+enum StoredCalendar {
+    Versions {
+        versions: Vec<StoredVersion>,
+    },
+    /// One rule since ever, as stored before the calendar had versions.
+    Rule(CalendarSpec),
+}
+
+#[derive(Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct StoredVersion {
+    /// Null for the first rule, in force since ever.
+    effective_from_us: Option<i64>,
+    calendar: CalendarSpec,
+}
+
+impl StoredCalendar {
+    fn of(calendar: &FloorCalendar) -> StoredCalendar {
+        StoredCalendar::Versions {
+            versions: calendar
+                .versions()
+                .into_iter()
+                .map(|v| StoredVersion {
+                    effective_from_us: v.effective_from.map(|t| t.timestamp_micros()),
+                    calendar: v.rule.spec(),
+                })
+                .collect(),
+        }
+    }
+
+    fn calendar(self) -> Result<FloorCalendar, String> {
+        let versions = match self {
+            StoredCalendar::Rule(spec) => vec![StoredVersion {
+                effective_from_us: None,
+                calendar: spec,
+            }],
+            StoredCalendar::Versions { versions } => versions,
+        };
+        let versions = versions
+            .into_iter()
+            .map(|v| {
+                let effective_from = v
+                    .effective_from_us
+                    .map(|us| chrono::DateTime::from_timestamp_micros(us).ok_or(format!("instant {us} out of range")))
+                    .transpose()?;
+                let rule = CalendarRule::new(&v.calendar).map_err(|e| e.to_string())?;
+                Ok(calendar::Version { effective_from, rule })
+            })
+            .collect::<Result<Vec<_>, String>>()?;
+        FloorCalendar::from_versions(versions).map_err(|e| e.to_string())
     }
 }
 
@@ -115,23 +174,50 @@ pub fn period_or_today(conn: &mut AnyConnection, period: Option<Period>) -> Resu
     }
 }
 
-/// Replaces the calendar and records who did it, with the old and the new.
+/// Changes the calendar from the next gaming day not yet begun: the end of
+/// the present day under the calendar in force, so that no day that has
+/// begun (or been closed) ever changes its bounds. A change made while an
+/// earlier one waits to take effect replaces it. Recorded as the significant
+/// event `floor_calendar_changed` with the rule it replaces, the new one, and
+/// when it takes effect. Returns the calendar with the change.
 pub fn set_calendar(
     conn: &mut AnyConnection,
     actor_id: &str,
     spec: &CalendarSpec,
 ) -> Result<FloorCalendar, FloorError> {
-    let new = FloorCalendar::new(spec)?;
-    let old = calendar(conn)?;
-    settings::replace(
+    let rule = CalendarRule::new(spec)?;
+    // Two changes at once: one after the other, the second replacing the first.
+    crate::store::lock_for_update(
+        conn,
+        &format!("SELECT name FROM settings WHERE name = '{CALENDAR_SETTING}' FOR UPDATE"),
+    )?;
+    let change = calendar(conn)?.with_change(crate::store::now(), rule);
+    settings::replace_recording(
         conn,
         CALENDAR_SETTING,
         actor_id,
         EventKind::FloorCalendarChanged,
-        &old.spec(),
-        &new.spec(),
+        &StoredCalendar::of(&change.calendar),
+        serde_json::json!({
+            "old": change.replaced.spec(),
+            "new": change.calendar.spec_of_day(change.first_gaming_day),
+            "effective_from_us": change.effective_from.timestamp_micros(),
+            "first_gaming_day": change.first_gaming_day.to_string(),
+            "replaces_pending": change.replaced_pending,
+        }),
     )?;
-    Ok(new)
+    Ok(change.calendar)
+}
+
+/// Replaces the whole calendar history with one rule in force since ever:
+/// for tests that need a calendar before anything happened (a change made
+/// now takes effect only from the next gaming day). Records nothing.
+#[doc(hidden)]
+pub fn install_calendar_since_ever_for_tests(conn: &mut AnyConnection, spec: &CalendarSpec) -> Result<(), FloorError> {
+    let calendar = FloorCalendar::new(spec)?;
+    let value = serde_json::to_string(&StoredCalendar::of(&calendar)).expect("a calendar serialises");
+    settings::write(conn, CALENDAR_SETTING, &value)?;
+    Ok(())
 }
 
 /// The rating rule in force: the stored one, or [`RatingRule::default`].
@@ -309,7 +395,8 @@ pub struct DayReport {
 pub fn day_report(conn: &mut AnyConnection, period: Period) -> Result<DayReport, FloorError> {
     meters::in_snapshot(conn, |conn| {
         let rows = meters::load(conn, period)?;
-        day_report_of(conn, &rows, period)
+        let pits = pits(conn)?;
+        day_report_of(conn, &rows, period, &pits)
     })
 }
 
@@ -317,11 +404,18 @@ pub fn day_report(conn: &mut AnyConnection, period: Period) -> Result<DayReport,
 /// day close freezes, and checks the meters against.
 pub fn day_report_from_ledger(conn: &mut AnyConnection, period: Period) -> Result<DayReport, FloorError> {
     let (rows, _) = DayRows::load(conn, period)?;
-    day_report_of(conn, &rows, period)
+    let pits = pits(conn)?;
+    day_report_of(conn, &rows, period, &pits)
 }
 
-fn day_report_of(conn: &mut AnyConnection, rows: &DayRows, period: Period) -> Result<DayReport, FloorError> {
-    let until_us = rows.to_us.min(crate::store::now_us());
+/// The table report of `rows`, with `pits` grouping the tables.
+fn day_report_of(
+    conn: &mut AnyConnection,
+    rows: &DayRows,
+    period: Period,
+    pits: &Pits,
+) -> Result<DayReport, FloorError> {
+    let until_us = rows.until_us;
     let open_spells = open_spells(conn, rows.from_us, until_us)?;
     let open: Vec<performance::OpenSpell> = open_spells
         .iter()
@@ -337,7 +431,6 @@ fn day_report_of(conn: &mut AnyConnection, rows: &DayRows, period: Period) -> Re
         .map(|(id, name, game)| performance::TableInfo { id, name, game })
         .collect();
     let mut lines = rows.lines(&tables, &open, |table_id, _| Some(table_id));
-    let pits = pits(conn)?;
     for line in &mut lines {
         line.pit = line
             .table_id
@@ -404,6 +497,9 @@ struct DayRows {
     timezone: String,
     from_us: i64,
     to_us: i64,
+    /// Where time open and time dealt are counted to: the period's end, or the present
+    /// while it lasts.
+    until_us: i64,
     /// The day's shifts: name, start, end.
     shifts: Vec<(String, i64, i64)>,
     money: Vec<MoneyRow>,
@@ -556,11 +652,11 @@ impl DayRows {
         let shifts = period
             .days()
             .flat_map(|day| {
-                let calendar = &calendar;
-                calendar.shift_names().enumerate().map(move |(k, name)| {
-                    let (s, e) = calendar.shift_bounds(day, k);
-                    (name.to_owned(), s.timestamp_micros(), e.timestamp_micros())
-                })
+                calendar
+                    .shifts(day)
+                    .into_iter()
+                    .map(|(name, s, e)| (name.to_owned(), s.timestamp_micros(), e.timestamp_micros()))
+                    .collect::<Vec<_>>()
             })
             .collect();
         // Every game's rounds that ended in the period (a Lobo contest counts as one).
@@ -569,9 +665,10 @@ impl DayRows {
             .map(|r| (r.table_id, r.status, r.updated_at_us))
             .collect();
         Ok(DayRows {
-            timezone: calendar.spec().timezone,
+            timezone: calendar.spec_of_day(period.first).timezone,
             from_us,
             to_us,
+            until_us: to_us.min(crate::store::now_us()),
             shifts,
             money: Vec::new(),
             bets: Vec::new(),

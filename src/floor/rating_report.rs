@@ -38,7 +38,7 @@ pub fn rating_report(
     Ok(RatingReport {
         gaming_day: period.first.to_string(),
         last_gaming_day: period.last.to_string(),
-        timezone: calendar.spec().timezone,
+        timezone: calendar.spec_of_day(period.first).timezone,
         from_us: calendar.day_bounds(period.first).0.timestamp_micros(),
         to_us: calendar.day_bounds(period.last).1.timestamp_micros(),
         rule: rule.spec(),

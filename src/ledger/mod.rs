@@ -6,7 +6,9 @@
 //! - every transfer moves a positive amount from one account to another, so
 //!   the sum of all balances is always zero;
 //! - an account that may not go negative (wallets, escrows, pots) never does;
-//! - transfers are immutable and hash-chained in one total order (`seq`).
+//! - transfers are immutable and hash-chained in one total order (`seq`);
+//! - no transfer is stamped before the end of the latest closed gaming day
+//!   (`ledger_head.closed_until_us`, moved by the day close under the head's lock).
 
 pub mod accounts;
 mod chain;
@@ -17,4 +19,7 @@ pub mod verify;
 pub use accounts::{AccountId, AccountKind};
 pub use chain::{link_hash, transfer_hash, GENESIS_HASH};
 pub(crate) use post::sql_text;
-pub use post::{post, post_paid_by, Appender, LedgerError, PaymentRefused, Refs, Transfer, TransferKind, TransferSpec};
+pub use post::{
+    close_until, post, post_paid_by, refuse_if_closed, Appender, LedgerError, PaymentRefused, Refs, Transfer,
+    TransferKind, TransferSpec,
+};

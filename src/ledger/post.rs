@@ -165,8 +165,23 @@ pub enum LedgerError {
     UnknownAccount(String),
     #[error("a transfer cannot move money from an account to itself ({0})")]
     SameAccount(String),
+    /// The transfer would be stamped before the end of the latest closed gaming day: this
+    /// instance's clock is behind the one that closed it.
+    #[error(
+        "nothing can be booked into a closed gaming day: this transfer's instant, {}, is before {}, the end \
+         of the latest closed gaming day (this server's clock may be behind)",
+        instant_text(*at_us),
+        instant_text(*closed_until_us)
+    )]
+    GamingDayClosed { at_us: i64, closed_until_us: i64 },
     #[error(transparent)]
     Db(#[from] diesel::result::Error),
+}
+
+fn instant_text(us: i64) -> String {
+    chrono::DateTime::from_timestamp_micros(us)
+        .map(|t| t.to_rfc3339_opts(chrono::SecondsFormat::Micros, true))
+        .unwrap_or_else(|| format!("{us} µs"))
 }
 
 /// Why a player's payment (transfers out of their wallet) was refused.
@@ -224,6 +239,8 @@ struct Head {
     seq: i64,
     #[diesel(sql_type = Text)]
     hash: String,
+    #[diesel(sql_type = BigInt)]
+    closed_until_us: i64,
 }
 
 /// The ledger's tail while a transaction holds the head lock: the running
@@ -236,6 +253,8 @@ pub struct Appender {
     seq: i64,
     prev_hash: String,
     now_us: i64,
+    /// The end of the latest closed gaming day: nothing is stamped before it.
+    closed_until_us: i64,
     balances: HashMap<AccountId, (i64, bool)>,
     /// Accounts whose balance changed, in first-touched order.
     touched: Vec<AccountId>,
@@ -244,27 +263,41 @@ pub struct Appender {
 
 impl Appender {
     /// Takes the ledger head's row lock (PostgreSQL; SQLite's writers are
-    /// already one at a time) and reads the head.
+    /// already one at a time) and reads the head, with where the ledger is
+    /// closed: a day close takes the same lock to move that, so a transfer
+    /// commits either before the close reads the day or after it, refused.
     pub fn lock_head(conn: &mut AnyConnection) -> Result<Appender, LedgerError> {
-        let (seq, prev_hash) = match conn {
+        let (seq, prev_hash, closed_until_us) = match conn {
             AnyConnection::Postgresql(c) => {
                 let head: Head =
-                    diesel::sql_query("SELECT seq, hash FROM ledger_head WHERE id = 1 FOR UPDATE").get_result(c)?;
-                (head.seq, head.hash)
+                    diesel::sql_query("SELECT seq, hash, closed_until_us FROM ledger_head WHERE id = 1 FOR UPDATE")
+                        .get_result(c)?;
+                (head.seq, head.hash, head.closed_until_us)
             }
             AnyConnection::Sqlite(c) => ledger_head::table
                 .find(1)
-                .select((ledger_head::seq, ledger_head::hash))
+                .select((ledger_head::seq, ledger_head::hash, ledger_head::closed_until_us))
                 .first(c)?,
         };
         Ok(Appender {
             seq,
             prev_hash,
             now_us: now_us(),
+            closed_until_us,
             balances: HashMap::new(),
             touched: Vec::new(),
             posted: Vec::new(),
         })
+    }
+
+    /// The last transfer's `seq` under the lock.
+    pub fn head_seq(&self) -> i64 {
+        self.seq
+    }
+
+    /// The end of the latest closed gaming day, as read under the lock.
+    pub fn closed_until_us(&self) -> i64 {
+        self.closed_until_us
     }
 
     /// Takes an account's balance that the caller read under the head lock
@@ -314,6 +347,12 @@ impl Appender {
     /// checked against the running balances (no wallet, escrow or pot below
     /// zero). Returns the posted transfers.
     pub fn append(&mut self, specs: &[TransferSpec]) -> Result<&[Transfer], LedgerError> {
+        if !specs.is_empty() && self.now_us < self.closed_until_us {
+            return Err(LedgerError::GamingDayClosed {
+                at_us: self.now_us,
+                closed_until_us: self.closed_until_us,
+            });
+        }
         // Check the whole request on a scratch copy of the balances it touches.
         let mut scratch: Vec<(AccountId, i64, bool)> = Vec::new();
         for spec in specs {
@@ -467,6 +506,34 @@ impl Appender {
             q.bind::<BigInt, _>(seq).bind::<Text, _>(hash)
         });
     }
+}
+
+/// Refuses a write stamped at `at_us` that would fall before the end of the
+/// latest closed gaming day: for the rows a day's report counts besides its
+/// transfers (a round opened or ended), which take no ledger lock. One read of
+/// the head's row.
+pub fn refuse_if_closed(conn: &mut AnyConnection, at_us: i64) -> Result<(), LedgerError> {
+    let closed_until_us: i64 = ledger_head::table
+        .find(1)
+        .select(ledger_head::closed_until_us)
+        .first(conn)?;
+    if at_us < closed_until_us {
+        return Err(LedgerError::GamingDayClosed { at_us, closed_until_us });
+    }
+    Ok(())
+}
+
+/// Moves where the ledger is closed forward to `until_us` (never back). The
+/// caller holds the head's lock ([`Appender::lock_head`]) in its transaction.
+pub fn close_until(conn: &mut AnyConnection, until_us: i64) -> QueryResult<()> {
+    diesel::update(
+        ledger_head::table
+            .find(1)
+            .filter(ledger_head::closed_until_us.lt(until_us)),
+    )
+    .set(ledger_head::closed_until_us.eq(until_us))
+    .execute(conn)?;
+    Ok(())
 }
 
 /// Rows per multi-row INSERT on SQLite (15 columns each: well under both databases'

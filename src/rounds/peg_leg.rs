@@ -562,6 +562,7 @@ pub fn create_round(
     let id = new_id();
     let seed = SeedVault::draw_seed();
     let now = now_us();
+    ledger::refuse_if_closed(conn, now)?;
     let last: Option<i64> = r::table
         .filter(r::table_id.eq(&table.id))
         .select(diesel::dsl::max(r::number))
@@ -637,6 +638,7 @@ pub fn deal(conn: &mut AnyConnection, vault: &SeedVault, round_id: &str, prepare
     let row = lock(conn, round_id)?;
     let status = row.require(&[PegLegStatus::Seeding, PegLegStatus::Dealing], "deal")?;
     let now = now_us();
+    ledger::refuse_if_closed(conn, now)?;
     if let Some(closes_at_us) = row.window_closes_at_us {
         if now < closes_at_us {
             return Err(PegLegRoundError::WindowOpen { closes_at_us });
@@ -809,6 +811,7 @@ pub fn void(
     let row = lock(conn, round_id)?;
     row.require(&[PegLegStatus::Seeding, PegLegStatus::Dealing], "void")?;
     let now = now_us();
+    ledger::refuse_if_closed(conn, now)?;
     let mut specs = Vec::new();
     let mut refunded = 0usize;
     for bet in bets(conn, &row.id)? {

@@ -209,6 +209,8 @@ pub fn create_round(
             format!("this table already has a round in progress: {open}; settle or void it first"),
         ));
     }
+    // Not opened inside a closed gaming day (a clock behind).
+    ledger::refuse_if_closed(conn, now_us())?;
     record::insert(conn, vault, &new).map_err(|e| match e {
         // Another round was opened at the same instant.
         diesel::result::Error::DatabaseError(diesel::result::DatabaseErrorKind::UniqueViolation, _) => {

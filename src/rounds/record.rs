@@ -17,6 +17,9 @@ pub enum RoundError {
     WrongState { action: String, status: String },
     #[error("the round changed meanwhile; reload and retry")]
     Changed,
+    /// The change would be stamped inside a closed gaming day (a clock behind).
+    #[error("{0}")]
+    GamingDayClosed(String),
     #[error(transparent)]
     Store(#[from] diesel::result::Error),
 }
@@ -267,6 +270,11 @@ impl<'a> RoundUpdate<'a> {
 }
 
 pub fn update(conn: &mut AnyConnection, row: &RoundRow, change: RoundUpdate<'_>) -> Result<(), RoundError> {
+    let now = now_us();
+    crate::ledger::refuse_if_closed(conn, now).map_err(|e| match e {
+        crate::ledger::LedgerError::Db(d) => RoundError::Store(d),
+        other => RoundError::GamingDayClosed(other.to_string()),
+    })?;
     let target = r::table.filter(r::id.eq(&row.id)).filter(r::version.eq(row.version));
     let n = diesel::update(target)
         .set((
@@ -282,7 +290,7 @@ pub fn update(conn: &mut AnyConnection, row: &RoundRow, change: RoundUpdate<'_>)
             r::decisions.eq(change.decisions.unwrap_or(&row.decisions)),
             r::result.eq(change.result.map(str::to_string).or_else(|| row.result.clone())),
             r::version.eq(row.version + 1),
-            r::updated_at_us.eq(now_us()),
+            r::updated_at_us.eq(now),
         ))
         .execute(conn)?;
     if n == 1 {

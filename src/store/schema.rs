@@ -61,6 +61,7 @@ diesel::table! {
         id -> Integer,
         seq -> BigInt,
         hash -> Text,
+        closed_until_us -> BigInt,
     }
 }
 

@@ -62,6 +62,7 @@ impl From<LedgerError> for WagerError {
                 balance,
                 needed,
             },
+            e @ LedgerError::GamingDayClosed { .. } => WagerError::GamingDayClosed(e.to_string()),
             LedgerError::Db(d) => d.into(),
             other => WagerError::Internal(other.to_string()),
         }

@@ -193,6 +193,9 @@ pub enum WagerError {
     NotAPlayer,
     #[error("this Idempotency-Key was already used with a different request")]
     IdempotencyKeyReused,
+    /// Its transfer would be stamped inside a closed gaming day (a clock behind).
+    #[error("{0}")]
+    GamingDayClosed(String),
     #[error("database unavailable: {0}")]
     Unavailable(String),
     #[error("{0}")]

@@ -67,22 +67,93 @@ both_backends! {
 }
 
 both_backends! {
-    async fn a_pit_boss_sets_the_calendar_and_it_is_recorded(app: TestApp) {
+    async fn a_pit_boss_sets_the_calendar_and_it_takes_effect_from_the_next_gaming_day(app: TestApp) {
         let pitboss = app.create_user(Role::Pitboss).await;
+        let before = app.get(PATH, Some(&pitboss.token)).await.expect(200);
+        assert_eq!(before["pending"], Value::Null);
+        assert_eq!(before["in_force_since_us"], Value::Null);
         let set = app.put(PATH, Some(&pitboss.token), &lisbon(), Some("calendar-1")).await.expect(200);
-        assert_eq!(set["timezone"], "Europe/Lisbon");
+        // The present day, under the calendar in force, is untouched; Lisbon waits for the next one.
+        assert_eq!(set["timezone"], "UTC");
         assert_now_consistent(&set);
+        assert_eq!(set["now"]["gaming_day"], before["now"]["gaming_day"]);
+        assert_eq!(set["now"]["day_ends_at_us"], before["now"]["day_ends_at_us"]);
+        let pending = &set["pending"];
+        assert_eq!(pending["timezone"], "Europe/Lisbon", "{set}");
+        assert_eq!(pending["effective_from_us"], set["now"]["day_ends_at_us"], "{set}");
+        assert_eq!(pending["shifts"], json!([
+            { "name": "day", "starts_at": "06:00:00" },
+            { "name": "swing", "starts_at": "14:00:00" },
+            { "name": "graveyard", "starts_at": "22:00:00" },
+        ]));
+        let today = chrono::NaiveDate::parse_from_str(s(&set["now"]["gaming_day"]), "%Y-%m-%d").unwrap();
+        assert_eq!(s(&pending["first_gaming_day"]), today.succ_opt().unwrap().to_string(), "{set}");
         // The same key and body replay the response; the calendar is read back by anyone.
         let again = app.put(PATH, Some(&pitboss.token), &lisbon(), Some("calendar-1")).await.expect(200);
-        assert_eq!(again["timezone"], set["timezone"]);
+        assert_eq!(again["pending"], set["pending"]);
         let player = app.create_user(Role::Player).await;
         let read = app.get(PATH, Some(&player.token)).await.expect(200);
-        assert_eq!((read["timezone"].clone(), read["shifts"].clone()), (set["timezone"].clone(), set["shifts"].clone()));
+        assert_eq!((read["timezone"].clone(), read["shifts"].clone(), read["pending"].clone()), (set["timezone"].clone(), set["shifts"].clone(), set["pending"].clone()));
         let events = app.events("floor_calendar_changed").await;
         assert_eq!(events.len(), 1, "{events:?}");
         assert_eq!(events[0]["actor_id"], pitboss.id.as_str());
         let details: Value = serde_json::from_str(events[0]["details"].as_str().unwrap()).unwrap();
         assert_eq!((details["old"]["timezone"].as_str(), details["new"]["timezone"].as_str()), (Some("UTC"), Some("Europe/Lisbon")));
+        assert_eq!(details["effective_from_us"], pending["effective_from_us"]);
+        assert_eq!(details["replaces_pending"], false);
+
+        // A second change before the first takes effect replaces it.
+        let mut new_york = lisbon();
+        new_york["timezone"] = json!("America/New_York");
+        let second = app.put(PATH, Some(&pitboss.token), &new_york, None).await.expect(200);
+        assert_eq!(second["pending"]["timezone"], "America/New_York");
+        assert_eq!(second["pending"]["effective_from_us"], pending["effective_from_us"]);
+        let events = app.events("floor_calendar_changed").await;
+        let details: Value = serde_json::from_str(events[0]["details"].as_str().unwrap()).unwrap();
+        assert_eq!((details["old"]["timezone"].as_str(), details["replaces_pending"].as_bool()), (Some("Europe/Lisbon"), Some(true)));
+        // And the calendar in force again cancels it.
+        let utc = json!({ "timezone": "UTC", "day_starts_at": "06:00", "shifts": [
+            { "name": "day", "starts_at": "06:00" }, { "name": "swing", "starts_at": "14:00" }, { "name": "graveyard", "starts_at": "22:00" },
+        ] });
+        let back = app.put(PATH, Some(&pitboss.token), &utc, None).await.expect(200);
+        assert_eq!(back["pending"], Value::Null, "{back}");
+    }
+}
+
+both_backends! {
+    async fn a_calendar_change_never_moves_a_begun_or_closed_gaming_day(app: TestApp) {
+        let c = casino(&app, TableOptions::default()).await;
+        let calendar = calendar_with_cut_off_in(&app, &c.pitboss, 8).await;
+        let day = s(&calendar["now"]["gaming_day"]).to_owned();
+        let day_ends_at_us = calendar["now"]["day_ends_at_us"].as_i64().unwrap();
+        round_with_bets(&app, &c, 1).await;
+        sleep_past(day_ends_at_us).await;
+        let closed = app.post(&format!("/api/v1/floor/days/{day}/close"), Some(&c.pitboss.token), &json!({}), None).await.expect(201);
+        let present = app.get(PATH, Some(&c.pitboss.token)).await.expect(200);
+        assert_ne!(present["now"]["gaming_day"], day.as_str());
+        assert_eq!(present["now"]["day_starts_at_us"], day_ends_at_us);
+
+        // The cut-off moved 35 minutes later: before, the present fell back into the closed day.
+        let cut_off = chrono::DateTime::from_timestamp_micros(day_ends_at_us).unwrap() + chrono::Duration::minutes(35);
+        let later = cut_off.format("%H:%M:%S").to_string();
+        let moved = json!({ "timezone": "UTC", "day_starts_at": later, "shifts": [{ "name": "all", "starts_at": later }] });
+        let set = app.put(PATH, Some(&c.pitboss.token), &moved, None).await.expect(200);
+        assert_eq!(set["now"]["gaming_day"], present["now"]["gaming_day"], "{set}");
+        assert_eq!((&set["now"]["day_starts_at_us"], &set["now"]["day_ends_at_us"]), (&present["now"]["day_starts_at_us"], &present["now"]["day_ends_at_us"]), "{set}");
+        // It takes effect when the present day ends: the 35 minutes go to the first day under it.
+        assert_eq!(set["pending"]["effective_from_us"], present["now"]["day_ends_at_us"], "{set}");
+
+        // Play and cash now land in the present day, not the closed one.
+        round_with_bets(&app, &c, 2).await;
+        app.fund(&c.cashier, &c.players[0].id, "77.00").await;
+        let view = app.get(&format!("/api/v1/floor/days/{day}"), Some(&c.pitboss.token)).await.expect(200);
+        assert_eq!(view["close"]["intact"], true, "{view}");
+        assert_eq!(view["report"], closed["report"]);
+        let today = app.get(&format!("/api/v1/floor/tables?gaming_day={}", s(&present["now"]["gaming_day"])), Some(&c.pitboss.token)).await.expect(200);
+        assert_eq!(day_line(&today, Some(&c.table))["rounds"], 1, "{today}");
+        let closed_day = app.get(&format!("/api/v1/floor/tables?gaming_day={day}"), Some(&c.pitboss.token)).await.expect(200);
+        assert_eq!(closed_day["to_us"], day_ends_at_us);
+        assert_eq!(day_line(&closed_day, Some(&c.table))["rounds"], 1, "{closed_day}");
     }
 }
 
@@ -119,13 +190,18 @@ both_backends! {
 // Table performance
 // ---------------------------------------------------------------------------
 
-/// A calendar of one shift whose cut-off is `seconds_ahead` from now (UTC).
-async fn calendar_with_cut_off_in(app: &TestApp, pitboss: &TestUser, seconds_ahead: i64) -> Value {
+/// A UTC calendar of one shift whose cut-off is `seconds_ahead` from now.
+fn cut_off_in(seconds_ahead: i64) -> Value {
     let at = chrono::Utc::now() + chrono::Duration::seconds(seconds_ahead);
     let starts = at.format("%H:%M:%S").to_string();
-    let body =
-        json!({ "timezone": "UTC", "day_starts_at": starts, "shifts": [{ "name": "all", "starts_at": starts }] });
-    app.put(PATH, Some(&pitboss.token), &body, None).await.expect(200)
+    json!({ "timezone": "UTC", "day_starts_at": starts, "shifts": [{ "name": "all", "starts_at": starts }] })
+}
+
+/// A calendar of one shift whose cut-off is `seconds_ahead` from now (UTC), in force since
+/// before anything happened (a change through the API would wait for the next gaming day).
+async fn calendar_with_cut_off_in(app: &TestApp, pitboss: &TestUser, seconds_ahead: i64) -> Value {
+    app.install_calendar(&cut_off_in(seconds_ahead));
+    app.get(PATH, Some(&pitboss.token)).await.expect(200)
 }
 
 /// A settled round with two seats and side bets; returns the bets placed as (kind, number, amount in minor units).
@@ -1105,5 +1181,135 @@ both_backends! {
         assert_eq!(app.get(&view, Some(&c.pitboss.token)).await.expect(200)["close"]["intact"], false);
         let o = crate::checkpoints::djego(&args).await;
         assert!(!o.status.success(), "a tampered day fails the command");
+    }
+}
+
+/// A day of play at a table with a seat fee, closed: the casino, the day and the close's answer.
+async fn a_closed_day(app: &TestApp) -> (Casino, String, Value) {
+    let c = casino(
+        app,
+        TableOptions {
+            seat_fee: Some("0.25"),
+            ..Default::default()
+        },
+    )
+    .await;
+    let calendar = calendar_with_cut_off_in(app, &c.pitboss, 8).await;
+    let day = s(&calendar["now"]["gaming_day"]).to_owned();
+    round_with_bets(app, &c, 4).await;
+    sleep_past(calendar["now"]["day_ends_at_us"].as_i64().unwrap()).await;
+    let closed = app
+        .post(
+            &format!("/api/v1/floor/days/{day}/close"),
+            Some(&c.pitboss.token),
+            &json!({}),
+            None,
+        )
+        .await
+        .expect(201);
+    (c, day, closed)
+}
+
+fn sha256_hex(text: &str) -> String {
+    use sha2::Digest;
+    hex::encode(sha2::Sha256::digest(text.as_bytes()))
+}
+
+/// `text` as a SQL string literal.
+fn sql(text: &str) -> String {
+    format!("'{}'", text.replace('\'', "''"))
+}
+
+both_backends! {
+    #[no_ledger_check]
+    async fn a_closed_day_rewritten_with_its_hash_and_its_event_is_caught(app: TestApp) {
+        let (c, day, closed) = a_closed_day(&app).await;
+        let close = &closed["close"];
+        assert_eq!((close["intact"].as_bool(), close["problems"].as_array().map(Vec::len)), (Some(true), Some(0)), "{close}");
+        assert!(close["checkpoint"].is_i64(), "the close is signed at once: {close}");
+        let view_path = format!("/api/v1/floor/days/{day}");
+        let args = ["report", "day", "--database-url", app.db.url(), "--gaming-day", day.as_str(), "--verify"];
+        let o = crate::checkpoints::djego(&args).await;
+        let stderr = String::from_utf8_lossy(&o.stderr).into_owned();
+        assert!(o.status.success(), "{stderr}");
+        assert!(stderr.contains(&format!("gaming day {day}: intact")), "{stderr}");
+
+        // Someone who owns the database rewrites the report with 100.00 less won, its hash, and
+        // the hash the day-close event records: stored report, hash and event agree again.
+        let wins = s(&closed["report"]["reconciliation"]["table_wins"]).to_owned();
+        let forged_wins = money(minor(&wins) - 10_000);
+        let text = closed["report"].to_string().replace(&format!("\"{wins}\""), &format!("\"{forged_wins}\""));
+        let sha = sha256_hex(&text);
+        let event = &app.events("gaming_day_closed").await[0];
+        let mut details: Value = serde_json::from_str(s(&event["details"])).unwrap();
+        details["report_sha256"] = json!(sha);
+        details["table_wins"] = json!(forged_wins);
+        app.tamper(&[
+            format!("UPDATE gaming_day_closes SET report = {}, report_sha256 = '{sha}' WHERE gaming_day = '{day}'", sql(&text)),
+            format!("UPDATE significant_events SET details = {} WHERE id = '{}'", sql(&details.to_string()), s(&event["id"])),
+        ]);
+
+        // The signed checkpoint no longer covers the event, and the ledger says what was won.
+        let view = app.get(&view_path, Some(&c.pitboss.token)).await.expect(200);
+        assert_eq!(view["close"]["intact"], false, "{view}");
+        let problems: Vec<&str> = view["close"]["problems"].as_array().unwrap().iter().map(s).collect();
+        assert!(problems.iter().any(|p| p.contains("no signed checkpoint that verifies covers the gaming_day_closed event")), "{problems:?}");
+        let differs = format!("frozen \"{forged_wins}\", from the ledger now \"{wins}\"");
+        assert!(problems.iter().any(|p| p.contains("report.reconciliation.table_wins") && p.contains(&differs)), "{problems:?}");
+        for verify in [&args[..], &args[..args.len() - 1]] {
+            let o = crate::checkpoints::djego(verify).await;
+            let stderr = String::from_utf8_lossy(&o.stderr).into_owned();
+            assert!(!o.status.success(), "a rewritten day fails the command: {stderr}");
+            assert!(stderr.contains("NOT INTACT") && stderr.contains(&differs), "{stderr}");
+        }
+    }
+}
+
+both_backends! {
+    #[no_ledger_check]
+    async fn a_transfer_changed_behind_djegos_back_stops_the_close(app: TestApp) {
+        let c = casino(&app, TableOptions { seat_fee: Some("0.25"), ..Default::default() }).await;
+        // A cut-off on a whole minute, so the minute of the play is the meters' to answer for.
+        let cut_off_s = (chrono::Utc::now().timestamp() + 10).div_euclid(60) * 60 + 60;
+        let at = chrono::DateTime::from_timestamp(cut_off_s, 0).unwrap().format("%H:%M:%S").to_string();
+        app.install_calendar(&json!({ "timezone": "UTC", "day_starts_at": at, "shifts": [{ "name": "all", "starts_at": at }] }));
+        let calendar = app.get(PATH, Some(&c.pitboss.token)).await.expect(200);
+        let day = s(&calendar["now"]["gaming_day"]).to_owned();
+        assert_eq!(calendar["now"]["day_ends_at_us"], cut_off_s * 1_000_000, "{calendar}");
+        round_with_bets(&app, &c, 5).await;
+        // The table report brings the minute meters up to the ledger first.
+        let report = app.get(&format!("/api/v1/floor/tables?gaming_day={day}"), Some(&c.pitboss.token)).await.expect(200);
+        let metered_win = s(&day_line(&report, Some(&c.table))["house_win"]).to_owned();
+        // Then a seat fee is made 100.00 larger in the database.
+        app.tamper(&["UPDATE transfers SET amount_minor = amount_minor + 10000 WHERE seq = (SELECT MIN(seq) FROM transfers WHERE kind = 'seat_fee')".to_owned()]);
+        sleep_past(calendar["now"]["day_ends_at_us"].as_i64().unwrap()).await;
+        let refused = app.post(&format!("/api/v1/floor/days/{day}/close"), Some(&c.pitboss.token), &json!({}), None).await;
+        refused.assert_error(409, "meters_disagree");
+        let body = refused.json();
+        let differences: Vec<&str> = body["error"]["details"]["differences"].as_array().unwrap().iter().map(s).collect();
+        let ledger_win = money(minor(&metered_win) + 10_000);
+        let line = format!("tables[table_id=\"{}\", pit=null, shift=null].house_win: ledger \"{ledger_win}\", meters \"{metered_win}\"", c.table);
+        assert!(differences.contains(&line.as_str()), "{differences:?}");
+        assert_eq!(app.get(&format!("/api/v1/floor/days/{day}"), Some(&c.pitboss.token)).await.expect(200)["status"], "ended");
+    }
+}
+
+both_backends! {
+    #[no_ledger_check]
+    async fn a_transfer_of_a_closed_day_changed_behind_djegos_back_is_caught(app: TestApp) {
+        let (c, day, closed) = a_closed_day(&app).await;
+        let wins = s(&closed["report"]["reconciliation"]["table_wins"]).to_owned();
+        app.tamper(&["UPDATE transfers SET amount_minor = amount_minor + 10000 WHERE seq = (SELECT MIN(seq) FROM transfers WHERE kind = 'seat_fee')".to_owned()]);
+        let view = app.get(&format!("/api/v1/floor/days/{day}"), Some(&c.pitboss.token)).await.expect(200);
+        assert_eq!(view["close"]["intact"], false, "{view}");
+        assert_eq!(view["report"], closed["report"], "the frozen report is what was closed");
+        let problems: Vec<&str> = view["close"]["problems"].as_array().unwrap().iter().map(s).collect();
+        let differs = format!("report.reconciliation.table_wins: frozen \"{wins}\", from the ledger now \"{}\"", money(minor(&wins) + 10_000));
+        assert!(problems.iter().any(|p| p.contains(&differs)), "{problems:?}");
+        let args = ["report", "day", "--database-url", app.db.url(), "--gaming-day", day.as_str(), "--verify"];
+        let o = crate::checkpoints::djego(&args).await;
+        let stderr = String::from_utf8_lossy(&o.stderr).into_owned();
+        assert!(!o.status.success(), "{stderr}");
+        assert!(stderr.contains(&differs) && stderr.contains("FAIL: transfer"), "the ledger's chain no longer checks: {stderr}");
     }
 }

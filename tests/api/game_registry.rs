@@ -13,18 +13,18 @@ use crate::prima_carta::{casino, create_round, s, seat, Casino, TableOptions};
 
 /// The people and tables of one casino, a table for each game.
 pub(crate) struct Floor {
-    pc: Casino,
-    player: TestUser,
-    peg_leg_table: String,
-    lobo_table: String,
+    pub(crate) pc: Casino,
+    pub(crate) player: TestUser,
+    pub(crate) peg_leg_table: String,
+    pub(crate) lobo_table: String,
 }
 
 impl Floor {
-    fn pitboss(&self) -> &TestUser {
+    pub(crate) fn pitboss(&self) -> &TestUser {
         &self.pc.pitboss
     }
 
-    fn table_of(&self, game: Game) -> &str {
+    pub(crate) fn table_of(&self, game: Game) -> &str {
         match game {
             Game::PrimaCarta => &self.pc.table,
             Game::PegLeg => &self.peg_leg_table,
@@ -218,13 +218,12 @@ both_backends!(
         // The gaming day ends with every one of them still going: each is named, and the day stays open.
         let at = chrono::Utc::now() + chrono::Duration::seconds(2);
         let starts = at.format("%H:%M:%S").to_string();
+        // In force since ever: a change through the API would wait for the next gaming day.
+        app.install_calendar(
+            &json!({ "timezone": "UTC", "day_starts_at": starts, "shifts": [{ "name": "all", "starts_at": starts }] }),
+        );
         let calendar = app
-            .put(
-                "/api/v1/floor/calendar",
-                Some(&f.pitboss().token),
-                &json!({ "timezone": "UTC", "day_starts_at": starts, "shifts": [{ "name": "all", "starts_at": starts }] }),
-                None,
-            )
+            .get("/api/v1/floor/calendar", Some(&f.pitboss().token))
             .await
             .expect(200);
         let day = s(&calendar["now"]["gaming_day"]).to_owned();

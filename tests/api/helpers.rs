@@ -327,10 +327,15 @@ pub struct TestApp {
     _checkpoint_schedule: Option<djego::checkpoints::schedule::CheckpointSchedule>,
     _lobo_timeouts: Option<djego::rounds::lobo_timeouts::TimeoutSweep>,
     auditor: tokio::sync::OnceCell<TestUser>,
+    /// False for a handle on another instance ([`TestApp::through`]): this one's server runs on.
+    owns_server: bool,
 }
 
 impl Drop for TestApp {
     fn drop(&mut self) {
+        if !self.owns_server {
+            return;
+        }
         // Sends the stop command at once; the database guard drops after this.
         drop(self.server.stop(false));
         // The live relay (PostgreSQL) stops too, rather than reconnect to a
@@ -388,6 +393,25 @@ impl TestApp {
             _checkpoint_schedule: checkpoint_schedule,
             _lobo_timeouts: lobo_timeouts,
             auditor: tokio::sync::OnceCell::new(),
+            owns_server: true,
+        }
+    }
+
+    /// This app's database and settings with its requests sent to `address`: another instance
+    /// of djego serving the same database, started outside this process.
+    pub fn through(&self, address: &str) -> TestApp {
+        TestApp {
+            address: address.trim_end_matches('/').to_string(),
+            port: self.port,
+            client: self.client.clone(),
+            state: self.state.clone(),
+            backend: self.backend,
+            db: self.db.clone(),
+            server: self.server.clone(),
+            _checkpoint_schedule: None,
+            _lobo_timeouts: None,
+            auditor: tokio::sync::OnceCell::new(),
+            owns_server: false,
         }
     }
 
@@ -580,6 +604,17 @@ impl TestApp {
         self.post(&path, Some(&second.token), &serde_json::json!({}), None)
             .await
             .expect(200)
+    }
+
+    /// Makes `calendar` (a `CalendarSpec` as JSON) the floor calendar since ever, as if it had
+    /// been in force before anything happened: a change through the API takes effect only from
+    /// the next gaming day, and a test cannot wait for that.
+    pub fn install_calendar(&self, calendar: &Value) {
+        let spec: djego::floor::CalendarSpec = serde_json::from_value(calendar.clone()).expect("a calendar");
+        self.state
+            .db
+            .write(|conn| djego::floor::install_calendar_since_ever_for_tests(conn, &spec))
+            .unwrap_or_else(|e| panic!("installing the calendar: {e}"));
     }
 
     /// An auditor created on first use, for the harness's own checks.

@@ -383,9 +383,13 @@ async fn a_pit_boss_sets_the_floor_calendar_pits_and_rating_rule_and_a_wrong_cal
     b.type_into("#shift-name-3", "late").await;
     b.type_into("#shift-start-3", "02:00").await;
     b.click("#calendar-save").await;
+    // It takes effect from the next gaming day: shown as pending, the calendar in force unchanged.
     b.wait_text("#calendar-result", "Saved").await;
-    b.wait_text("#calendar-in-force-shifts", "late from 02:00").await;
-    b.wait_text("#floor-calendar", "graveyard 22:00, late 02:00").await;
+    b.wait_text("#calendar-result", "takes effect").await;
+    b.wait_text("#calendar-pending-shifts", "late from 02:00").await;
+    let in_force = b.text("#calendar-in-force-shifts").await;
+    assert!(in_force.contains("graveyard from 22:00") && !in_force.contains("late"), "{in_force}");
+    b.wait_text("#floor-calendar", "A new calendar takes effect").await;
     let (status, calendar) = api(
         &djego,
         Method::GET,
@@ -395,9 +399,10 @@ async fn a_pit_boss_sets_the_floor_calendar_pits_and_rating_rule_and_a_wrong_cal
     )
     .await;
     assert_eq!(status, 200, "{calendar}");
-    assert_eq!(calendar["timezone"], "UTC");
+    assert_eq!(calendar["pending"]["timezone"], "UTC");
+    assert_eq!(calendar["shifts"].as_array().map(Vec::len), Some(3), "{calendar}");
     assert_eq!(
-        calendar["shifts"],
+        calendar["pending"]["shifts"],
         json!([
             { "name": "day", "starts_at": "06:00:00" },
             { "name": "swing", "starts_at": "14:00:00" },
@@ -414,7 +419,7 @@ async fn a_pit_boss_sets_the_floor_calendar_pits_and_rating_rule_and_a_wrong_cal
         refusal.contains(r#"shift 4's start "25:00" is not a local time"#),
         "{refusal}"
     );
-    assert!(refusal.contains("The calendar in force is unchanged."), "{refusal}");
+    assert!(refusal.contains("The calendar in force is unchanged"), "{refusal}");
     b.type_into("#shift-start-3", "03:00").await;
     b.type_into("#shift-name-3", "swing").await;
     b.click("#calendar-save").await;
@@ -429,13 +434,13 @@ async fn a_pit_boss_sets_the_floor_calendar_pits_and_rating_rule_and_a_wrong_cal
         None,
     )
     .await;
-    assert_eq!(after["shifts"], calendar["shifts"]);
-    let shown = b.text("#calendar-in-force-shifts").await;
+    assert_eq!(after["pending"], calendar["pending"]);
+    let shown = b.text("#calendar-pending-shifts").await;
     assert!(shown.contains("late from 02:00") && !shown.contains("03:00"), "{shown}");
     b.click("#calendar-reset").await;
     b.wait_js(
         "return document.getElementById('shift-name-3') && document.getElementById('shift-name-3').value === 'late';",
-        "the calendar form back to what is in force",
+        "the calendar form back to what takes effect next",
     )
     .await;
 

@@ -2,7 +2,8 @@
 // gaming-day cut-off, shifts), the pits (named groups of tables) and the
 // rating rule. A pit boss edits them; everyone else reads what is in force.
 // Each change is a significant event; after a save the page reads the rule
-// back from the server and shows that, not what was typed.
+// back from the server and shows that, not what was typed. A calendar change
+// waits for the next gaming day: the page shows it as pending until then.
 
 import {
   isPitBoss, el, fill, get, when, field, alertBox, statusBox, value, $, run, failed,
@@ -27,7 +28,8 @@ export function hhmm(t) {
 export function calendarLine(c) {
   return `Calendar: ${c.timezone}, gaming days start at ${hhmm(c.day_starts_at)}; shifts `
     + c.shifts.map((s) => `${s.name} ${hhmm(s.starts_at)}`).join(", ")
-    + `. Now: gaming day ${c.now.gaming_day}, shift ${c.now.shift}.`;
+    + `. Now: gaming day ${c.now.gaming_day}, shift ${c.now.shift}.`
+    + (c.pending ? ` A new calendar takes effect ${when(c.pending.effective_from_us)}, from gaming day ${c.pending.first_gaming_day}.` : "");
 }
 
 let onCalendar = () => {};
@@ -46,7 +48,7 @@ export function settingsSection(box, { calendarChanged } = {}) {
   fill(box,
     el("h3", { id: "floor-settings-title" }, "Floor settings"),
     el("p", { class: "muted small" }, boss
-      ? "The calendar, the pits and the rating rule are rules for reading history: the reports apply the ones in force to past days too (a closed day keeps its own). Each change is recorded as a significant event with the old and the new rule."
+      ? "A calendar change takes effect from the next gaming day, so a day that has begun, or is closed, never changes its bounds. The pits and the rating rule are rules for reading history: the reports apply the ones in force to past days too (a closed day keeps its own). Each change is recorded as a significant event with the old and the new rule."
       : "What is in force. A pit boss changes these; each change is recorded as a significant event with the old and the new rule."),
     el("div", { class: "settings" },
       el("div", { class: "subpanel", id: "calendar-part" },
@@ -106,14 +108,25 @@ function showCalendar(c) {
           `${s.name} from ${hhmm(s.starts_at)}`,
           el("span", { class: "muted" }, ` to ${hhmm((c.shifts[i + 1] || { starts_at: c.day_starts_at }).starts_at)}`))))],
       ["Now", `gaming day ${c.now.gaming_day}, shift ${c.now.shift} (until ${when(c.now.shift_ends_at_us)}; the day ends ${when(c.now.day_ends_at_us)})`],
-    ]));
+    ]),
+    c.pending ? el("div", { id: "calendar-pending" },
+      el("p", { class: "in-force-label" },
+        `From ${when(c.pending.effective_from_us)}, gaming day ${c.pending.first_gaming_day} on (the first day under it runs from then to its own cut-off):`),
+      facts([
+        ["Time zone", el("span", { id: "calendar-pending-timezone" }, c.pending.timezone)],
+        ["Gaming days start", el("span", { id: "calendar-pending-day-starts" }, hhmm(c.pending.day_starts_at))],
+        ["Shifts", el("ol", { class: "shifts-in-force", id: "calendar-pending-shifts" },
+          c.pending.shifts.map((s) => el("li", { "data-shift": s.name }, `${s.name} from ${hhmm(s.starts_at)}`)))],
+      ])) : null);
 }
 
 function editCalendar(c) {
+  // A change replaces the one pending, if any: start from what will be in force next.
+  const next = c.pending || c;
   calendarDraft = {
-    timezone: c.timezone,
-    day_starts_at: hhmm(c.day_starts_at),
-    shifts: c.shifts.map((s) => ({ name: s.name, starts_at: hhmm(s.starts_at) })),
+    timezone: next.timezone,
+    day_starts_at: hhmm(next.day_starts_at),
+    shifts: next.shifts.map((s) => ({ name: s.name, starts_at: hhmm(s.starts_at) })),
   };
   const zones = typeof Intl.supportedValuesOf === "function" ? Intl.supportedValuesOf("timeZone") : [];
   const problem = alertBox("calendar-problem");
@@ -154,12 +167,12 @@ function editCalendar(c) {
         proposal = await act("PUT", "/api/v1/floor/calendar", spec);
       } catch (e) {
         if (e instanceof ApiProblem && e.code === "invalid_calendar") {
-          throw { sentence: "Not proposed: " + calendarSentence(e.message) + " The calendar in force is unchanged." };
+          throw { sentence: "Not proposed: " + calendarSentence(e.message) + " The calendar in force is unchanged, and so is any change pending." };
         }
         throw e;
       }
       fill($("calendar-result"), proposalNotice(proposal,
-        "a new calendar, from the next gaming day not yet begun once approved"));
+        "a new calendar: once a second pit boss approves it, it takes effect from the next gaming day not yet begun"));
     });
   });
   fill($("calendar-edit"), form);

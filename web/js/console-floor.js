@@ -52,7 +52,7 @@ export function render(panel) {
     })
     .catch((e) => failed($("floor-problem"), e));
   settingsSection($("floor-part-settings"), {
-    // A new calendar re-reads history: the bar and the reports follow it.
+    // The bar shows a calendar change pending; the reports follow the calendar once it takes effect.
     calendarChanged: (calendar) => {
       $("floor-calendar").textContent = calendarLine(calendar);
       if (value("floor-day")) load();
@@ -117,8 +117,10 @@ function dayView(v) {
     ["Bounds", `${when(r.from_us)} – ${when(r.to_us)} (${r.timezone || ""})`],
     close ? ["Closed", `by ${nameOf(close.closed_by)} at ${when(close.closed_at_us)}`] : null,
     close ? ["Report hash", el("code", {}, close.report_sha256)] : null,
-    close ? ["Intact", close.intact ? el("span", { class: "ok" }, "✓ the stored report matches its hash and the signed event")
-      : el("span", { class: "bad" }, "✗ the stored report no longer matches its hash")] : null,
+    close ? ["Intact", close.intact
+      ? el("span", { class: "ok" }, `✓ the stored report matches its hash, the close is covered by signed checkpoint ${close.checkpoint} (key ${close.checkpoint_key_id}), and the ledger gives the same report`)
+      : el("div", { class: "bad" }, "✗ the closed day is not as it was closed:",
+        el("ul", { id: "floor-day-problems" }, (close.problems || []).map((p) => el("li", {}, p))))] : null,
   ]));
   parts.push(el("h4", {}, "Reconciliation"), el("p", { id: "floor-reconciliation", class: rec.reconciled ? "ok" : "bad" },
     rec.reconciled ? "✓ Reconciled to the ledger" : "✗ Does not reconcile to the ledger"),
@@ -152,7 +154,7 @@ function dayView(v) {
     }, "Close the gaming day");
     parts.push(el("div", { class: "subpanel", id: "floor-close-part" },
       el("h4", {}, "Close the day"),
-      el("p", { class: "muted small" }, "Freezes the report, hashes it into the signed chain of events and never reopens. Refused before the cut-off, while a round is unfinished, or when the day does not reconcile."),
+      el("p", { class: "muted small" }, "Freezes the report, hashes it into the chain of events and signs it with a checkpoint; the day never reopens, and nothing can be booked into it after. Refused before the cut-off, while a round is unfinished, when the day does not reconcile, or when the minute meters disagree with its transfers."),
       button, problem, result));
   }
 

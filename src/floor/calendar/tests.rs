@@ -11,8 +11,8 @@ fn day(text: &str) -> NaiveDate {
     text.parse().expect("a date")
 }
 
-fn calendar(timezone: &str, day_starts_at: &str, shifts: &[(&str, &str)]) -> Result<FloorCalendar, CalendarError> {
-    FloorCalendar::new(&CalendarSpec {
+fn calendar(timezone: &str, day_starts_at: &str, shifts: &[(&str, &str)]) -> Result<CalendarRule, CalendarError> {
+    CalendarRule::new(&CalendarSpec {
         timezone: timezone.into(),
         day_starts_at: day_starts_at.into(),
         shifts: shifts
@@ -25,17 +25,17 @@ fn calendar(timezone: &str, day_starts_at: &str, shifts: &[(&str, &str)]) -> Res
     })
 }
 
-fn lisbon(day_starts_at: &str) -> FloorCalendar {
+fn lisbon(day_starts_at: &str) -> CalendarRule {
     calendar("Europe/Lisbon", day_starts_at, &[("only", day_starts_at)]).unwrap()
 }
 
-fn shift_name(c: &FloorCalendar, p: &Placement) -> String {
+fn shift_name(c: &CalendarRule, p: &Placement) -> String {
     c.shift_names().nth(p.shift).unwrap().to_owned()
 }
 
 #[test]
 fn the_cut_off_divides_gaming_days_and_shifts_divide_them() {
-    let c = FloorCalendar::default();
+    let c = CalendarRule::default();
     for (at, gaming_day, shift) in [
         ("2026-11-24T05:59:59.999999Z", "2026-11-23", "graveyard"),
         ("2026-11-24T06:00:00Z", "2026-11-24", "day"),
@@ -150,7 +150,7 @@ fn a_bad_calendar_is_refused_with_the_reason() {
         Err(CalendarError::BadShiftName(0))
     );
     let c = calendar("Europe/Lisbon", "06:00", &three).unwrap();
-    assert_eq!(FloorCalendar::new(&c.spec()), Ok(c));
+    assert_eq!(CalendarRule::new(&c.spec()), Ok(c));
 }
 
 const ZONES: [&str; 5] = [
@@ -163,7 +163,7 @@ const ZONES: [&str; 5] = [
     "America/Santiago",
 ];
 
-fn any_calendar() -> impl Strategy<Value = FloorCalendar> {
+pub(super) fn any_calendar() -> impl Strategy<Value = CalendarRule> {
     (
         0..ZONES.len(),
         0u32..24 * 4,

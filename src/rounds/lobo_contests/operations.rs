@@ -39,6 +39,7 @@ pub fn create(
     let id = new_id();
     let seed = SeedVault::draw_seed();
     let now = now_us();
+    ledger::refuse_if_closed(conn, now)?;
     let commitment = shuffle::commitment(&seed);
     diesel::insert_into(c::table)
         .values((
@@ -427,6 +428,8 @@ pub(super) fn finish(
     result: Option<&ContestResult>,
     seed: &ServerSeed,
 ) -> Result<(), ContestError> {
+    let now = now_us();
+    ledger::refuse_if_closed(conn, now)?;
     let current = find(conn, &row.id)?;
     let n = diesel::update(
         c::table
@@ -438,7 +441,7 @@ pub(super) fn finish(
         c::result.eq(result.map(|r| serde_json::to_string(r).expect("results serialize"))),
         c::revealed_server_seed.eq(seed.to_hex()),
         c::version.eq(current.version + 1),
-        c::updated_at_us.eq(now_us()),
+        c::updated_at_us.eq(now),
     ))
     .execute(conn)?;
     if n != 1 {

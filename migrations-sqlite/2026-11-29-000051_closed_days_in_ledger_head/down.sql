@@ -1,0 +1,1 @@
+ALTER TABLE ledger_head DROP COLUMN closed_until_us;
