@@ -410,6 +410,7 @@ impl Modify for Conformance {
         add_shared_responses(&mut doc);
         close_tagged_unions(&mut doc);
         parameters_are_never_null(&mut doc);
+        strings_exclude_nul(&mut doc);
         *openapi = serde_json::from_value(doc).expect("the amended document is still a document");
     }
 }
@@ -547,6 +548,38 @@ fn close_tagged_unions(doc: &mut Value) {
             }
             *branch = Value::Object(merged);
         }
+    }
+}
+
+/// The pattern that says a string holds no NUL character: djego refuses a NUL
+/// in any string of a path, a query or a body (400 `invalid_characters`,
+/// `api/input_gate.rs`).
+pub const NO_NUL_PATTERN: &str = "^[^\\u0000]*$";
+
+/// States the NUL rule on every string schema that does not already say what
+/// it holds (a pattern of its own, or a list of values): a client, or a
+/// generator of test requests, reading the document learns it there.
+fn strings_exclude_nul(doc: &mut Value) {
+    match doc {
+        Value::Object(map) => {
+            let is_string = match map.get("type") {
+                Some(Value::String(t)) => t == "string",
+                Some(Value::Array(types)) => types.iter().any(|t| t == "string"),
+                _ => false,
+            };
+            let constrained = ["pattern", "enum", "const"].iter().any(|k| map.contains_key(*k));
+            if is_string && !constrained {
+                map.insert("pattern".into(), Value::String(NO_NUL_PATTERN.into()));
+            }
+            for (key, value) in map.iter_mut() {
+                // Examples are data, not schemas.
+                if key != "example" && key != "examples" {
+                    strings_exclude_nul(value);
+                }
+            }
+        }
+        Value::Array(items) => items.iter_mut().for_each(strings_exclude_nul),
+        _ => {}
     }
 }
 

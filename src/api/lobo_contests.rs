@@ -102,8 +102,10 @@ async fn publish(
     Ok(response)
 }
 
-/// The roles that may see a contest (a player to decide whether to enter).
-const READERS: [Role; 4] = [Role::Player, Role::Dealer, Role::Pitboss, Role::Auditor];
+/// The roles that may see a contest: every role (a player to decide whether to enter; the cage
+/// to answer a player about an entry fee). A view shows no entrant's cards, plays or totals
+/// before the contest is over.
+const READERS: [Role; 5] = [Role::Player, Role::Dealer, Role::Cashier, Role::Pitboss, Role::Auditor];
 
 fn view_for(
     conn: &mut AnyConnection,
@@ -169,7 +171,7 @@ pub async fn create_contest(
     }
 }
 
-/// A Lobo table's contests, newest first (at most 50), as the caller may see them.
+/// A Lobo table's contests, newest first (at most 50), as the caller may see them (any role).
 #[utoipa::path(tag = "lobo contests", security(("bearer" = [])),
     params(("id" = String, Path, description = "Table id")),
     responses(
@@ -198,7 +200,7 @@ pub async fn list_contests(
     Ok(web::Json(views))
 }
 
-/// A contest as the caller may see it: its terms and commitment, and a player's own entry
+/// A contest as the caller may see it (any role): its terms and commitment, and a player's own entry
 /// (never another entrant's play, never a face-down card) until it is over.
 #[utoipa::path(tag = "lobo contests", security(("bearer" = [])),
     params(("id" = String, Path, description = "Contest id")),

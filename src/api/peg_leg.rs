@@ -100,7 +100,11 @@ pub struct PegLegDealt {
     pub round: PegLegRoundView,
 }
 
-/// The roles that may see a round.
+/// The roles that may see a round as it stands: every role. A view holds nothing secret (no
+/// seed, no undealt card) and names players by pseudonym to players; the cage may look up a
+/// round a player asks about.
+const VIEWERS: [Role; 5] = [Role::Player, Role::Dealer, Role::Cashier, Role::Pitboss, Role::Auditor];
+/// The roles that may recall a round (players only the rounds they bet on).
 const READERS: [Role; 4] = [Role::Player, Role::Dealer, Role::Pitboss, Role::Auditor];
 
 fn viewer(caller: &Caller) -> Viewer {
@@ -211,7 +215,7 @@ pub async fn list_rounds(
     path: web::Path<String>,
     query: web::Query<RoundsQuery>,
 ) -> ApiResult<web::Json<Vec<PegLegRoundView>>> {
-    caller.require(&READERS)?;
+    caller.require(&VIEWERS)?;
     let table_id = path.into_inner();
     let limit = super::pagination::Page::new(query.limit, None)?.limit;
     let views = state
@@ -228,7 +232,7 @@ pub async fn list_rounds(
     Ok(web::Json(views))
 }
 
-/// A round as it stands: the cards dealt, the quote in force, the bets (the caller's own
+/// A round as it stands (any role): the cards dealt, the quote in force, the bets (the caller's own
 /// with their cash-out values; others' under pseudonyms). Nothing of an undealt card.
 #[utoipa::path(operation_id = "peg_leg_get_round", tag = "peg leg", security(("bearer" = [])),
     params(("id" = String, Path, description = "Round id")),
@@ -243,7 +247,7 @@ pub async fn get_round(
     caller: Caller,
     path: web::Path<String>,
 ) -> ApiResult<web::Json<PegLegRoundView>> {
-    caller.require(&READERS)?;
+    caller.require(&VIEWERS)?;
     let round_id = path.into_inner();
     let view = state
         .blocking(move |s| {

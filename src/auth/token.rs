@@ -110,7 +110,8 @@ impl TokenKeys {
     }
 }
 
-/// A key's public name: a hash of the secret, so it reveals nothing of it.
+/// A key's public name: the first 8 bytes (16 hex digits) of SHA-256 over "djego token key id",
+/// a zero byte and the secret (docs/security.md), so it reveals nothing of it.
 pub fn key_id(secret: &[u8]) -> String {
     let mut h = Sha256::new();
     h.update(b"djego token key id\0");
@@ -124,6 +125,16 @@ mod tests {
 
     const OLD: &[u8] = b"an-old-secret-an-old-secret-an-old-secret";
     const NEW: &[u8] = b"a-new-secret-a-new-secret-a-new-secret-a-new";
+
+    /// The key id is what docs/security.md says, byte for byte.
+    #[test]
+    fn the_key_id_is_the_documented_prefixed_hash() {
+        let mut message = b"djego token key id".to_vec();
+        message.push(0);
+        message.extend_from_slice(NEW);
+        let documented = hex::encode(Sha256::digest(&message));
+        assert_eq!(key_id(NEW), documented[..16]);
+    }
 
     #[test]
     fn a_previous_key_verifies_until_it_is_retired() {

@@ -270,6 +270,24 @@ both_backends!(
         assert_eq!(settled["key_count"].as_u64(), Some(final_count));
         deal(&app, &c, &id).await.assert_error(409, "wrong_round_state");
 
+        // The cage reads a settled round, as every role does; its recall stays with the
+        // bettors, the dealers, the pit boss and the auditor.
+        let cashier = app.create_user(Role::Cashier).await;
+        let seen = app
+            .get(&format!("/api/v1/peg-leg-rounds/{id}"), Some(&cashier.token))
+            .await
+            .expect(200);
+        assert_eq!(seen["status"], "settled", "{seen}");
+        app.get(
+            &format!("/api/v1/tables/{}/peg-leg-rounds", c.table),
+            Some(&cashier.token),
+        )
+        .await
+        .expect(200);
+        app.get(&format!("/api/v1/peg-leg-rounds/{id}/recall"), Some(&cashier.token))
+            .await
+            .assert_error(403, "forbidden");
+
         let mine = app.get("/api/v1/me/rounds", Some(&b.token)).await.expect(200);
         assert!(mine["open"].as_array().unwrap().is_empty(), "{mine}");
         assert_eq!(mine["recent"][0]["round_id"], id.as_str());

@@ -305,7 +305,7 @@ fn cases() -> Vec<Case> {
             Method::GET,
             |f| format!("/api/v1/tables/{}/peg-leg-rounds", f.peg_leg_table),
             none,
-            &[Player, Dealer, Pitboss, Auditor],
+            ALL,
             200,
         ),
         case(
@@ -321,7 +321,7 @@ fn cases() -> Vec<Case> {
             Method::GET,
             |f| format!("/api/v1/tables/{}/lobo-contests", f.lobo_table),
             none,
-            &[Player, Dealer, Pitboss, Auditor],
+            ALL,
             200,
         ),
         case(
@@ -337,7 +337,7 @@ fn cases() -> Vec<Case> {
             Method::GET,
             |f| format!("/api/v1/lobo-contests/{}", f.contest),
             none,
-            &[Player, Dealer, Pitboss, Auditor],
+            ALL,
             200,
         ),
         case(
