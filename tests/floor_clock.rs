@@ -94,10 +94,7 @@ async fn floor(app: &TestApp) -> Floor {
         ],
     });
     // A change takes effect from the next gaming day: Lisbon's days follow today's.
-    let set = app
-        .put("/api/v1/floor/calendar", Some(&pitboss.token), &calendar, None)
-        .await
-        .expect(200);
+    let set = app.set_calendar(&pitboss, &calendar).await;
     assert_eq!(set["pending"]["timezone"], "Europe/Lisbon", "{set}");
     assert_eq!(
         set["pending"]["effective_from_us"], set["now"]["day_ends_at_us"],

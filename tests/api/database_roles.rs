@@ -197,9 +197,7 @@ async fn postgres_service_role_inserts_into_the_ledger_and_changes_nothing_in_it
     for _ in 0..2 {
         let calendar =
             json!({ "timezone": "UTC", "day_starts_at": "06:00", "shifts": [{ "name": "all", "starts_at": "06:00" }] });
-        app.put("/api/v1/floor/calendar", Some(&c.pitboss.token), &calendar, None)
-            .await
-            .expect(200);
+        app.set_calendar(&c.pitboss, &calendar).await;
         let pits = json!({ "pits": [{ "name": "Main", "table_ids": [c.table] }] });
         app.put("/api/v1/floor/pits", Some(&c.pitboss.token), &pits, None)
             .await

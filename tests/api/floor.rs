@@ -72,7 +72,13 @@ both_backends! {
         let before = app.get(PATH, Some(&pitboss.token)).await.expect(200);
         assert_eq!(before["pending"], Value::Null);
         assert_eq!(before["in_force_since_us"], Value::Null);
-        let set = app.put(PATH, Some(&pitboss.token), &lisbon(), Some("calendar-1")).await.expect(200);
+        let proposed = app.put(PATH, Some(&pitboss.token), &lisbon(), Some("calendar-1")).await.expect(202);
+        assert_eq!(proposed["kind"], "change_calendar", "{proposed}");
+        // The same key and body replay the proposal, not a second one.
+        let replayed = app.put(PATH, Some(&pitboss.token), &lisbon(), Some("calendar-1")).await.expect(202);
+        assert_eq!(replayed["id"], proposed["id"]);
+        let applied = app.approve(&proposed).await;
+        let set = applied["result"].clone();
         // The present day, under the calendar in force, is untouched; Lisbon waits for the next one.
         assert_eq!(set["timezone"], "UTC");
         assert_now_consistent(&set);
@@ -88,15 +94,13 @@ both_backends! {
         ]));
         let today = chrono::NaiveDate::parse_from_str(s(&set["now"]["gaming_day"]), "%Y-%m-%d").unwrap();
         assert_eq!(s(&pending["first_gaming_day"]), today.succ_opt().unwrap().to_string(), "{set}");
-        // The same key and body replay the response; the calendar is read back by anyone.
-        let again = app.put(PATH, Some(&pitboss.token), &lisbon(), Some("calendar-1")).await.expect(200);
-        assert_eq!(again["pending"], set["pending"]);
+        // The calendar is read back by anyone.
         let player = app.create_user(Role::Player).await;
         let read = app.get(PATH, Some(&player.token)).await.expect(200);
         assert_eq!((read["timezone"].clone(), read["shifts"].clone(), read["pending"].clone()), (set["timezone"].clone(), set["shifts"].clone(), set["pending"].clone()));
         let events = app.events("floor_calendar_changed").await;
         assert_eq!(events.len(), 1, "{events:?}");
-        assert_eq!(events[0]["actor_id"], pitboss.id.as_str());
+        assert_eq!(events[0]["actor_id"], applied["decided_by"], "the approver applies it");
         let details: Value = serde_json::from_str(events[0]["details"].as_str().unwrap()).unwrap();
         assert_eq!((details["old"]["timezone"].as_str(), details["new"]["timezone"].as_str()), (Some("UTC"), Some("Europe/Lisbon")));
         assert_eq!(details["effective_from_us"], pending["effective_from_us"]);
@@ -105,7 +109,7 @@ both_backends! {
         // A second change before the first takes effect replaces it.
         let mut new_york = lisbon();
         new_york["timezone"] = json!("America/New_York");
-        let second = app.put(PATH, Some(&pitboss.token), &new_york, None).await.expect(200);
+        let second = app.set_calendar(&pitboss, &new_york).await;
         assert_eq!(second["pending"]["timezone"], "America/New_York");
         assert_eq!(second["pending"]["effective_from_us"], pending["effective_from_us"]);
         let events = app.events("floor_calendar_changed").await;
@@ -115,7 +119,7 @@ both_backends! {
         let utc = json!({ "timezone": "UTC", "day_starts_at": "06:00", "shifts": [
             { "name": "day", "starts_at": "06:00" }, { "name": "swing", "starts_at": "14:00" }, { "name": "graveyard", "starts_at": "22:00" },
         ] });
-        let back = app.put(PATH, Some(&pitboss.token), &utc, None).await.expect(200);
+        let back = app.set_calendar(&pitboss, &utc).await;
         assert_eq!(back["pending"], Value::Null, "{back}");
     }
 }
@@ -137,7 +141,7 @@ both_backends! {
         let cut_off = chrono::DateTime::from_timestamp_micros(day_ends_at_us).unwrap() + chrono::Duration::minutes(35);
         let later = cut_off.format("%H:%M:%S").to_string();
         let moved = json!({ "timezone": "UTC", "day_starts_at": later, "shifts": [{ "name": "all", "starts_at": later }] });
-        let set = app.put(PATH, Some(&c.pitboss.token), &moved, None).await.expect(200);
+        let set = app.set_calendar(&c.pitboss, &moved).await;
         assert_eq!(set["now"]["gaming_day"], present["now"]["gaming_day"], "{set}");
         assert_eq!((&set["now"]["day_starts_at_us"], &set["now"]["day_ends_at_us"]), (&present["now"]["day_starts_at_us"], &present["now"]["day_ends_at_us"]), "{set}");
         // It takes effect when the present day ends: the 35 minutes go to the first day under it.
@@ -572,7 +576,7 @@ both_backends! {
         let at = |seconds: i64| (now + chrono::Duration::seconds(seconds)).format("%H:%M:%S").to_string();
         let body = json!({ "timezone": "UTC", "day_starts_at": at(12 * 3600 + 7),
             "shifts": [{ "name": "early", "starts_at": at(12 * 3600 + 7) }, { "name": "late", "starts_at": at(30) }] });
-        app.put(PATH, Some(&c.pitboss.token), &body, None).await.expect(200);
+        app.set_calendar(&c.pitboss, &body).await;
         // Rounds the meters have read, then a round after their mark.
         for salt in 0..2 {
             round_with_bets(&app, &c, salt).await;
@@ -1127,7 +1131,7 @@ both_backends! {
         app.post("/api/v1/cage/corrections", Some(&c.cashier.token), &correction(&today), None).await.assert_error(422, "invalid_corrected_day");
         app.post("/api/v1/cage/corrections", Some(&c.cashier.token), &correction("2026-13-01"), None).await.assert_error(400, "invalid_gaming_day");
         let corrected = app.post("/api/v1/cage/corrections", Some(&c.cashier.token), &correction(&day), None).await.expect(201);
-        app.put(PATH, Some(&c.pitboss.token), &lisbon(), None).await.expect(200);
+        app.set_calendar(&c.pitboss, &lisbon()).await;
         let after = app.get(&view, Some(&app.auditor().await.token.clone())).await.expect(200);
         assert_eq!(after["report"], closed["report"], "a closed day's report never changes");
         assert_eq!(after["close"]["intact"], true);

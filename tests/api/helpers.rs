@@ -597,6 +597,13 @@ impl TestApp {
             .await
     }
 
+    /// Changes the floor calendar: `pitboss` proposes it, a second pit boss approves; returns the
+    /// calendar as the approval answers it (the change pending from the next gaming day).
+    pub async fn set_calendar(&self, pitboss: &TestUser, calendar: &Value) -> Value {
+        self.two_person(reqwest::Method::PUT, "/api/v1/floor/calendar", pitboss, calendar)
+            .await
+    }
+
     /// Has a new pit boss approve a proposal (its JSON); returns the proposal as applied.
     pub async fn approve(&self, proposal: &Value) -> Value {
         let second = self.create_user(Role::Pitboss).await;
