@@ -395,7 +395,10 @@ async fn a_pit_boss_sets_the_floor_calendar_pits_and_rating_rule_and_a_wrong_cal
     b.wait_text("#calendar-result", "takes effect").await;
     b.wait_text("#calendar-pending-shifts", "late from 02:00").await;
     let in_force = b.text("#calendar-in-force-shifts").await;
-    assert!(in_force.contains("graveyard from 22:00") && !in_force.contains("late"), "{in_force}");
+    assert!(
+        in_force.contains("graveyard from 22:00") && !in_force.contains("late"),
+        "{in_force}"
+    );
     b.wait_text("#floor-calendar", "A new calendar takes effect").await;
     let (status, calendar) = api(
         &djego,
