@@ -4,8 +4,8 @@
 //! refused with 409 `gaming_day_closed`, and the closed day still reads intact.
 //!
 //! Two instances share one database, through HTTP on both databases: this program's, whose
-//! clock it moves past the day's cut-off (`djego::store::clock`), closes the day; a
-//! `djego serve` it starts keeps the system's clock, which is still inside that day. The clock
+//! clock it moves past the cut-off of the day after the present one (`djego::store::clock`),
+//! closes that day; a `djego serve` it starts keeps the system's clock, still before its end. The clock
 //! is the whole process's, so this program holds one test, which runs on SQLite and then on
 //! PostgreSQL.
 
@@ -102,6 +102,11 @@ fn clock_to(at_us: i64) {
     clock::move_forward_for_tests(at_us - now);
 }
 
+/// The present gaming day and shift, as the calendar says.
+async fn present(app: &TestApp, token: &str) -> serde_json::Value {
+    app.get("/api/v1/floor/calendar", Some(token)).await.expect(200)["now"].clone()
+}
+
 #[track_caller]
 fn refused(r: TestResponse, what: &str) {
     assert_eq!(
@@ -121,13 +126,12 @@ async fn a_clock_behind_books_nothing_into_a_closed_day(backend: Backend) {
     let pitboss = f.pitboss().clone();
     let (dealer, cashier, player) = (f.pc.dealer.clone(), f.pc.cashier.clone(), f.player.clone());
 
-    // The present gaming day ends; this instance's clock goes past its cut-off, and the day closes.
-    let calendar = app
-        .get("/api/v1/floor/calendar", Some(&pitboss.token))
-        .await
-        .expect(200);
-    let day = s(&calendar["now"]["gaming_day"]).to_owned();
-    let day_ends_at_us = calendar["now"]["day_ends_at_us"].as_i64().unwrap();
+    // This instance's clock goes past the end of the gaming day after the present one, which
+    // closes: whatever the hour, the system's clock is still before that day's end.
+    clock_to(present(&app, &pitboss.token).await["day_ends_at_us"].as_i64().unwrap() + 60_000_000);
+    let next = present(&app, &pitboss.token).await;
+    let day = s(&next["gaming_day"]).to_owned();
+    let day_ends_at_us = next["day_ends_at_us"].as_i64().unwrap();
     clock_to(day_ends_at_us + 60_000_000);
     let closed = app
         .post(
@@ -139,13 +143,10 @@ async fn a_clock_behind_books_nothing_into_a_closed_day(backend: Backend) {
         .await
         .expect(201);
 
-    // Another instance, its clock still inside the closed day.
+    // Another instance, its clock still before the closed day's end.
     let server = serve_behind(&app);
     let behind = app.through(&server.address);
-    assert!(
-        chrono::Utc::now().timestamp_micros() < day_ends_at_us,
-        "the system's clock reached the cut-off"
-    );
+    assert!(chrono::Utc::now().timestamp_micros() < day_ends_at_us);
 
     // Rounds opened there: every game's.
     for (path, what) in [

@@ -815,10 +815,7 @@ pub fn close(
     }
     // From here until this transaction commits no transfer commits; after it, none stamped
     // before the day's end can.
-    crate::ledger::Appender::lock_head(conn).map_err(|e| match e {
-        crate::ledger::LedgerError::Db(d) => CloseError::from(d),
-        other => CloseError::Checkpoint(other.to_string()),
-    })?;
+    crate::ledger::lock_head_row(conn)?;
     let booked_meanwhile: Option<i64> = t::table
         .filter(t::seq.gt(head_before))
         .filter(t::created_at_us.lt(day_end_us))

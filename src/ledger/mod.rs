@@ -20,6 +20,6 @@ pub use accounts::{AccountId, AccountKind};
 pub use chain::{link_hash, transfer_hash, GENESIS_HASH};
 pub(crate) use post::sql_text;
 pub use post::{
-    close_until, post, post_paid_by, refuse_if_closed, Appender, LedgerError, PaymentRefused, Refs, Transfer,
-    TransferKind, TransferSpec,
+    close_until, lock_head_row, post, post_paid_by, refuse_if_closed, Appender, LedgerError, PaymentRefused, Refs,
+    Transfer, TransferKind, TransferSpec,
 };

@@ -290,16 +290,6 @@ impl Appender {
         })
     }
 
-    /// The last transfer's `seq` under the lock.
-    pub fn head_seq(&self) -> i64 {
-        self.seq
-    }
-
-    /// The end of the latest closed gaming day, as read under the lock.
-    pub fn closed_until_us(&self) -> i64 {
-        self.closed_until_us
-    }
-
     /// Takes an account's balance that the caller read under the head lock
     /// (with its other reads, in one statement of its own).
     pub fn loaded(&mut self, id: AccountId, balance_minor: i64, may_go_negative: bool) {
@@ -523,8 +513,15 @@ pub fn refuse_if_closed(conn: &mut AnyConnection, at_us: i64) -> Result<(), Ledg
     Ok(())
 }
 
+/// Takes the ledger head's row lock for the rest of the transaction, as every
+/// writer does first (PostgreSQL; SQLite's writers are already one at a time):
+/// from here until the commit no transfer commits.
+pub fn lock_head_row(conn: &mut AnyConnection) -> QueryResult<()> {
+    crate::store::lock_for_update(conn, "SELECT id FROM ledger_head WHERE id = 1 FOR UPDATE")
+}
+
 /// Moves where the ledger is closed forward to `until_us` (never back). The
-/// caller holds the head's lock ([`Appender::lock_head`]) in its transaction.
+/// caller holds the head's lock ([`lock_head_row`]) in its transaction.
 pub fn close_until(conn: &mut AnyConnection, until_us: i64) -> QueryResult<()> {
     diesel::update(
         ledger_head::table

@@ -106,7 +106,8 @@ impl FloorCalendar {
                         return Err(VersionsError::Order);
                     }
                     before.until = Some(from);
-                    let last_before = era_place(before, from - Duration::microseconds(1)).gaming_day;
+                    let just_before = from.checked_sub_signed(Duration::microseconds(1)).unwrap_or(from);
+                    let last_before = era_place(before, just_before).gaming_day;
                     before.last_day = Some(last_before);
                     let own = v.rule.place(from).gaming_day;
                     let name = own.max(last_before.succ_opt().unwrap_or(last_before));
