@@ -94,8 +94,8 @@ impl PartialSchema for Reason {
             "type": "string",
             "maxLength": REASON_MAX_CHARS,
             // Two characters that are not white space with at least one between:
-            // 3 or more characters once trimmed.
-            "pattern": format!(r"[^{WHITE_SPACE}][\s\S]+[^{WHITE_SPACE}]"),
+            // 3 or more characters once trimmed; no NUL anywhere.
+            "pattern": format!(r"^[^\u0000]*[^{WHITE_SPACE}\u0000][^\u0000]+[^{WHITE_SPACE}\u0000][^\u0000]*$"),
             "description": "At most 500 characters, at least 3 of them once surrounding white space is \
                             trimmed (it is stored trimmed).",
             "examples": ["miscounted chips at the cage"],
@@ -133,8 +133,8 @@ impl PartialSchema for TableName {
             "type": "string",
             "minLength": 1,
             "maxLength": TABLE_NAME_MAX_CHARS,
-            // Somewhere a character that is not white space.
-            "pattern": format!("[^{WHITE_SPACE}]"),
+            // Somewhere a character that is not white space; no NUL anywhere.
+            "pattern": format!(r"^[^\u0000]*[^{WHITE_SPACE}\u0000][^\u0000]*$"),
             "description": "1 to 64 characters, not all white space; stored trimmed, unique.",
             "examples": ["Prima Carta 2"],
         }))
@@ -570,6 +570,16 @@ fn strings_exclude_nul(doc: &mut Value) {
             let constrained = ["pattern", "enum", "const"].iter().any(|k| map.contains_key(*k));
             if is_string && !constrained {
                 map.insert("pattern".into(), Value::String(NO_NUL_PATTERN.into()));
+            }
+            // An object that takes members it does not list: their names hold no NUL either.
+            let open_object = map.get("type") == Some(&Value::String("object".into()))
+                && map.get("additionalProperties") != Some(&Value::Bool(false))
+                && !map.contains_key("propertyNames");
+            if open_object {
+                map.insert(
+                    "propertyNames".into(),
+                    json!({ "type": "string", "pattern": NO_NUL_PATTERN }),
+                );
             }
             for (key, value) in map.iter_mut() {
                 // Examples are data, not schemas.

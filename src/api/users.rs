@@ -498,8 +498,10 @@ pub(super) fn reset_to(conn: &mut AnyConnection, actor_id: &str, user_id: &str, 
 #[derive(Deserialize, IntoParams)]
 #[serde(deny_unknown_fields)]
 pub struct UnlockQuery {
-    /// The client address the holder signs in from (as the `login_failed` events show it): its
-    /// lockout is lifted too and it becomes known to the account.
+    /// The client address the holder signs in from, as the `login_failed` events show it: its
+    /// lockout is lifted too and it becomes known to the account. One that is not an IP
+    /// address names no client and lifts nothing; empty is the same as none.
+    #[param(max_length = 64)]
     pub address: Option<String>,
 }
 
@@ -524,14 +526,15 @@ pub async fn unlock(
 ) -> ApiResult<HttpResponse> {
     caller.require(&[Role::Pitboss])?;
     let user_id = path.into_inner();
-    let address = match &query.address {
-        Some(a) => Some(
-            a.trim()
-                .parse::<std::net::IpAddr>()
-                .map_err(|_| ApiError::bad_request("invalid_address", "address must be an IPv4 or IPv6 address"))?
-                .to_string(),
-        ),
-        None => None,
+    let address = match query.address.as_deref().map(str::trim) {
+        Some(a) if a.chars().count() > 64 => {
+            return Err(ApiError::bad_request(
+                "invalid_address",
+                "address is at most 64 characters",
+            ))
+        }
+        Some("") | None => None,
+        Some(a) => Some(crate::auth::proxies::canonical_address(a).unwrap_or_else(|| a.to_string())),
     };
     state
         .blocking(move |s| {

@@ -52,6 +52,12 @@ fn prefix_equal(a: &[u8], b: &[u8], bits: u8) -> bool {
     rest == 0 || (a[whole] ^ b[whole]) >> (8 - rest) == 0
 }
 
+/// `text` as an address is written where login limits record it, or `None`
+/// when it is not an IP address.
+pub fn canonical_address(text: &str) -> Option<String> {
+    text.trim().parse::<IpAddr>().ok().map(|ip| canonical(ip).to_string())
+}
+
 /// An IPv4 client seen through an IPv6 socket (`::ffff:192.0.2.1`) is that IPv4 address.
 fn canonical(ip: IpAddr) -> IpAddr {
     match ip {

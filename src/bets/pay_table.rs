@@ -13,6 +13,7 @@ use utoipa::ToSchema;
 /// The pays of a suit bet whose pay drops when an Ace is involved (Prima: the
 /// first card is an Ace; Escúcha: the completing suit's foundation is an Ace).
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, ToSchema)]
+#[serde(deny_unknown_fields)]
 pub struct AcePays {
     #[schema(value_type = crate::api::contract::Pays)]
     pub pays: Decimal,
@@ -29,6 +30,7 @@ pub enum PairTieRule {
 }
 
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, ToSchema)]
+#[serde(deny_unknown_fields)]
 pub struct MaximoPays {
     #[schema(value_type = crate::api::contract::Pays)]
     pub pays: Decimal,
@@ -37,6 +39,7 @@ pub struct MaximoPays {
 
 /// Cartas on one number.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, ToSchema)]
+#[serde(deny_unknown_fields)]
 pub struct CartasLine {
     /// 10 to 20, each number at most once (422 otherwise).
     #[serde(deserialize_with = "crate::domain::whole::integer")]
@@ -48,6 +51,7 @@ pub struct CartasLine {
 
 /// One line of the Começo table: N in `n_from..=n_to` pays `pays`. N on no line loses.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, ToSchema)]
+#[serde(deny_unknown_fields)]
 pub struct ComecoLine {
     /// 10 to 50, at most `n_to`; lines may not overlap (422 otherwise).
     #[serde(deserialize_with = "crate::domain::whole::integer")]
