@@ -383,9 +383,27 @@ async fn a_pit_boss_sets_the_floor_calendar_pits_and_rating_rule_and_a_wrong_cal
     b.type_into("#shift-name-3", "late").await;
     b.type_into("#shift-start-3", "02:00").await;
     b.click("#calendar-save").await;
-    // It takes effect from the next gaming day: shown as pending, the calendar in force unchanged.
-    b.wait_text("#calendar-result", "Saved").await;
-    b.wait_text("#calendar-result", "takes effect").await;
+    // A second pit boss approves it; it takes effect from the next gaming day: shown as pending,
+    // the calendar in force unchanged.
+    b.wait_text("#calendar-result", "Proposed, waiting for a second pit boss")
+        .await;
+    b.wait_text("#calendar-result", "takes effect from the next gaming day")
+        .await;
+    let proposal = b
+        .run_js("return document.querySelector('#calendar-result [data-proposal-id]').dataset.proposalId")
+        .await;
+    second_pit_boss(&djego);
+    let (second, _) = login(&djego, "second-boss", "second-boss-pass").await;
+    let (status, applied) = api(
+        &djego,
+        Method::POST,
+        &format!("/api/v1/proposals/{}/approve", proposal.as_str().unwrap()),
+        Some(second.as_str()),
+        None,
+    )
+    .await;
+    assert_eq!(status, 200, "{applied}");
+    b.click("#calendar-reset").await;
     b.wait_text("#calendar-pending-shifts", "late from 02:00").await;
     let in_force = b.text("#calendar-in-force-shifts").await;
     assert!(
@@ -417,7 +435,7 @@ async fn a_pit_boss_sets_the_floor_calendar_pits_and_rating_rule_and_a_wrong_cal
     // An hour that does not exist, then a repeated name: each refused with its sentence.
     b.type_into("#shift-start-3", "25:00").await;
     b.click("#calendar-save").await;
-    let refusal = b.wait_text("#calendar-problem", "Not saved").await;
+    let refusal = b.wait_text("#calendar-problem", "Not proposed").await;
     assert!(
         refusal.contains(r#"shift 4's start "25:00" is not a local time"#),
         "{refusal}"

@@ -91,6 +91,7 @@ async function loadCalendar() {
   try {
     const c = await get("/api/v1/floor/calendar");
     showCalendar(c);
+    onCalendar(c);
     if (isPitBoss()) editCalendar(c);
   } catch (e) {
     failed($("calendar-load-problem"), e);
