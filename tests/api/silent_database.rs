@@ -177,12 +177,22 @@ both_backends!(
         // A deposit answers 503 within the database timeout, and says it may still be applied.
         let (frozen_deposit, elapsed) = timed(app.send(deposit("during"))).await;
         within(elapsed, DB_TIMEOUT_MS, "a deposit");
-        frozen_deposit.assert_error(503, "database_timeout");
+        // A 503 either way: the query timed out on a pooled connection, or (under load, when the
+        // pool must open one through the frozen proxy) the connection could not be made at all.
+        assert_eq!(frozen_deposit.status, 503, "{}", frozen_deposit.text);
+        let code = frozen_deposit.json()["error"]["code"].clone();
         assert!(
-            frozen_deposit.text.contains("Idempotency-Key"),
+            code == "database_timeout" || code == "database_unavailable",
             "{}",
             frozen_deposit.text
         );
+        if code == "database_timeout" {
+            assert!(
+                frozen_deposit.text.contains("Idempotency-Key"),
+                "{}",
+                frozen_deposit.text
+            );
+        }
         if app.backend == Backend::Postgres {
             // So does anything that reads the caller's account.
             let (me, elapsed) = timed(app.get("/api/v1/me", Some(&player.token))).await;
