@@ -191,8 +191,8 @@ pub struct LoboConfig {
     #[serde(default)]
     pub house_rule_override: bool,
     /// Seconds a round may wait for its player's next play; past it the service folds for
-    /// the player, as the rules settle a player who stops. When omitted: 600.
-    #[schema(minimum = 30, maximum = 86400, required = false)]
+    /// the player, as the rules settle a player who stops. When omitted or null: 600.
+    #[schema(minimum = 30, maximum = 86400, required = false, nullable)]
     pub play_timeout_seconds: u32,
 }
 
