@@ -553,15 +553,17 @@ fn check_unrelated(conn: &mut AnyConnection, proposer_id: &str, approver_id: &st
         .optional()?;
     match related {
         None => Ok(()),
-        Some((kind, actor)) => Err(ApprovalError::Related(format!(
-            "this account cannot approve a proposal of an account it made or that made it: {} ({kind} by {})",
-            "one created, promoted, reactivated or reset the password of the other",
-            if actor == approver_id {
+        Some((kind, actor)) => {
+            let by = if actor == approver_id {
                 "the approver"
             } else {
                 "the proposer"
-            },
-        ))),
+            };
+            Err(ApprovalError::Related(format!(
+                "this account cannot approve a proposal of an account it made or that made it \
+                 (one created, promoted, reactivated or reset the password of the other: {kind} by {by})"
+            )))
+        }
     }
 }
 
