@@ -183,6 +183,111 @@ pub async fn start_round(
     Ok(response)
 }
 
+/// What a Lobo table's house rule costs, in the player's terms: the fee, the house's proven edge
+/// and what the best possible player loses per round (docs/lobo.md, §5). Figures per unit of the
+/// round's stake; percentages of the expected amount at risk.
+#[derive(Serialize, ToSchema)]
+pub struct LoboHouseEdge {
+    pub mode: tables::config::LoboMode,
+    pub loss_cap_points: u32,
+    /// The expected charge per round (the fee, plus the ante's expectation), in units.
+    #[schema(example = 1.83)]
+    pub charge_units: f64,
+    /// The expected amount at risk per round, in units: the charge plus what folding at once costs.
+    pub amount_at_risk_units: f64,
+    /// The smallest edge the rule is proven to give the house against any player, in percent of
+    /// the amount at risk (at 99.9% confidence); null when no bound proves the house is favoured
+    /// (a cap below 20, or a fee under the bound: the table needed a pit boss's override).
+    pub proven_house_edge_percent: Option<f64>,
+    /// The best possible player's expected loss per round, fee included, lies in this range, in
+    /// units and in percent of the amount at risk; null below every proven cap.
+    pub perfect_player_loss_units: Option<[f64; 2]>,
+    pub perfect_player_loss_percent: Option<[f64; 2]>,
+    /// How the figures were reached, in plain words.
+    pub basis: String,
+}
+
+impl LoboHouseEdge {
+    pub fn of(config: &tables::config::LoboConfig) -> LoboHouseEdge {
+        use crate::games::lobo::{
+            expected_amount_at_risk_units, lower_bound, perfect_player_cost, proven_edge, upper_bound, UpperBasis,
+        };
+        let mode = config.mode.engine();
+        let cap = Some(config.loss_cap_points);
+        let rule = &config.house_rule;
+        let cost = perfect_player_cost(mode, rule, cap);
+        let lower = lower_bound(mode, cap);
+        let basis = match upper_bound(mode, cap) {
+            Some(upper) => {
+                let below = match lower.samples {
+                    None => format!("exactly {:+.4} points over every opening hand", lower.value_points),
+                    Some(n) => format!(
+                        "at least {:+.4} points at 99.9% confidence, measured on {n} dealt rounds with no cap, which holds at every cap",
+                        lower.value_points
+                    ),
+                };
+                let above = match upper.basis {
+                    UpperBasis::ExactLowerPlusGap { lower, .. } => format!(
+                        "that strategy's exact value over every opening hand at a cap of 20 points ({:+.4}) plus the 99.9% limit \
+                         of the gap to a player who sees the deck and pays for what it reveals, measured on {} dealt rounds",
+                        lower.value_points, upper.samples
+                    ),
+                    UpperBasis::SampledLimit { .. } => format!(
+                        "the 99.9% limit of the value of a player who sees the deck and pays for what it reveals, measured on {} \
+                         dealt rounds at a cap of 20 points",
+                        upper.samples
+                    ),
+                };
+                format!(
+                    "The best possible player's value per round lies between two bounds. Below: best play making Overs of at \
+                     most one point, {below}. Above: {above}: {:+.4} points, which holds at every larger cap.",
+                    upper.value_points
+                )
+            }
+            None => format!(
+                "No bound on the best possible player holds at a loss cap under {} points.",
+                crate::games::lobo::MIN_PROVEN_LOSS_CAP_POINTS
+            ),
+        };
+        LoboHouseEdge {
+            mode: config.mode,
+            loss_cap_points: config.loss_cap_points,
+            charge_units: rule.expected_charge_units(mode),
+            amount_at_risk_units: expected_amount_at_risk_units(mode, rule, cap),
+            proven_house_edge_percent: proven_edge(mode, rule, cap).map(|p| p.house_edge_percent_at_least),
+            perfect_player_loss_units: cost.map(|c| [c.loss_units_at_least, c.loss_units_at_most]),
+            perfect_player_loss_percent: cost.map(|c| [c.loss_percent_at_least, c.loss_percent_at_most]),
+            basis,
+        }
+    }
+}
+
+/// What a Lobo table's house rule costs a player: the fee, the house's proven edge, and the
+/// range the best possible player's loss per round lies in. Any signed-in user.
+#[utoipa::path(operation_id = "lobo_house_edge", tag = "lobo", security(("bearer" = [])),
+    params(("id" = String, Path, description = "Table id")),
+    responses(
+        (status = 200, body = LoboHouseEdge),
+        (status = 404, body = ErrorBody),
+        (status = 422, body = ErrorBody, description = "Not a Lobo table."),
+))]
+#[get("/api/v1/tables/{id}/lobo-house-edge")]
+pub async fn house_edge(
+    state: web::Data<AppState>,
+    _caller: Caller,
+    path: web::Path<String>,
+) -> ApiResult<web::Json<LoboHouseEdge>> {
+    let table_id = path.into_inner();
+    let edge = state
+        .blocking(move |s| {
+            let mut conn = s.db.conn()?;
+            let table = tables::find(&mut conn, &table_id)?.ok_or_else(|| ApiError::not_found("table"))?;
+            Ok::<_, ApiError>(LoboHouseEdge::of(service::config_of(&table)?))
+        })
+        .await?;
+    Ok(web::Json(edge))
+}
+
 /// A Lobo table's rounds, newest first (pit boss, auditor), each as its
 /// player's view: nothing face down. A player finds their own with
 /// `GET /api/v1/me/rounds`.

@@ -52,7 +52,7 @@ use utoipa::{Modify, OpenApi};
         prima_carta::close_betting, prima_carta::deal, prima_carta::copa, prima_carta::advice, prima_carta::settle,
         prima_carta::void, prima_carta::recall, prima_carta::verification, prima_carta::place_bet,
         prima_carta::round_bets, prima_carta::my_bets, prima_carta::observed_rtp,
-        lobo::start_round, lobo::list_rounds, lobo::get_round, lobo::void, lobo::make_play, lobo::fold, lobo::hint, lobo::recall,
+        lobo::start_round, lobo::house_edge, lobo::list_rounds, lobo::get_round, lobo::void, lobo::make_play, lobo::fold, lobo::hint, lobo::recall,
         lobo_contests::create_contest, lobo_contests::list_contests, lobo_contests::get_contest, lobo_contests::enter,
         lobo_contests::close_entry, lobo_contests::make_play, lobo_contests::fold, lobo_contests::settle,
         lobo_contests::void, lobo_contests::recall,
@@ -185,6 +185,7 @@ pub fn routes(cfg: &mut web::ServiceConfig) {
         .service(prima_carta::my_bets)
         .service(prima_carta::observed_rtp)
         .service(lobo::start_round)
+        .service(lobo::house_edge)
         .service(lobo::list_rounds)
         .service(lobo::get_round)
         .service(lobo::void)

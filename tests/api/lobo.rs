@@ -1215,3 +1215,77 @@ both_backends!(
         }
     }
 );
+
+/// A Lobo table with `rule` (hundredths of a unit) at `loss_cap_points`, created directly in the
+/// app's database, overriding the proof as a pit boss may.
+fn lobo_table_with_rule(app: &TestApp, loss_cap_points: u32, fee_hundredths: u32) -> String {
+    app.state
+        .db
+        .write(|conn| -> Result<String, djego::store::StoreError> {
+            let mut config = TableConfig::demo_lobo();
+            if let TableConfig::Lobo(c) = &mut config {
+                c.loss_cap_points = loss_cap_points;
+                c.house_rule.fee_per_round_hundredths = fee_hundredths;
+                c.house_rule_override = true;
+            }
+            let t = tables::create(conn, &format!("Lobo rule {}", uuid::Uuid::now_v7()), &config, None)?;
+            Ok(t.id)
+        })
+        .expect("table created")
+}
+
+both_backends!(
+    async fn a_lobo_table_states_its_fee_proven_edge_and_the_perfect_players_loss(app: TestApp) {
+        use djego::games::lobo::{lower_bound, upper_bound, Mode};
+        let player = app.create_user(Role::Player).await;
+        let path = |t: &str| format!("/api/v1/tables/{t}/lobo-house-edge");
+
+        // The demo table: easy mode, cap 40, the default fee.
+        let demo = lobo_table(&app, true);
+        let e = app.get(&path(&demo), Some(&player.token)).await.expect(200);
+        let fee = demo_fee_minor() as f64 / 100.0;
+        assert!((e["charge_units"].as_f64().unwrap() - fee).abs() < 1e-9, "{e}");
+        let edge = e["proven_house_edge_percent"].as_f64().unwrap();
+        assert!(edge >= 1.0, "the default fee proves at least 1%: {e}");
+        let [least, most] = [0, 1].map(|i| e["perfect_player_loss_units"][i].as_f64().unwrap());
+        let upper = upper_bound(Mode::Easy, Some(40)).unwrap().value_points;
+        let lower = lower_bound(Mode::Easy, Some(40)).value_points;
+        assert!(
+            (least - (fee - upper)).abs() < 1e-9 && (most - (fee - lower)).abs() < 1e-9,
+            "{e}"
+        );
+        assert!(least < most, "{e}");
+        // The smallest loss is the proven edge, as a share of the amount at risk.
+        let at_risk = e["amount_at_risk_units"].as_f64().unwrap();
+        assert!((100.0 * least / at_risk - edge).abs() < 1e-9, "{e}");
+        assert!(e["basis"].as_str().unwrap().contains("99.9%"), "{e}");
+
+        // A fee under the bound proves nothing; a cap under 20 has no bound at all.
+        let cheap = lobo_table_with_rule(&app, 20, 100);
+        let e = app.get(&path(&cheap), Some(&player.token)).await.expect(200);
+        assert!(e["proven_house_edge_percent"].is_null(), "{e}");
+        assert!(e["perfect_player_loss_units"][0].as_f64().unwrap() < 0.0, "{e}");
+        let low_cap = lobo_table_with_rule(&app, 10, 500);
+        let e = app.get(&path(&low_cap), Some(&player.token)).await.expect(200);
+        assert!(
+            e["proven_house_edge_percent"].is_null() && e["perfect_player_loss_units"].is_null(),
+            "{e}"
+        );
+
+        // Not a table; not a Lobo table; not signed in.
+        app.get(&path(&uuid::Uuid::now_v7().to_string()), Some(&player.token))
+            .await
+            .assert_error(404, "not_found");
+        let prima = app
+            .state
+            .db
+            .write(|conn| -> Result<String, djego::store::StoreError> {
+                Ok(tables::create(conn, "Prima for terms", &TableConfig::demo_prima_carta(), None)?.id)
+            })
+            .expect("table created");
+        app.get(&path(&prima), Some(&player.token))
+            .await
+            .assert_error(422, "wrong_game");
+        assert_eq!(app.get(&path(&demo), None).await.status, 401);
+    }
+);

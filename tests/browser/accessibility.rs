@@ -281,6 +281,10 @@ async fn the_player_app_passes_the_audit() {
     b.click(r#"article.table-card[data-table-name="Lobo 1"] button.open-table"#)
         .await;
     b.find("#lobo-start").await;
+    // The table's price in words: the fee, the house's proven edge, the best player's loss.
+    b.wait_text("#lobo-house-edge", "The house's edge is at least").await;
+    b.wait_text("#lobo-house-edge", "The best possible player loses between")
+        .await;
     audit(&b, "player, Lobo start", &mut found).await;
     b.click("#lobo-start").await;
     b.find("#lobo-round").await;

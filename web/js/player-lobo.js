@@ -341,6 +341,32 @@ function showStart() {
   showTerms();
 }
 
+/** A share of the amount at risk, as people read it. */
+const percent = (x) => `${x.toFixed(1)}%`;
+
+/** The table's price in words: the fee, the house's proven edge, what the best player loses. */
+async function showHouseEdge(t, mine) {
+  const out = $("lobo-house-edge");
+  out.textContent = "";
+  let e;
+  try {
+    e = await get(`/api/v1/tables/${encodeURIComponent(t.id)}/lobo-house-edge`);
+  } catch (err) {
+    return; // the terms above still state the fee
+  }
+  if (mine !== generation) return;
+  const units = (x) => x.toFixed(2);
+  const edge = e.proven_house_edge_percent === null
+    ? "This table's fee is not proven to favour the house (a pit boss opened it by override)."
+    : `The house's edge is at least ${percent(e.proven_house_edge_percent)} of what you put at risk against any player, however skilled (proven at 99.9% confidence).`;
+  const best = e.perfect_player_loss_units
+    ? ` The best possible player loses between ${units(e.perfect_player_loss_units[0])} and ${units(e.perfect_player_loss_units[1])} units a round, fee included `
+      + `(${percent(e.perfect_player_loss_percent[0])} to ${percent(e.perfect_player_loss_percent[1])} of the ${units(e.amount_at_risk_units)} units at risk on average); weaker play loses more.`
+    : "";
+  fill(out, [el("p", {}, `Fee ${units(e.charge_units)} units a round. ${edge}${best}`),
+    el("details", {}, el("summary", {}, "How this is proven"), el("p", {}, e.basis))]);
+}
+
 /** Shows a Lobo table: the round `roundId`, else the player's open round here, else the start form. */
 export async function openLobo(t, roundId, go) {
   wire();
@@ -355,6 +381,7 @@ export async function openLobo(t, roundId, go) {
     (rule().ante_per_wolf_point_hundredths ? ` + ${money(BigInt(rule().ante_per_wolf_point_hundredths))} per Wolf point` : "") +
     ` · hints ${c.hints ? "offered" : "off"}`;
   say($("lobo-alert"), null);
+  showHouseEdge(t, mine);
   $("lobo-unit").value = "";
   try {
     let id = roundId;

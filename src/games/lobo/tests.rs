@@ -610,7 +610,7 @@ fn fee_changes_value_exactly_and_proven_edge_needs_a_bound() {
         let rule = default_house_rule(mode);
         for cap in [Some(MIN_PROVEN_LOSS_CAP_POINTS), Some(35), None] {
             let edge = proven_edge(mode, &rule, cap).unwrap().house_edge_percent_at_least;
-            assert!((1.0..=3.0).contains(&edge), "{mode} {cap:?}: {edge}");
+            assert!((1.0..=1.3).contains(&edge), "{mode} {cap:?}: {edge}");
         }
         // Below the smallest proven cap there is no bound: the table needs a pit-boss override.
         assert!(proven_edge(mode, &rule, Some(MIN_PROVEN_LOSS_CAP_POINTS - 1)).is_none());
@@ -618,8 +618,8 @@ fn fee_changes_value_exactly_and_proven_edge_needs_a_bound() {
         let bound = proven_edge(mode, &rule, Some(MIN_PROVEN_LOSS_CAP_POINTS))
             .unwrap()
             .bound;
-        let r20 = expected_amount_at_risk_units(mode, &HouseRule::NONE, Some(MIN_PROVEN_LOSS_CAP_POINTS));
-        let fee = (bound.value_points + 0.02 * r20) / 0.98;
+        let r = expected_amount_at_risk_units(mode, &HouseRule::NONE, None);
+        let fee = (bound.value_points + 0.01 * r) / 0.99;
         let charged = rule.fee_per_round_hundredths as f64 / 100.0;
         assert!(charged >= fee && charged < fee + 0.01, "{mode}: {charged} for {fee}");
         // A fee just under the bound proves nothing.
@@ -631,4 +631,46 @@ fn fee_changes_value_exactly_and_proven_edge_needs_a_bound() {
     }
     assert_eq!(HouseRule::parse("fee=250,ante=10").unwrap(), rule);
     assert!(HouseRule::parse("tip=3").is_err());
+}
+
+#[test]
+fn upper_and_lower_bounds_are_built_and_chosen_by_cap_as_documented() {
+    for mode in Mode::ALL {
+        let upper = upper_bound(mode, Some(MIN_PROVEN_LOSS_CAP_POINTS)).unwrap();
+        assert_eq!(upper.loss_cap_points, Some(MIN_PROVEN_LOSS_CAP_POINTS));
+        assert!(upper.margin_points() > 0.0, "{mode}");
+        match upper.basis {
+            // The only sampling margin is the gap's: the exact lower bound at the same cap plus
+            // the gap's limit; and the lower bound chosen at that cap is that exact one.
+            UpperBasis::ExactLowerPlusGap {
+                lower,
+                width_mean_points,
+                width_limit_points,
+            } => {
+                assert_eq!(lower.samples, None, "{mode}: exact");
+                assert_eq!(lower.loss_cap_points, upper.loss_cap_points);
+                assert!((upper.value_points - (lower.value_points + width_limit_points)).abs() < 1e-12);
+                assert!((upper.margin_points() - (width_limit_points - width_mean_points)).abs() < 1e-12);
+                assert_eq!(lower_bound(mode, Some(20)), lower);
+            }
+            UpperBasis::SampledLimit { mean_points } => assert!(mean_points < upper.value_points),
+        }
+        // A lower bound holds at its cap and every smaller one: above cap 20 the no-cap value,
+        // which is lower (a larger cap never helps the player).
+        let at_20 = lower_bound(mode, Some(20));
+        let above = lower_bound(mode, Some(21));
+        assert_eq!(above.loss_cap_points, None);
+        assert!(above.value_points <= at_20.value_points, "{mode}");
+        assert!(at_20.value_points < upper.value_points, "{mode}");
+        // The perfect player's loss lies between the fee less each bound, the smaller end the
+        // proven edge.
+        let rule = default_house_rule(mode);
+        for cap in [Some(20), Some(40), None] {
+            let cost = perfect_player_cost(mode, &rule, cap).unwrap();
+            let edge = proven_edge(mode, &rule, cap).unwrap().house_edge_percent_at_least;
+            assert!((cost.loss_percent_at_least - edge).abs() < 1e-9);
+            assert!(cost.loss_units_at_least > 0.0 && cost.loss_units_at_least < cost.loss_units_at_most);
+        }
+        assert!(perfect_player_cost(mode, &rule, Some(19)).is_none());
+    }
 }

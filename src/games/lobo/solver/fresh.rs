@@ -114,13 +114,35 @@ fn par_map(n: usize, threads: usize, progress: Progress, f: &(dyn Fn(usize) -> f
 /// (see `all_openings(mode).len()` for the total). Feasible only with small Over limits.
 pub fn exact_value(mode: Mode, limits: GameLimits, threads: usize, progress: Progress) -> FreshValue {
     let openings = all_openings(mode);
-    let solver = Expectimax::new(limits, None);
-    let values = par_map(openings.len(), threads, progress, &|i| {
-        solver.value(&openings[i].0).expect("no budget")
-    });
+    // Openings come Wolf hand by Wolf hand; a fresh memo at a Wolf hand's boundary, once the
+    // memo holds `EXACT_MEMO_LIMIT_STATES`, caps memory (an all-openings solve of the larger decks
+    // would not fit in memory otherwise) and loses only the positions openings with different
+    // Wolf hands share.
+    let mut solver = Expectimax::new(limits, None);
+    let mut states_before = 0;
+    let mut values = Vec::with_capacity(openings.len());
+    let mut start = 0;
+    while start < openings.len() {
+        let wolf = openings[start].0.wolf;
+        let end = start + openings[start..].iter().take_while(|(p, _)| p.wolf == wolf).count();
+        if solver.states() > EXACT_MEMO_LIMIT_STATES {
+            states_before += solver.states();
+            solver = Expectimax::new(limits, None);
+        }
+        let offset = start as u64;
+        let group = &openings[start..end];
+        values.extend(par_map(group.len(), threads, &|n| progress(offset + n), &|i| {
+            solver.value(&group[i].0).expect("no budget")
+        }));
+        start = end;
+    }
     let mean = values.iter().zip(&openings).map(|(v, (_, w))| v * w).sum();
-    FreshValue::exact(mean, solver.states())
+    FreshValue::exact(mean, states_before + solver.states())
 }
+
+/// Positions an all-openings solve keeps in its memo before it starts a fresh one at the next
+/// Wolf hand (about 65 bytes each: some 4 GB).
+pub const EXACT_MEMO_LIMIT_STATES: u64 = 60_000_000;
 
 /// Exact value of the game with `limits` at the openings of `samples` seeded deals, averaged.
 /// A lower bound on perfect play when `limits` restricts Overs (the restricted player is a policy).
