@@ -497,27 +497,6 @@ fn a_simulated_quote_offers_no_impossible_count() {
     assert!(impossible_seen > 0);
 }
 
-#[test]
-#[ignore]
-fn measure_exact_states() {
-    for r in [10usize, 11, 12, 13, 14] {
-        let mut v = vec![];
-        for seed in 0..8u64 {
-            let prefix = open_position(50_000 + seed * 31 + r as u64 * 1000, r);
-            let pass = PegLegPass::from_dealt(&prefix).unwrap();
-            let t = std::time::Instant::now();
-            let s = exact_order_counts(
-                pass.cursor(),
-                pass.key_suit().unwrap(),
-                !pass.dealt_mask() & DECK_MASK,
-                3_000_000,
-            );
-            v.push((s.states, s.counts.is_some(), t.elapsed().as_secs_f64() * 1e3));
-        }
-        eprintln!("r={r}: {v:?}");
-    }
-}
-
 /// The search as it was first written (a boxed pile in every key, a fresh memo per
 /// quote, no pruning): the reference the faster search is checked against.
 fn old_search(
