@@ -482,6 +482,46 @@ pub fn price(pass: &PegLegPass, config: &PricingConfig, simulation_seed: u64) ->
     })
 }
 
+/// The exact search's memos of the rounds this process deals, by round, most recent first:
+/// the next card's search finds the states the last card's search solved. A pure cache:
+/// a quote is the same with or without it (another instance, or the recall's check,
+/// prices from scratch). At most `MEMO_ROUNDS` rounds are kept.
+static MEMOS: std::sync::Mutex<Vec<(String, engine::ExactMemo)>> = std::sync::Mutex::new(Vec::new());
+const MEMO_ROUNDS: usize = 4;
+
+/// `price`, with the round's exact-search memo carried from its last card.
+fn price_carried(
+    round_id: &str,
+    pass: &PegLegPass,
+    config: &PricingConfig,
+    simulation_seed: u64,
+) -> Option<PricedQuote> {
+    let mut memo = {
+        let mut memos = MEMOS.lock().unwrap_or_else(|e| e.into_inner());
+        match memos.iter().position(|(id, _)| id == round_id) {
+            Some(at) => memos.remove(at).1,
+            None => engine::ExactMemo::new(),
+        }
+    };
+    let mut rng = ChaCha8Rng::seed_from_u64(simulation_seed);
+    let quote = engine::quote_in(&mut memo, pass, config, &mut rng)?;
+    let simulated = matches!(quote.method, Method::Simulated { .. });
+    let mut memos = MEMOS.lock().unwrap_or_else(|e| e.into_inner());
+    memos.insert(0, (round_id.to_string(), memo));
+    memos.truncate(MEMO_ROUNDS);
+    Some(PricedQuote {
+        quote,
+        simulation_seed: simulated.then_some(simulation_seed),
+    })
+}
+
+fn forget_memo(round_id: &str) {
+    MEMOS
+        .lock()
+        .unwrap_or_else(|e| e.into_inner())
+        .retain(|(id, _)| id != round_id);
+}
+
 /// The next card dealt and priced, worked out before the write transaction.
 #[derive(Clone, Debug)]
 pub struct NextCard {
@@ -510,9 +550,10 @@ fn next_card(seed: &ServerSeed, row: &PegLegRoundRow, client_seed: &str, config:
         .deal(deck[dealt])
         .map_err(|e| PegLegRoundError::Corrupt(e.to_string()))?;
     let quote = if pass.is_over() {
+        forget_memo(&row.id);
         None
     } else {
-        price(&pass, &config.pricing(), rand::rngs::OsRng.next_u64())
+        price_carried(&row.id, &pass, &config.pricing(), rand::rngs::OsRng.next_u64())
     };
     Ok(NextCard {
         cards_dealt_before: dealt,

@@ -5,13 +5,13 @@
 
 use clap::Args;
 use rand::seq::SliceRandom;
-use rand::SeedableRng;
+use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;
 use std::process::ExitCode;
 use std::time::Instant;
 
 use djego::cards::{ordered_deck, Card};
-use djego::games::peg_leg::{quote, PegLegPass, PricingConfig};
+use djego::games::peg_leg::{exact_order_counts, quote, sample_counts, PegLegPass, PricingConfig, Returns, COUNTS};
 use djego::games::prima_carta::first_pass;
 use djego::math::RtpBounds;
 
@@ -38,6 +38,25 @@ pub struct PegLegBenchArgs {
     /// The per-quote budget the run is judged against, in milliseconds.
     #[arg(long, default_value_t = 50.0)]
     pub budget_ms: f64,
+    /// Random positions whose offered prices' returns are measured against a reference
+    /// (0: none). Each is a random deal cut after a random number of cards.
+    #[arg(long, default_value_t = 0)]
+    pub bands: u64,
+    /// The fewest cards left undealt at a measured position.
+    #[arg(long, default_value_t = 1)]
+    pub band_min_undealt: u32,
+    /// The most cards left undealt at a measured position.
+    #[arg(long, default_value_t = 49)]
+    pub band_max_undealt: u32,
+    /// Up to this many cards undealt the reference is exact (the search run to the end);
+    /// above, it is `--reference-samples` simulated ends of the pass.
+    /// (The full search's states grow about fourfold per two cards: some 10^5 at 14, past
+    /// 10^6 at 16; keep this low.)
+    #[arg(long, default_value_t = 13)]
+    pub reference_exact_undealt: u32,
+    /// Samples of the simulated reference.
+    #[arg(long, default_value_t = 1_000_000)]
+    pub reference_samples: u64,
 }
 
 /// The anchor: `samples` plain Monte Carlo ends of the pass through the
@@ -67,8 +86,11 @@ fn quantile(v: &[f64], q: f64) -> f64 {
 }
 
 pub fn run(args: PegLegBenchArgs) -> Result<ExitCode, String> {
-    if args.deals == 0 || args.repeats == 0 || args.anchor_samples == 0 {
-        return Err("--deals, --repeats and --anchor-samples must be at least 1".into());
+    if (args.deals == 0 && args.bands == 0) || args.repeats == 0 || args.anchor_samples == 0 {
+        return Err("--deals (or --bands), --repeats and --anchor-samples must be at least 1".into());
+    }
+    if args.band_min_undealt == 0 || args.band_min_undealt > args.band_max_undealt || args.band_max_undealt > 49 {
+        return Err("need 1 <= --band-min-undealt <= --band-max-undealt <= 49".into());
     }
     let mut config = PricingConfig::default();
     if let Some(s) = args.samples {
@@ -96,6 +118,9 @@ pub fn run(args: PegLegBenchArgs) -> Result<ExitCode, String> {
         args.anchor_samples,
         config.samples,
     );
+    if args.deals == 0 {
+        return bands(&args, &config);
+    }
     // Per cards dealt (1..=50): quote times (ms), how many were exact, anchor times (ms, scaled).
     let mut times: Vec<Vec<f64>> = vec![Vec::new(); Card::DECK_SIZE + 1];
     let mut exact = vec![0u64; Card::DECK_SIZE + 1];
@@ -163,7 +188,83 @@ pub fn run(args: PegLegBenchArgs) -> Result<ExitCode, String> {
         if worst <= args.budget_ms { "within" } else { "OVER" },
         args.budget_ms
     );
+    if args.bands > 0 {
+        return bands(&args, &config);
+    }
     Ok(ExitCode::SUCCESS)
+}
+
+/// The return of every offered price on `--bands` random positions, per band of true
+/// probability, against an exact or simulated reference; exit 1 when a band misses its target.
+fn bands(args: &PegLegBenchArgs, config: &PricingConfig) -> Result<ExitCode, String> {
+    println!();
+    println!(
+        "returns: {} positions with {}..={} cards undealt, seed {}; reference exact up to {} undealt, else {} samples",
+        args.bands,
+        args.band_min_undealt,
+        args.band_max_undealt,
+        args.seed,
+        args.reference_exact_undealt,
+        args.reference_samples
+    );
+    let started = Instant::now();
+    let mut returns = Returns::default();
+    let (mut exact_refs, mut exact_quotes, mut sampled_error) = (0u64, 0u64, 0.0f64);
+    let mut rng = ChaCha8Rng::seed_from_u64(args.seed ^ 0x5eed_ba4d);
+    for i in 0..args.bands {
+        let mut deck = ordered_deck(10);
+        deck.shuffle(&mut rng);
+        let undealt = rng.gen_range(args.band_min_undealt..=args.band_max_undealt) as usize;
+        let pass = PegLegPass::from_dealt(&deck[..Card::DECK_SIZE - undealt]).map_err(|e| e.to_string())?;
+        let q = quote(&pass, config, &mut rng).ok_or("no key suit")?;
+        exact_quotes += u64::from(q.distribution.as_ref().is_some_and(|d| d.is_exact()));
+        let key = pass.key_suit().ok_or("no key suit")?;
+        let mask = !pass.dealt_mask() & ((1u64 << Card::DECK_SIZE) - 1);
+        let search = if undealt as u32 <= args.reference_exact_undealt {
+            exact_order_counts(pass.cursor(), key, mask, usize::MAX)
+        } else {
+            exact_order_counts(pass.cursor(), key, mask, config.exact_budget)
+        };
+        let truth: [f64; COUNTS] = match search.counts {
+            Some(orders) => {
+                exact_refs += 1;
+                std::array::from_fn(|k| orders[k] as f64 / search.total as f64)
+            }
+            None => {
+                let hits = sample_counts(pass.cursor(), key, &pass.undealt(), args.reference_samples, &mut rng);
+                // The reference's own error, relative, at p = 0.01 (one standard error).
+                sampled_error = sampled_error.max((0.99 / (0.01 * args.reference_samples as f64)).sqrt());
+                std::array::from_fn(|k| hits[k] as f64 / args.reference_samples as f64)
+            }
+        };
+        returns.record(&q, &truth);
+        if (i + 1) % 100 == 0 {
+            eprint!("\rposition {}/{}", i + 1, args.bands);
+        }
+    }
+    eprintln!();
+    println!(
+        "{} positions ({} priced exactly, {} with an exact reference) in {:.1} s",
+        args.bands,
+        exact_quotes,
+        exact_refs,
+        started.elapsed().as_secs_f64()
+    );
+    println!();
+    print!("{}", returns.table());
+    // A sampled reference is itself off by a few standard errors; an exact one only by rounding.
+    let slack = 4.0 * sampled_error * config.target_rtp_bp as f64 / 10_000.0 + 1e-9;
+    let misses = returns.misses(config.target_rtp_bp as f64 / 10_000.0, slack);
+    println!();
+    if misses.is_empty() {
+        println!("every band meets its target");
+        Ok(ExitCode::SUCCESS)
+    } else {
+        for m in &misses {
+            println!("MISSED: {m}");
+        }
+        Ok(ExitCode::FAILURE)
+    }
 }
 
 fn cpu_model() -> String {

@@ -32,14 +32,33 @@ pub type OrderCounts = [u128; MAX_COUNT as usize + 1];
 /// room for the pricing's products: 30! ≈ 2.65e32.
 pub const MAX_EXACT_UNDEALT: u32 = 30;
 
-/// What decides the rest of the pass, for the key suit's count.
-#[derive(Clone, PartialEq, Eq, Hash)]
+/// What decides the rest of the pass, for the key suit's count: fixed-size,
+/// so a lookup allocates nothing.
+#[derive(Clone, Copy, PartialEq, Eq, Hash)]
 struct StateKey {
     undealt: u64,
     playable: u64,
-    key_count: u8,
-    /// The discard pile above its frozen floor, bottom first.
-    live_pile: Box<[u8]>,
+    /// The key suit's count, and the live pile's length above it (bits 8..).
+    head: u64,
+    /// The discard pile above its frozen floor, bottom first, ten 6-bit card ids a word.
+    live_pile: [u64; 5],
+}
+
+impl StateKey {
+    fn of(cursor: &FirstPassCursor, key: Suit, undealt: u64) -> StateKey {
+        let pile = cursor.discard_ids();
+        let live = &pile[frozen_len(pile)..];
+        let mut live_pile = [0u64; 5];
+        for (i, &id) in live.iter().enumerate() {
+            live_pile[i / 10] |= (id as u64) << (6 * (i % 10));
+        }
+        StateKey {
+            undealt,
+            playable: cursor.playable_mask(),
+            head: cursor.count(key) as u64 | (live.len() as u64) << 8,
+            live_pile,
+        }
+    }
 }
 
 /// A multiply-rotate hasher: the keys are a handful of words from the
@@ -71,6 +90,45 @@ impl Hasher for WordHasher {
 
 type Memo = HashMap<StateKey, OrderCounts, BuildHasherDefault<WordHasher>>;
 
+/// The search's memo, kept from one card's quote to the next of the same pass: every
+/// state a later card's search meets below the cards dealt since is a state the earlier
+/// search may already have solved (its entries are exact whatever position they were
+/// found from, for the key suit they were found for).
+#[derive(Default)]
+pub struct ExactMemo {
+    key: Option<Suit>,
+    memo: Memo,
+}
+
+impl ExactMemo {
+    pub fn new() -> ExactMemo {
+        ExactMemo::default()
+    }
+
+    /// States stored.
+    pub fn len(&self) -> usize {
+        self.memo.len()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.memo.is_empty()
+    }
+
+    /// Drops every state (the memory goes back).
+    pub fn clear(&mut self) {
+        self.memo = Memo::default();
+        self.key = None;
+    }
+
+    fn for_key(&mut self, key: Suit) -> &mut Memo {
+        if self.key != Some(key) {
+            self.memo.clear();
+            self.key = Some(key);
+        }
+        &mut self.memo
+    }
+}
+
 /// The result of an exact search.
 #[derive(Clone, Debug)]
 pub struct ExactSearch {
@@ -87,6 +145,19 @@ pub struct ExactSearch {
 /// The orders of the undealt cards (the bits of `undealt`) per final count
 /// of `key`, from `cursor`, storing at most `budget` states.
 pub fn exact_order_counts(cursor: &FirstPassCursor, key: Suit, undealt: u64, budget: usize) -> ExactSearch {
+    exact_order_counts_in(&mut ExactMemo::new(), cursor, key, undealt, budget)
+}
+
+/// As `exact_order_counts`, reusing and growing `memo` (at most `budget` states stored
+/// in it in all). The counts are the same whatever the memo held; `states` is the memo's
+/// size afterwards.
+pub fn exact_order_counts_in(
+    memo: &mut ExactMemo,
+    cursor: &FirstPassCursor,
+    key: Suit,
+    undealt: u64,
+    budget: usize,
+) -> ExactSearch {
     let r = undealt.count_ones();
     if settled(cursor, key, undealt) {
         let mut counts = [0u128; MAX_COUNT as usize + 1];
@@ -104,8 +175,10 @@ pub fn exact_order_counts(cursor: &FirstPassCursor, key: Suit, undealt: u64, bud
             states: 0,
         };
     }
-    let mut memo = Memo::default();
-    let counts = search(cursor, key, undealt, budget, &mut memo);
+    let memo = memo.for_key(key);
+    // States with a card undealt that is dealt now never come up again.
+    memo.retain(|state, _| state.undealt & !undealt == 0);
+    let counts = search(cursor, key, undealt, budget, memo);
     ExactSearch {
         counts,
         total: factorial(r),
@@ -124,13 +197,7 @@ fn search(cursor: &FirstPassCursor, key: Suit, undealt: u64, budget: usize, memo
         out[count as usize] = factorial(undealt.count_ones());
         return Some(out);
     }
-    let pile = cursor.discard_ids();
-    let state = StateKey {
-        undealt,
-        playable: cursor.playable_mask(),
-        key_count: count,
-        live_pile: pile[frozen_len(pile)..].into(),
-    };
+    let state = StateKey::of(cursor, key, undealt);
     if let Some(known) = memo.get(&state) {
         return Some(*known);
     }

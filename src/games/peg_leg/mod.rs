@@ -11,18 +11,21 @@
 //! - `simulate`: the same distribution by simulation, with confidence bounds.
 //! - `pricing`: quotes (a multiplier per count with RTP at most the target)
 //!   and surrender values.
+//! - `returns`: what the offered prices return against the true probabilities, per band.
 
 mod engine;
 mod exact;
 mod pricing;
+mod returns;
 mod simulate;
 
 pub use engine::{CardStep, PegLegError, PegLegPass, MAX_COUNT};
-pub use exact::{exact_order_counts, ExactSearch, OrderCounts, MAX_EXACT_UNDEALT};
+pub use exact::{exact_order_counts, exact_order_counts_in, ExactMemo, ExactSearch, OrderCounts, MAX_EXACT_UNDEALT};
 pub use pricing::{
-    distribution, quote, quote_from, simulated, surrender_cents, CountQuote, Distribution, Method, PricingConfig,
-    Quote, COUNTS,
+    distribution, distribution_in, quote, quote_from, quote_in, simulated, surrender_cents, CountQuote, Distribution,
+    Method, PricingConfig, Quote, COUNTS, EXACT_UNDEALT,
 };
+pub use returns::{band_of, Band, Returns, BANDS, BAND_MIN_RETURN};
 pub use simulate::{kl_lower, kl_upper, sample_counts, SampleCounts};
 
 #[cfg(test)]

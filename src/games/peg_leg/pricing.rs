@@ -12,7 +12,7 @@
 //! placing, keeping and surrendering bets returns more than the target.
 
 use super::engine::{reachable_max, reachable_min, PegLegPass, DECK_MASK, MAX_COUNT};
-use super::exact::{exact_order_counts, OrderCounts};
+use super::exact::{exact_order_counts, exact_order_counts_in, ExactMemo, OrderCounts, MAX_EXACT_UNDEALT};
 use super::simulate::{kl_lower, kl_upper, sample_counts, SampleCounts};
 use crate::cards::Suit;
 use crate::math::RtpBounds;
@@ -36,8 +36,12 @@ pub struct PricingConfig {
     /// bounds (split over the 11 counts and both sides).
     pub delta: f64,
     /// The most states the exact search may store before it gives way to
-    /// simulation.
+    /// simulation (with more than `exact_undealt` cards undealt).
     pub exact_budget: usize,
+    /// With at most this many cards undealt the exact search always runs to the end,
+    /// whatever its size (measured: docs/peg-leg.md), its memo carried from card to card.
+    #[serde(default = "default_exact_undealt")]
+    pub exact_undealt: u32,
     /// The largest multiplier offered, in hundredths.
     pub max_multiplier_cents: u64,
     /// The smallest multiplier worth offering, in hundredths (a lower one
@@ -52,11 +56,19 @@ impl Default for PricingConfig {
             samples: 30_000,
             delta: 1e-9,
             exact_budget: 3_000,
+            exact_undealt: default_exact_undealt(),
             max_multiplier_cents: 100_000,
             min_multiplier_cents: 101,
         }
     }
 }
+
+fn default_exact_undealt() -> u32 {
+    EXACT_UNDEALT
+}
+
+/// Undealt cards from which every quote is exact (the search's size there: docs/peg-leg.md).
+pub const EXACT_UNDEALT: u32 = 13;
 
 impl PricingConfig {
     /// Checks the target against the certification bounds and the rest for sense.
@@ -138,9 +150,27 @@ impl Distribution {
 /// states, otherwise `config.samples` simulated ends of the pass drawn with
 /// `rng`. `None` before the first card (there is no key suit yet).
 pub fn distribution<R: Rng + ?Sized>(pass: &PegLegPass, config: &PricingConfig, rng: &mut R) -> Option<Distribution> {
+    distribution_in(&mut ExactMemo::new(), pass, config, rng)
+}
+
+/// As `distribution`, with the exact search's memo kept in `memo` from one card of the
+/// pass to the next (the same distribution as without it, found sooner). With at most
+/// `config.exact_undealt` cards undealt the search always runs to the end; with more it
+/// gets a fresh memo and `config.exact_budget` states, so whether a quote is exact
+/// depends on its position alone.
+pub fn distribution_in<R: Rng + ?Sized>(
+    memo: &mut ExactMemo,
+    pass: &PegLegPass,
+    config: &PricingConfig,
+    rng: &mut R,
+) -> Option<Distribution> {
     let key = pass.key_suit()?;
     let undealt = !pass.dealt_mask() & DECK_MASK;
-    let search = exact_order_counts(pass.cursor(), key, undealt, config.exact_budget);
+    let search = if undealt.count_ones() <= config.exact_undealt.min(MAX_EXACT_UNDEALT) {
+        exact_order_counts_in(memo, pass.cursor(), key, undealt, usize::MAX)
+    } else {
+        exact_order_counts(pass.cursor(), key, undealt, config.exact_budget)
+    };
     if let Some(orders) = search.counts {
         return Some(Distribution::Exact {
             orders,
@@ -221,7 +251,17 @@ pub struct Quote {
 
 /// Quotes every count after the cards dealt so far. `None` before the first card.
 pub fn quote<R: Rng + ?Sized>(pass: &PegLegPass, config: &PricingConfig, rng: &mut R) -> Option<Quote> {
-    let dist = distribution(pass, config, rng)?;
+    quote_in(&mut ExactMemo::new(), pass, config, rng)
+}
+
+/// As `quote`, the exact search's memo kept in `memo` for the pass's next card.
+pub fn quote_in<R: Rng + ?Sized>(
+    memo: &mut ExactMemo,
+    pass: &PegLegPass,
+    config: &PricingConfig,
+    rng: &mut R,
+) -> Option<Quote> {
+    let dist = distribution_in(memo, pass, config, rng)?;
     Some(quote_from(pass, config, dist))
 }
 
