@@ -1,10 +1,12 @@
-//! The round's pay tables: each checked against its fingerprint, and every bet naming one.
+//! The round's pay tables: each checked against its fingerprint and against the bounds
+//! djego certifies pay tables within, and every bet naming one.
 
 use std::collections::HashMap;
 use std::rc::Rc;
 
 use super::RoundTranscript;
 use crate::bets::{PayTable, PayTableSpec};
+use crate::math::{self, RtpBounds};
 
 /// Pay tables already checked, by fingerprint, with the exact JSON text of
 /// their spec: a bulk run over many rounds under the same few tables reads,
@@ -54,6 +56,11 @@ pub(super) fn pay_tables_of<'t>(t: &'t RoundTranscript) -> Result<RoundPayTables
                         "its spec hashes to {fingerprint}, the transcript says {}",
                         entry.fingerprint
                     )));
+                }
+                if let Some((_, _, why)) =
+                    math::first_uncertified_bet(&table, math::cached_n_distribution(), RtpBounds::default())
+                {
+                    return Err(at(format!("not a certifiable pay table: {why}")));
                 }
                 CHECKED_PAY_TABLES.with(|c| {
                     let mut c = c.borrow_mut();
