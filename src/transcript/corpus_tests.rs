@@ -59,7 +59,10 @@ fn run_both_texts(cases: &[(String, String, Option<&'static str>)]) -> Vec<(Stri
         .iter()
         .map(|(_, text, _)| serde_json::value::RawValue::from_string(text.clone()).unwrap())
         .collect();
-    let (python, _) = python_reports(&docs, "corpus");
+    // One file per call: the tests run side by side in one process.
+    static CALLS: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
+    let call = CALLS.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+    let (python, _) = python_reports(&docs, &format!("corpus-{call}"));
     assert_eq!(python.len(), cases.len());
     let mut details = Vec::new();
     for ((name, doc, expected), p) in cases.iter().zip(&python) {
