@@ -331,6 +331,16 @@ enum CertifyCommand {
     PayTable(CertifyPayTableArgs),
     /// Suggest the pays for a bet that come closest to a target RTP from below.
     Suggest(SuggestArgs),
+    /// Write the data the verifiers judge pay tables with: the first-pass distribution of N
+    /// certification uses and the certified RTP bounds (docs/verify/first_pass_distribution.json).
+    VerifierData(VerifierDataArgs),
+}
+
+#[derive(Args)]
+pub struct VerifierDataArgs {
+    /// Write here instead of standard output.
+    #[arg(long)]
+    pub out: Option<PathBuf>,
 }
 
 #[derive(Args)]
@@ -584,6 +594,9 @@ fn run(cli: Cli) -> Result<ExitCode, String> {
         Command::Certify {
             command: CertifyCommand::Suggest(args),
         } => cli::certify::suggest(args),
+        Command::Certify {
+            command: CertifyCommand::VerifierData(args),
+        } => cli::certify::verifier_data(args),
         Command::Simulate {
             command: SimulateCommand::FirstPass(args),
         } => cli::simulate::first_pass(args),

@@ -5,7 +5,11 @@ Pure Python 3 standard library; ChaCha20 is implemented here from its
 definition, and Prima Carta (every variant and the side-bet deal-out), the
 side bets and Lobo are written from the rules in docs/, sharing no code with
 djego. A version-2 transcript is replayed whole: the shuffle, the play, the
-outcome, every bet's return and every ledger transfer; a version-1 shuffle
+outcome, every bet's return and every ledger transfer, and every pay table is
+certifiable: each bet's RTP, recomputed exactly (closed forms, and the published first-pass
+distribution in first_pass_distribution.json beside this script), lies within the certified
+bounds. A transcript is read strictly (every field written, null only where the format allows,
+no unknown field, `players` exactly P1, P2, ... in order of first appearance); a version-1 shuffle
 transcript gets the shuffle checks only. A saved Lobo contest recall is checked
 whole too: the seed against the commitment, the entrants' seeds combined, each
 entrant's deck (the shuffle of round id `<contest id>/<n>` under the contest's
@@ -25,6 +29,7 @@ Lines (the auditor's export). The checks, their names and their order are those 
 `djego verify round`. Exit status 0 only if every transcript verifies.
 """
 
+import decimal
 import hashlib
 import hmac
 import json
@@ -621,10 +626,126 @@ def check_pay_table(spec):
     return None
 
 
+SPEC_ORDER = (("name", None), ("version", None), ("prima", ("pays", "ace_pays")), ("escucha", ("pays", "ace_pays")),
+              ("maximo", ("pays", "pair_tie")), ("conto_alto", None), ("conto_bajo", None), ("conto_medio", None),
+              ("cartas", ("number", "pays")), ("comeco", ("n_from", "n_to", "pays")))
+PAY_FIELDS = ("pays", "ace_pays", "conto_alto", "conto_bajo", "conto_medio")
+
+
+def canonical_spec(spec):
+    """A valid spec in its canonical form: keys in the order of docs/side-bets.md, each pay as its decimal
+    (object key order carries no meaning in JSON; the fingerprint is defined over this form)."""
+    def pay(text):
+        return str(decimal.Decimal(text))
+    out = {}
+    for key, fields in SPEC_ORDER:
+        value = spec[key]
+        if fields is None:
+            out[key] = pay(value) if key in PAY_FIELDS else value
+        elif isinstance(value, list):
+            out[key] = [{f: pay(line[f]) if f == "pays" else line[f] for f in fields} for line in value]
+        else:
+            out[key] = {f: pay(value[f]) if f in PAY_FIELDS else value[f] for f in fields}
+    return out
+
+
 def fingerprint(spec):
-    """Hex SHA-256 of the spec serialised compactly, keys in the order given."""
-    text = json.dumps(spec, separators=(",", ":"), ensure_ascii=False)
+    """Hex SHA-256 of the spec's canonical form serialised compactly (no spaces)."""
+    text = json.dumps(canonical_spec(spec), separators=(",", ":"), ensure_ascii=False)
     return hashlib.sha256(text.encode("utf-8")).hexdigest()
+
+
+# --- certified pay tables (docs/math.md, "What the verifiers check of a pay table") ---------------
+
+DISTRIBUTION_FILE = "first_pass_distribution.json"
+_DISTRIBUTION = []
+
+
+def certification_data():
+    """The published first-pass distribution of N and the certified RTP bounds, read once from
+    first_pass_distribution.json beside this script."""
+    if not _DISTRIBUTION:
+        import os
+        path = os.path.join(os.path.dirname(os.path.abspath(__file__)), DISTRIBUTION_FILE)
+        with open(path, encoding="utf-8") as f:
+            data = json.load(f)
+        counts = data["counts"]
+        if not all(is_int(c) and c >= 0 for c in counts) or sum(counts) != data["deals"] or data["deals"] <= 0 \
+                or len(counts) != data["n_max"] - data["n_min"] + 1:
+            raise ValueError("%s is not a consistent distribution" % DISTRIBUTION_FILE)
+        bounds = data["certified_rtp_bounds"]
+        _DISTRIBUTION.append({"n_min": data["n_min"], "counts": counts, "deals": data["deals"],
+                              "min": Fraction(bounds["min"]), "max": Fraction(bounds["max"]),
+                              "min_text": bounds["min"], "max_text": bounds["max"]})
+    return _DISTRIBUTION[0]
+
+
+def maximo_counts():
+    """Of the 10^5 equally likely foundation-rank vectors (the chosen suit first): (the chosen suit has
+    the highest rank alone or tied with two or more others, it ties with exactly one other)."""
+    win = pair = 0
+    for top in range(10):  # ranks 0..9 stand for 1..10; the other four at most `top`, `top` of them below it
+        pair += 4 * top ** 3
+        win += (top + 1) ** 4 - 4 * top ** 3
+    return win, pair
+
+
+def bet_rtps(spec):
+    """(name, exact RTP) of every bet of a valid pay table, in certificate order: closed forms for Prima,
+    Escucha and Maximo, and sum(count * return at N) / deals over the published distribution otherwise."""
+    data = certification_data()
+    pays = lambda text: Fraction(text)
+
+    def over_n(paying):
+        total = Fraction(0)
+        for i, count in enumerate(data["counts"]):
+            a = paying(data["n_min"] + i)
+            if a is not None:
+                total += count * (1 + a)
+        return total / data["deals"]
+
+    def comeco(n):
+        for line in spec["comeco"]:
+            if line["n_from"] <= n <= line["n_to"]:
+                return pays(line["pays"])
+        return None
+
+    win, pair = maximo_counts()
+    maximo = Fraction(win, 100000) * (1 + pays(spec["maximo"]["pays"]))
+    if spec["maximo"]["pair_tie"] == "push":
+        maximo += Fraction(pair, 100000)
+    rtps = [("prima", Fraction(9, 50) * (1 + pays(spec["prima"]["pays"]))
+             + Fraction(1, 50) * (1 + pays(spec["prima"]["ace_pays"]))),
+            ("escucha", Fraction(9, 50) * (1 + pays(spec["escucha"]["pays"]))
+             + Fraction(1, 50) * (1 + pays(spec["escucha"]["ace_pays"]))),
+            ("maximo", maximo),
+            ("conto_alto", over_n(lambda n: pays(spec["conto_alto"]) if n >= 17 else None)),
+            ("conto_bajo", over_n(lambda n: pays(spec["conto_bajo"]) if n <= 11 else None)),
+            ("conto_medio", over_n(lambda n: pays(spec["conto_medio"]) if n in (14, 15) else None))]
+    for line in sorted(spec["cartas"], key=lambda l: l["number"]):
+        x, a = line["number"], pays(line["pays"])
+        rtps.append(("cartas %d" % x, over_n(lambda n: a if n == x else None)))
+    rtps.append(("comeco", over_n(comeco)))
+    return rtps
+
+
+def percent_text(value, places):
+    """A Fraction in percent with `places` decimals, rounded half away from zero."""
+    scaled = value * 100 * 10 ** places
+    n = (abs(scaled.numerator) * 2 + scaled.denominator) // (2 * scaled.denominator)
+    digits = str(n).rjust(places + 1, "0")
+    return ("-" if scaled < 0 else "") + (digits[:-places] + "." + digits[-places:] if places else digits)
+
+
+def uncertified_bet(spec):
+    """None if every bet's RTP lies within the certified bounds, else why not, in plain words."""
+    data = certification_data()
+    for name, rtp in bet_rtps(spec):
+        if not data["min"] <= rtp <= data["max"]:
+            bound = lambda text: format((decimal.Decimal(text) * 100).normalize(), "f")
+            return ("%s returns %s%% of the stakes (its RTP), outside the certified bounds %s%%\u2013%s%%"
+                    % (name, percent_text(rtp, 3), bound(data["min_text"]), bound(data["max_text"])))
+    return None
 
 
 def settle_bet(kind, suit, number, spec, facts):
@@ -826,9 +947,21 @@ def split_pot(fee_cents, totals, rake_bps):
 
 # --- Version 2: the whole round (docs/transcript.md) -------------------------------
 
+PRIMA_RULES = ("variant", "unit", "seat_fee", "corte", "cobre", "min_bet", "max_bet", "max_exposure_per_round",
+               "strategy_advice")
+LOBO_RULES = ("mode", "unit", "loss_cap_points", "house_rule", "hints")
+
+
+def unknown_field(r, known):
+    for key in r:
+        if key not in known:
+            raise RuleError("unknown field `%s` in rules" % key)
+
+
 def parse_prima_rules(r):
     if not isinstance(r, dict):
         raise RuleError("rules is not an object")
+    unknown_field(r, PRIMA_RULES)
     if r.get("variant") not in ("classic", "cinco", "jasper"):
         raise RuleError("variant %s is not classic, cinco or jasper" % show(r.get("variant")))
     if r.get("cobre") not in ("off", "carry", "house"):
@@ -852,6 +985,7 @@ def parse_prima_rules(r):
 def parse_lobo_rules(r):
     if not isinstance(r, dict):
         raise RuleError("rules is not an object")
+    unknown_field(r, LOBO_RULES)
     if r.get("mode") not in LOBO_MODES:
         raise RuleError("mode %s is not hard, ordinary or easy" % show(r.get("mode")))
     unit = parse_cents(r.get("unit"))
@@ -944,12 +1078,17 @@ def compare_fields(expected, claimed, fields, prefix=""):
             return "%s%s is missing" % (prefix, field)
         if not same(expected[field], claimed[field]):
             return "%s%s is %s, the replay gives %s" % (prefix, field, show(claimed[field]), show(expected[field]))
+    for field in claimed:
+        if field not in fields and not (prefix == "" and field == "facts"):
+            return "%s%s is not a field of the outcome" % (prefix, field)
     return None
 
 
 def compare_facts(expected, claimed):
-    if isinstance(claimed, dict) and isinstance(claimed.get("foundations"), dict):
-        # docs/transcript.md gives foundations as a list in suit order; an object suit -> card reads the same
+    if isinstance(claimed, dict) and not isinstance(claimed.get("foundations"), dict):
+        return "facts.foundations is %s, not an object suit -> card" % show(claimed.get("foundations"))
+    if isinstance(claimed, dict):
+        # the replay holds the foundations as a list in suit order
         f = claimed["foundations"]
         claimed = dict(claimed, foundations=[f.get(s) for s in SUITS] if set(f) == set(SUITS) else f)
     return compare_fields(expected, claimed, ["first_card", "foundations", "foundation_order", "first_pass_counts",
@@ -969,8 +1108,99 @@ def compare_lists(expected, claimed, what):
     return None, None
 
 
+# --- reading a transcript strictly (docs/transcript.md, "Reading a transcript strictly") ---------
+
+# Each field: (type, presence). Presence "req": present and not null; "null": present, may be null;
+# "opt": may be left out, never null. A field not listed is an unknown field.
+U8_LIST = ("list", "u8")
+SHUFFLE_SHAPE = {"algorithm": ("str", "req"), "game": ("str", "req"), "round_id": ("str", "req"),
+                 "server_seed": ("str", "req"), "commitment": ("str", "req"),
+                 "client_seeds": (("list", "str"), "opt"), "client_seed": ("str", "req"), "deck": (U8_LIST, "req"),
+                 "reshuffles": (("list", ("obj", {"before": (U8_LIST, "req"), "after": (U8_LIST, "req")}, True)), "opt")}
+TRANSCRIPT_SHAPE = {
+    "transcript": ("str", "req"), "version": ("u32", "req"), "game": ("str", "req"), "round_id": ("str", "req"),
+    "table_id": ("str", "req"), "number": ("int", "req"), "status": ("str", "req"),
+    "shuffle": (("obj", SHUFFLE_SHAPE, True), "req"), "rules": ("any", "req"),
+    "pay_tables": (("list", ("obj", {"fingerprint": ("str", "req"), "id": ("str", "req"), "spec": ("any", "req")})),
+                   "req"),
+    "players": (("list", ("obj", {"pseudonym": ("str", "req"), "you": ("bool", "req"), "player_id": ("str", "opt")})),
+                "req"),
+    "seats": (("list", ("obj", {"suit": ("str", "opt"), "player": ("str", "req")})), "req"),
+    "decisions": (("list", ("obj", {"suit": ("str", "req"), "pay": ("bool", "req")})), "req"),
+    "plays": (("list", ("obj", {"kind": ("str", "req"), "player_cards": (U8_LIST, "req"),
+                                "wolf_cards": (U8_LIST, "req")}, True)), "req"),
+    "bets": (("list", ("obj", {"player": ("str", "req"), "kind": ("str", "req"), "suit": ("str", "null"),
+                               "number": ("int", "null"), "amount": ("str", "req"), "pay_table": ("str", "req"),
+                               "status": ("str", "req"), "returned": ("str", "req")})), "req"),
+    "carried_cobre_in": ("str", "opt"), "outcome": ("any", "null"),
+    "events": (("list", "any"), "opt"), "deal_out_events": (("list", "any"), "opt"),
+    "transfers": (("list", ("obj", {"seq": ("int", "req"), "kind": ("str", "req"), "from": ("str", "req"),
+                                    "to": ("str", "req"), "amount": ("str", "req"), "hash": ("str", "req")})), "req"),
+}
+TYPE_NAMES = {"str": "a string", "int": "an integer", "u32": "a whole number 0..=4294967295", "bool": "true or false",
+              "u8": "a whole number 0..=255"}
+
+
+def shape_problem(value, shape, where):
+    """None if `value` has the shape, else what is wrong and where. An object shape's third element, when
+    true, lets unknown fields through (the shuffle transcript of version 1 and a Lobo play are read so)."""
+    if shape == "any":
+        return None
+    if isinstance(shape, str):
+        ok = {"str": isinstance(value, str), "bool": isinstance(value, bool), "int": is_int(value),
+              "u32": is_int(value) and 0 <= value < 2 ** 32, "u8": is_int(value) and 0 <= value < 256}[shape]
+        return None if ok else "%s is %s, not %s" % (where, show(value), TYPE_NAMES[shape])
+    if shape[0] == "list":
+        if not isinstance(value, list):
+            return "%s is not a list" % where
+        for i, item in enumerate(value):
+            problem = shape_problem(item, shape[1], "%s[%d]" % (where, i))
+            if problem:
+                return problem
+        return None
+    fields, open_ = shape[1], len(shape) > 2 and shape[2]
+    if not isinstance(value, dict):
+        return "%s is not an object" % where
+    for key in value:
+        if key not in fields and not open_:
+            return "unknown field `%s` in %s" % (key, where)
+    for key, (kind, presence) in fields.items():
+        if key not in value:
+            if presence != "opt":
+                return "missing field `%s` in %s" % (key, where)
+            continue
+        if value[key] is None:
+            if presence != "null":
+                return "null where a value is required: %s.%s" % (where, key)
+            continue
+        problem = shape_problem(value[key], kind, "%s.%s" % (where, key))
+        if problem:
+            return problem
+    return None
+
+
+def players_problem(t):
+    """None if `players` is exactly P1, P2, ... in order of first appearance (the seats in order, then the
+    bettors by first bet), each once, at most one marked `you`; else why not."""
+    named = []
+    for who in [seat["player"] for seat in t["seats"]] + [bet["player"] for bet in t["bets"]]:
+        if who not in named:
+            named.append(who)
+    listed = [p["pseudonym"] for p in t["players"]]
+    if listed != named or named != ["P%d" % (i + 1) for i in range(len(named))]:
+        return ("players lists [%s]; the seats and bets name [%s], which must be P1, P2, \u2026 in order of first "
+                "appearance" % (", ".join(listed), ", ".join(named)))
+    if sum(1 for p in t["players"] if p["you"]) > 1:
+        return "more than one player is marked as you"
+    return None
+
+
 def verify_v2(t):
     """The checks of one version-2 round transcript."""
+    problem = shape_problem(t, ("obj", TRANSCRIPT_SHAPE), "the transcript")
+    if problem:
+        return {"passed": False, "checks": [{"name": "transcript", "passed": False, "first_mismatch": None,
+                                             "detail": "not a readable transcript: " + problem}]}
     checks = []
 
     def add(name, passed, detail, first=None):
@@ -1016,6 +1246,9 @@ def verify_v2(t):
         status = t.get("status")
         if status not in ("settled", "voided"):
             raise RuleError("status %s is not settled or voided" % show(status))
+        problem = players_problem(t)
+        if problem:
+            raise RuleError(problem)
         s["game"], s["settled"] = game, status == "settled"
         return "%s round %s, %s" % (game, t["round_id"], status)
 
@@ -1045,6 +1278,9 @@ def verify_v2(t):
             if fingerprint(entry["spec"]) != entry["fingerprint"]:
                 raise RuleError("pay table %d: the fingerprint is not sha256 of its spec, %s"
                                 % (i, fingerprint(entry["spec"])), i)
+            why = uncertified_bet(entry["spec"])
+            if why:
+                raise RuleError("pay table %d (%s): not a certifiable pay table: %s" % (i, entry.get("id"), why))
             s["tables"][entry["fingerprint"]] = entry["spec"]
         for i, bet in enumerate(parse_list(t, "bets")):
             named = bet.get("pay_table") if isinstance(bet, dict) else None
@@ -1746,11 +1982,11 @@ def verify_peg_leg(recall):
 
 # --- Honest transcripts built from the rules (for the self-test) --------------------
 
-DEFAULT_PAY_TABLE = {
-    "name": "djego-default", "version": 1,
+HOUSE_PAY_TABLE = {
+    "name": "djego-house", "version": 1,
     "prima": {"pays": "4", "ace_pays": "2"}, "escucha": {"pays": "4", "ace_pays": "2"},
     "maximo": {"pays": "4", "pair_tie": "lose"},
-    "conto_alto": "8", "conto_bajo": "14", "conto_medio": "2",
+    "conto_alto": "6.75", "conto_bajo": "8", "conto_medio": "2",
     "cartas": [{"number": 12, "pays": "5.40"}, {"number": 13, "pays": "4.10"}, {"number": 16, "pays": "8.50"}],
     "comeco": [{"n_from": a, "n_to": b, "pays": p} for a, b, p in
                ((10, 10, "6"), (11, 11, "1"), (17, 17, "1"), (18, 18, "3"), (19, 19, "5"), (20, 20, "10"),
@@ -1794,27 +2030,27 @@ def honest_prima_carta(server_seed, round_id, rules, seated, pay, bets, voided=F
     t = {"transcript": "djego-round", "version": 2, "game": "prima_carta", "round_id": round_id,
          "table_id": "table-1", "number": 1, "status": "voided" if voided else "settled",
          "shuffle": shuffle, "rules": rules,
-         "pay_tables": [{"fingerprint": fingerprint(DEFAULT_PAY_TABLE), "id": "pt-1", "spec": DEFAULT_PAY_TABLE}],
+         "pay_tables": [{"fingerprint": fingerprint(HOUSE_PAY_TABLE), "id": "pt-1", "spec": HOUSE_PAY_TABLE}],
          "players": [{"pseudonym": p, "you": False} for p in dict.fromkeys(names)],
          "seats": [{"suit": SUITS[s], "player": p} for s, p in seats],
-         "decisions": [{"suit": SUITS[s], "pay": p} for s, p in decisions],
+         "decisions": [{"suit": SUITS[s], "pay": p} for s, p in decisions], "plays": [],
          "carried_cobre_in": money(carried_cents), "outcome": None, "events": [], "deal_out_events": []}
     s = {"settled": not voided, "rules": parsed, "seats": seats, "replay": None, "bets": []}
     if not voided:
         s["replay"] = play_prima_carta(deck, parsed, list(seated), decisions, stream.copy().shuffle)
         facts, t["deal_out_events"] = deal_out(deck, parsed["variant"], stream.copy().shuffle)
-        t["outcome"] = dict(s["replay"][0], facts=facts)
+        t["outcome"] = dict(s["replay"][0], facts=dict(facts, foundations=dict(zip(SUITS, facts["foundations"]))))
         t["events"] = s["replay"][1]
         # The main game's reshuffle, else the deal-out's (a Jasper round won at the copa).
         shuffle["reshuffles"] = s["replay"][2] or [{"before": e["before"], "after": e["after"]}
                                                    for e in t["deal_out_events"] if e["type"] == "reshuffled"]
     t["bets"] = []
     for player, kind, suit, number, stake in bets:
-        result = settle_bet(kind, suit, number, DEFAULT_PAY_TABLE, facts) if not voided else ("refunded", None)
+        result = settle_bet(kind, suit, number, HOUSE_PAY_TABLE, facts) if not voided else ("refunded", None)
         returned = stake if voided else returned_cents(stake, result)
         s["bets"].append((player, stake, result[0], returned))
         t["bets"].append({"player": player, "kind": kind, "suit": None if suit is None else SUITS[suit],
-                          "number": number, "amount": money(stake), "pay_table": fingerprint(DEFAULT_PAY_TABLE),
+                          "number": number, "amount": money(stake), "pay_table": fingerprint(HOUSE_PAY_TABLE),
                           "status": result[0], "returned": money(returned)})
     transfers = expected_transfers(t, s)
     t["transfers"] = [{"seq": i + 1, "kind": k, "from": a, "to": b, "amount": money(c), "hash": "0" * 64}
@@ -1841,6 +2077,7 @@ def honest_lobo(server_seed, round_id, rules, choose):
     return {"transcript": "djego-round", "version": 2, "game": "lobo", "round_id": round_id, "table_id": "t",
             "number": 1, "status": "settled", "shuffle": shuffle, "rules": rules, "pay_tables": [],
             "players": [{"pseudonym": "P1", "you": True}], "seats": [{"player": "P1"}],
+            "decisions": [],
             "plays": [{"kind": k, "player_cards": sorted(p), "wolf_cards": sorted(w)} for k, p, w in plays],
             "bets": [], "outcome": outcome,
             "transfers": [{"seq": i + 1, "kind": k, "from": a, "to": b, "amount": money(c), "hash": "0" * 64}
@@ -2009,7 +2246,7 @@ def _rule_tests():
     assert returned_cents(1000, ("pushed", None)) == 1000 and returned_cents(1000, ("lost", None)) == 0
     ordered_facts = {"first_card": 0, "foundations": [0, 10, 20, 30, 40], "first_pass_count": 50,
                      "first_to_complete": "crowns"}
-    spec = DEFAULT_PAY_TABLE
+    spec = HOUSE_PAY_TABLE
     assert settle_bet("prima", 0, None, spec, ordered_facts) == ("won", 2)  # an Ace first: ace_pays
     assert settle_bet("maximo", 1, None, spec, ordered_facts) == ("won", 4)  # five-way tie wins
     assert settle_bet("comeco", None, None, spec, ordered_facts) == ("won", 50)
@@ -2017,7 +2254,13 @@ def _rule_tests():
     pair = dict(ordered_facts, foundations=[9, 19, 20, 30, 40])
     assert settle_bet("maximo", 0, None, spec, pair) == ("lost", None)
     assert settle_bet("maximo", 0, None, dict(spec, maximo={"pays": "4", "pair_tie": "push"}), pair) == ("pushed", None)
-    assert fingerprint({"b": 1, "a": "ñ"}) == sha256_hex('{"b":1,"a":"ñ"}'.encode("utf-8"))
+    # The fingerprint is over the canonical form: key order in the document carries no meaning.
+    reordered = dict(reversed(list(dict(spec, name="ñ").items())))
+    assert list(reordered)[0] == "comeco" and fingerprint(reordered) == fingerprint(dict(spec, name="ñ"))
+    assert json.dumps(canonical_spec(reordered), ensure_ascii=False, separators=(",", ":")).startswith('{"name":"ñ",')
+    # The house table is certifiable; Conto Alto at 50:1 returns 6.37 times the stakes and is not.
+    assert uncertified_bet(spec) is None
+    assert uncertified_bet(dict(spec, conto_alto="50")).startswith("conto_alto returns 636.549%")
     assert check_pay_table(spec) is None and check_pay_table(dict(spec, conto_alto="8.001")) is not None
     # Lobo: Wolf 3,5,7,8 (Crowns); player 3,2,1,4 (Locks); cub Fruit 6.
     wolf, player = [2, 4, 6, 7], [12, 11, 10, 13]
@@ -2054,7 +2297,7 @@ def _round_tests():
         rules = dict(prima_rules, variant=variants[n % 3], cobre=["off", "carry", "house"][n % 2 + n % 3 // 2],
                      seat_fee=None if n % 4 else "0.25", corte=n % 5 != 0)
         seated = sorted(rng.sample(range(5), rng.randint(2, 5)))
-        bets = [("P9", kind, rng.randrange(5) if kind in SUIT_BETS else None,
+        bets = [("P%d" % (len(seated) + 1), kind, rng.randrange(5) if kind in SUIT_BETS else None,
                  rng.choice([12, 13, 16]) if kind == "cartas" else None, rng.choice([5, 100, 125, 333]))
                 for kind in BET_KINDS]
         t = honest_prima_carta(bytes([n]) * 32, "r-%d" % n, rules, seated, lambda s, k: rng.random() < 0.6,

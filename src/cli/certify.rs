@@ -17,7 +17,7 @@ use djego::math::{
 };
 
 use super::{progress, threads_or_all_cores};
-use crate::{CertifyPayTableArgs, CertifyShuffleArgs, PayTableChoice, SuggestArgs};
+use crate::{CertifyPayTableArgs, CertifyShuffleArgs, PayTableChoice, SuggestArgs, VerifierDataArgs};
 
 /// certification.json: the report's own fields, plus where its expected
 /// distribution of N came from (a reader of CertificationReport ignores it).
@@ -129,6 +129,17 @@ pub fn shuffle(args: CertifyShuffleArgs) -> Result<ExitCode, String> {
     } else {
         ExitCode::from(1)
     })
+}
+
+/// `djego certify verifier-data`: the distribution of N and the bounds the verifiers judge
+/// pay tables with (docs/verify/first_pass_distribution.json).
+pub fn verifier_data(args: VerifierDataArgs) -> Result<ExitCode, String> {
+    let text = djego::math::verifier_data_json();
+    match args.out {
+        Some(path) => write_file(&path, &text)?,
+        None => print!("{text}"),
+    }
+    Ok(ExitCode::SUCCESS)
 }
 
 fn write_file(path: &Path, contents: &str) -> Result<(), String> {

@@ -27,6 +27,27 @@ impl Default for RtpBounds {
 }
 
 impl RtpBounds {
+    /// Whether an exact RTP lies within the bounds, each bound read as the decimal it is
+    /// written as (0.995 is 995/1000, not the nearest binary fraction): a bet whose RTP
+    /// sits exactly on a bound passes, in certification and in both verifiers alike.
+    pub fn contains(&self, rtp: &BigRational) -> bool {
+        let (Some(min), Some(max)) = (decimal_bound(self.min_rtp), decimal_bound(self.max_rtp)) else {
+            return false;
+        };
+        &min <= rtp && rtp <= &max
+    }
+
+    /// The bounds as written, in percent: "80%–99.5%".
+    pub fn describe(&self) -> String {
+        let percent = |x: f64| {
+            x.to_string()
+                .parse::<Decimal>()
+                .map(|d| (d * Decimal::ONE_HUNDRED).normalize().to_string())
+                .unwrap_or_else(|_| x.to_string())
+        };
+        format!("{}%–{}%", percent(self.min_rtp), percent(self.max_rtp))
+    }
+
     pub fn new(min_rtp: f64, max_rtp: f64) -> Result<RtpBounds, String> {
         if min_rtp.is_finite() && max_rtp.is_finite() && 0.0 < min_rtp && min_rtp <= max_rtp {
             Ok(RtpBounds { min_rtp, max_rtp })
@@ -34,6 +55,88 @@ impl RtpBounds {
             Err(format!("bad RTP bounds {min_rtp}..{max_rtp}"))
         }
     }
+}
+
+/// A bound as the shortest decimal that reads back as it.
+fn decimal_bound(x: f64) -> Option<BigRational> {
+    let d: Decimal = x.to_string().parse().ok()?;
+    Some(decimal_to_rational(d))
+}
+
+/// A bet's RTP as an exact rational: from the closed form for Prima, Escúcha and
+/// Máximo, and for the bets settled on N from the distribution's counts (Σ count·return
+/// / deals). None for Cartas on a number the table does not offer. Certification and
+/// both verifiers judge a pay table on this figure.
+pub fn exact_rtp(kind: BetKind, number: Option<u8>, table: &PayTable, dist: &NDistribution) -> Option<BigRational> {
+    let t = table.spec();
+    let win = |a: Decimal| decimal_to_rational(Decimal::ONE + a);
+    let over_n = |pays: &dyn Fn(u8) -> Option<Decimal>| {
+        let sum = (N_MIN..=N_MAX).fold(BigRational::from_integer(0.into()), |acc, n| match pays(n) {
+            Some(a) => acc + win(a) * BigRational::from_integer(dist.count(n).into()),
+            None => acc,
+        });
+        sum / BigRational::from_integer(dist.total.max(1).into())
+    };
+    Some(match kind {
+        BetKind::Prima | BetKind::Escucha => {
+            let (plain, ace) = if kind == BetKind::Prima {
+                prima_probabilities()
+            } else {
+                escucha_probabilities()
+            };
+            let pays = if kind == BetKind::Prima { &t.prima } else { &t.escucha };
+            plain * win(pays.pays) + ace * win(pays.ace_pays)
+        }
+        BetKind::Maximo => {
+            let (w, pair, _) = maximo_probabilities();
+            match t.maximo.pair_tie {
+                PairTieRule::Lose => w * win(t.maximo.pays),
+                PairTieRule::Push => w * win(t.maximo.pays) + pair,
+            }
+        }
+        BetKind::ContoAlto => over_n(&|n| (n >= 17).then_some(t.conto_alto)),
+        BetKind::ContoBajo => over_n(&|n| (n <= 11).then_some(t.conto_bajo)),
+        BetKind::ContoMedio => over_n(&|n| (n == 14 || n == 15).then_some(t.conto_medio)),
+        BetKind::Cartas => {
+            let x = number?;
+            let a = table.cartas_pays(x)?;
+            over_n(&|n| (n == x).then_some(a))
+        }
+        BetKind::Comeco => over_n(&|n| table.comeco_pays(n)),
+    })
+}
+
+/// The first bet of the table (in certificate order) whose exact RTP lies outside the
+/// bounds: its name ("cartas 12"), its RTP, and the reason in plain words.
+pub fn first_uncertified_bet(
+    table: &PayTable,
+    dist: &NDistribution,
+    bounds: RtpBounds,
+) -> Option<(String, BigRational, String)> {
+    let mut bets: Vec<(BetKind, Option<u8>)> = Vec::new();
+    for kind in BetKind::ALL {
+        if kind == BetKind::Cartas {
+            bets.extend(table.cartas_numbers().into_iter().map(|x| (kind, Some(x))));
+        } else {
+            bets.push((kind, None));
+        }
+    }
+    bets.into_iter().find_map(|(kind, number)| {
+        let rtp = exact_rtp(kind, number, table, dist)?;
+        if bounds.contains(&rtp) {
+            return None;
+        }
+        let name = match number {
+            Some(x) => format!("{} {x}", kind.name()),
+            None => kind.name().to_owned(),
+        };
+        let percent = rational_to_decimal_string(&(&rtp * ratio(100, 1)), 3);
+        let message = format!(
+            "{name} returns {percent}% of the stakes (its RTP), outside the certified bounds {}",
+            bounds.describe()
+        );
+        Some((name, rtp, message))
+    })
 }
 
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize, utoipa::ToSchema)]
@@ -195,7 +298,7 @@ fn exact_bet(kind: BetKind, lines: Vec<(&str, Decimal, BigRational)>, bounds: Rt
         },
         house_edge: 1.0 - value,
         std_dev_per_unit: std_dev(&pairs),
-        pass: bounds.min_rtp <= value && value <= bounds.max_rtp,
+        pass: bounds.contains(&rtp),
     }
 }
 
@@ -280,7 +383,7 @@ pub fn certify_bet(
 ) -> Option<BetCertificate> {
     let t = table.spec();
     let win = |a: Decimal| Decimal::ONE + a;
-    Some(match kind {
+    let mut certificate = match kind {
         BetKind::Prima | BetKind::Escucha => {
             let (plain, ace) = if kind == BetKind::Prima {
                 prima_probabilities()
@@ -328,7 +431,10 @@ pub fn certify_bet(
             count_bet(kind, Some(x), |n| (n == x).then_some(a), dist, bounds)
         }
         BetKind::Comeco => count_bet(kind, None, |n| table.comeco_pays(n), dist, bounds),
-    })
+    };
+    // Judged on the exact figure the verifiers recompute, not on the float shown.
+    certificate.pass = exact_rtp(kind, number, table, dist).is_some_and(|rtp| bounds.contains(&rtp));
+    Some(certificate)
 }
 
 /// Certifies every bet of the pay table (Cartas: each offered number).

@@ -7,6 +7,7 @@ mod exact;
 mod n_distribution;
 pub mod observed_rtp;
 pub mod plots;
+mod published;
 mod simulate;
 mod suggest;
 
@@ -14,5 +15,6 @@ pub use cached::*;
 pub use certify::*;
 pub use exact::{escucha_probabilities, maximo_probabilities, prima_probabilities, rational_to_decimal_string};
 pub use n_distribution::*;
+pub use published::*;
 pub use simulate::*;
 pub use suggest::*;

@@ -29,7 +29,12 @@ pub const VERSION: u32 = 2;
 /// table's `spec` as the JSON text they arrived as: the replay reads them
 /// straight into their types (a pay table once per bulk run), with no untyped
 /// tree in between. The service builds owned ones (`RoundTranscript<'static>`).
+///
+/// Read strictly (docs/transcript.md, "Reading a transcript strictly"): an unknown field,
+/// a missing one, or a null where a value is required makes the document unreadable;
+/// only `carried_cobre_in`, `events` and `deal_out_events` may be left out.
 #[derive(Clone, Debug, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
 pub struct RoundTranscript<'a> {
     /// Always [`FORMAT`].
     #[serde(borrow)]
@@ -50,31 +55,31 @@ pub struct RoundTranscript<'a> {
     /// The table options the round was created under (per game, docs/transcript.md).
     #[serde(borrow, deserialize_with = "borrow_json")]
     pub rules: Json<'a>,
-    #[serde(default, borrow)]
+    #[serde(borrow)]
     pub pay_tables: Vec<PayTableEntry<'a>>,
     #[serde(borrow)]
     pub players: Vec<Party<'a>>,
-    #[serde(default, borrow)]
+    #[serde(borrow)]
     pub seats: Vec<SeatEntry<'a>>,
     /// Prima Carta: the copa decisions in order.
-    #[serde(default, borrow)]
+    #[serde(borrow)]
     pub decisions: Vec<DecisionEntry<'a>>,
     /// Lobo: the plays in order.
-    #[serde(default)]
     pub plays: Vec<crate::games::lobo::Play>,
-    #[serde(default, borrow)]
+    #[serde(borrow)]
     pub bets: Vec<BetEntry<'a>>,
     /// Prima Carta: the cobre carried in from earlier rounds and paid to this round's winner.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    /// Absent (a voided round, Lobo) or an amount, never null.
+    #[serde(default, deserialize_with = "present", skip_serializing_if = "Option::is_none")]
     pub carried_cobre_in: Option<String>,
-    /// A [`PrimaOutcome`] or a [`LoboOutcome`]; null for a voided round.
-    #[serde(default, borrow, deserialize_with = "borrow_optional_json")]
+    /// A [`PrimaOutcome`] or a [`LoboOutcome`]; null for a voided round (written, not left out).
+    #[serde(borrow, deserialize_with = "borrow_optional_json")]
     pub outcome: Option<Json<'a>>,
     /// The main game's events (in the recall; left out of bulk exports).
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[serde(default, deserialize_with = "present", skip_serializing_if = "Option::is_none")]
     pub events: Option<Vec<serde_json::Value>>,
     /// Prima Carta: the events of the full deal-out the side bets settle on.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[serde(default, deserialize_with = "present", skip_serializing_if = "Option::is_none")]
     pub deal_out_events: Option<Vec<serde_json::Value>>,
     #[serde(borrow)]
     pub transfers: Vec<TransferEntry<'a>>,
@@ -82,20 +87,22 @@ pub struct RoundTranscript<'a> {
 
 /// A person in the round, by pseudonym.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
 pub struct Party<'a> {
     #[serde(borrow)]
     pub pseudonym: Cow<'a, str>,
     /// True on the entry of the caller who fetched the transcript.
-    #[serde(default)]
     pub you: bool,
-    /// Shown only on the caller's own entry, and to staff.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    /// Shown only on the caller's own entry, and to staff (absent otherwise, never null).
+    #[serde(default, deserialize_with = "present", skip_serializing_if = "Option::is_none")]
     pub player_id: Option<String>,
 }
 
 #[derive(Clone, Debug, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
 pub struct PayTableEntry<'a> {
-    /// Hex SHA-256 of `spec` serialised compactly.
+    /// Hex SHA-256 of `spec` in its canonical form: serialised compactly, keys in the
+    /// order of docs/side-bets.md (`PayTable::fingerprint`), whatever order `spec` has here.
     #[serde(borrow)]
     pub fingerprint: Cow<'a, str>,
     #[serde(borrow)]
@@ -128,20 +135,27 @@ fn borrow_json<'de: 'a, 'a, D: serde::Deserializer<'de>>(d: D) -> Result<Json<'a
     <&'de RawValue>::deserialize(d).map(Cow::Borrowed)
 }
 
+/// An optional field that may be left out but, when present, is not null.
+fn present<'de, D: serde::Deserializer<'de>, T: Deserialize<'de>>(d: D) -> Result<Option<T>, D::Error> {
+    T::deserialize(d).map(Some)
+}
+
 fn borrow_optional_json<'de: 'a, 'a, D: serde::Deserializer<'de>>(d: D) -> Result<Option<Json<'a>>, D::Error> {
     Option::<&'de RawValue>::deserialize(d).map(|v| v.map(Cow::Borrowed))
 }
 
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
 pub struct SeatEntry<'a> {
-    /// Prima Carta: the suit held; Lobo: absent.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    /// Prima Carta: the suit held; Lobo: absent (never null).
+    #[serde(default, deserialize_with = "present", skip_serializing_if = "Option::is_none")]
     pub suit: Option<String>,
     #[serde(borrow)]
     pub player: Cow<'a, str>,
 }
 
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
 pub struct DecisionEntry<'a> {
     #[serde(borrow)]
     pub suit: Cow<'a, str>,
@@ -150,12 +164,16 @@ pub struct DecisionEntry<'a> {
 }
 
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
 pub struct BetEntry<'a> {
     #[serde(borrow)]
     pub player: Cow<'a, str>,
     #[serde(borrow)]
     pub kind: Cow<'a, str>,
+    /// Written as null when the bet takes no suit (required, not left out).
+    #[serde(deserialize_with = "Option::deserialize")]
     pub suit: Option<String>,
+    #[serde(deserialize_with = "Option::deserialize")]
     pub number: Option<i64>,
     #[serde(borrow)]
     pub amount: Cow<'a, str>,
@@ -171,6 +189,7 @@ pub struct BetEntry<'a> {
 }
 
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
 pub struct TransferEntry<'a> {
     pub seq: i64,
     #[serde(borrow)]
@@ -294,5 +313,7 @@ pub fn transfer_entries(
 
 pub use replay::{LoboOutcome, PrimaOutcome};
 
+#[cfg(test)]
+mod corpus_tests;
 #[cfg(test)]
 mod tests;

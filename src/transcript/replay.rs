@@ -4,28 +4,30 @@
 //! inputs failed earlier fails as "not checked". Nothing here panics on a
 //! malformed or doctored transcript.
 
-use rust_decimal::Decimal;
-use serde::de::DeserializeOwned;
 use serde::{Deserialize, Serialize};
 use serde_json::value::RawValue;
 use serde_json::Value;
 use std::borrow::Cow;
-use std::collections::HashMap;
-use std::fmt;
-use std::rc::Rc;
 
 use super::{RoundTranscript, FORMAT, VERSION};
-use crate::bets::{self, BetKind, BetResult, PayTable, PayTableSpec, Selection};
+
+mod bet_returns;
+mod pay_tables;
+mod transfers;
+
 use crate::cards::shuffle::Game;
 use crate::cards::transcript::{self as v1, fail, first_difference, pass, Check, Recomputed, ShuffleTranscript};
 use crate::cards::transcript::{Reshuffle, VerificationReport};
 use crate::cards::{Card, Suit};
-use crate::domain::{format_minor, Amount};
+use crate::domain::Amount;
 use crate::games::lobo::{self, EndReason, Mode, Outcome};
 use crate::games::prima_carta::{
-    self as engine, CobreOutcome, CobreRule, CopaDecision, DealFacts, DealOut, Event, Phase, RoundProgress, WinKind,
+    self as engine, CobreOutcome, CopaDecision, DealFacts, DealOut, Event, Phase, RoundProgress, WinKind,
 };
 use crate::tables::config::{LoboMode, PrimaCartaConfig};
+use bet_returns::*;
+use pay_tables::*;
+use transfers::*;
 
 /// Verifies any document a verifier may be given: a version-2 transcript, a
 /// version-1 shuffle transcript, or a response holding one under `transcript`.
@@ -133,81 +135,6 @@ fn verify_prima(t: &RoundTranscript, dealt: Option<Recomputed>, run: &mut Run<'_
     }
 }
 
-/// Pay tables already checked, by fingerprint, with the exact JSON text of
-/// their spec: a bulk run over many rounds under the same few tables reads,
-/// validates and hashes each table once.
-type CheckedPayTables = HashMap<String, (Box<str>, Rc<PayTable>)>;
-
-/// Most pay tables [`CHECKED_PAY_TABLES`] keeps before it starts over.
-const CHECKED_PAY_TABLES_MAX: usize = 1_000;
-
-thread_local! {
-    static CHECKED_PAY_TABLES: std::cell::RefCell<CheckedPayTables> = Default::default();
-}
-
-/// A round's pay tables by fingerprint (a round has one or two: a list).
-struct RoundPayTables<'t>(Vec<(&'t str, Rc<PayTable>)>);
-
-impl RoundPayTables<'_> {
-    fn get(&self, fingerprint: &str) -> Option<&PayTable> {
-        self.0
-            .iter()
-            .find(|(f, _)| *f == fingerprint)
-            .map(|(_, table)| table.as_ref())
-    }
-}
-
-/// The round's pay tables by fingerprint, each checked against its
-/// fingerprint; every bet must name one of them.
-fn pay_tables_of<'t>(t: &'t RoundTranscript) -> Result<RoundPayTables<'t>, String> {
-    let mut tables = RoundPayTables(Vec::with_capacity(t.pay_tables.len()));
-    for (i, entry) in t.pay_tables.iter().enumerate() {
-        let spec = entry.spec.get();
-        let known = CHECKED_PAY_TABLES.with(|c| {
-            c.borrow()
-                .get(entry.fingerprint.as_ref())
-                .filter(|(text, _)| **text == *spec)
-                .map(|(_, table)| Rc::clone(table))
-        });
-        let table = match known {
-            Some(table) => table,
-            None => {
-                let at = |why: String| format!("pay table {i} ({}): {why}", entry.id);
-                let parsed: PayTableSpec = serde_json::from_str(spec).map_err(|e| at(e.to_string()))?;
-                let table = Rc::new(PayTable::new(parsed).map_err(|e| at(e.0))?);
-                let fingerprint = table.fingerprint();
-                if fingerprint != entry.fingerprint {
-                    return Err(at(format!(
-                        "its spec hashes to {fingerprint}, the transcript says {}",
-                        entry.fingerprint
-                    )));
-                }
-                CHECKED_PAY_TABLES.with(|c| {
-                    let mut c = c.borrow_mut();
-                    if c.len() >= CHECKED_PAY_TABLES_MAX {
-                        c.clear();
-                    }
-                    c.insert(fingerprint, (spec.into(), Rc::clone(&table)));
-                });
-                table
-            }
-        };
-        tables.0.push((entry.fingerprint.as_ref(), table));
-    }
-    if let Some((i, bet)) = t
-        .bets
-        .iter()
-        .enumerate()
-        .find(|(_, b)| tables.get(&b.pay_table).is_none())
-    {
-        return Err(format!(
-            "bet {i} names pay table {}, which is not listed",
-            bet.pay_table
-        ));
-    }
-    Ok(tables)
-}
-
 /// A transcript that is not even the right shape.
 fn unreadable(why: impl Into<String>) -> VerificationReport {
     VerificationReport {
@@ -279,7 +206,37 @@ fn check_round(t: &RoundTranscript) -> Result<Cow<'static, str>, Mismatch> {
     if t.status != "settled" && t.status != "voided" {
         return Err(format!("status {:?} is neither settled nor voided", t.status).into());
     }
+    check_players(t)?;
     Ok(format!("{} round {} ({})", t.game, t.round_id, t.status).into())
+}
+
+/// `players` is exactly the round's people: `P1`, `P2`, … in order of first appearance
+/// (the seats in order, then the bettors by first bet), each once, at most one of them `you`.
+fn check_players(t: &RoundTranscript) -> Result<(), String> {
+    let mut named: Vec<&str> = Vec::new();
+    for who in t
+        .seats
+        .iter()
+        .map(|s| s.player.as_ref())
+        .chain(t.bets.iter().map(|b| b.player.as_ref()))
+    {
+        if !named.contains(&who) {
+            named.push(who);
+        }
+    }
+    let listed: Vec<&str> = t.players.iter().map(|p| p.pseudonym.as_ref()).collect();
+    let expected: Vec<String> = (1..=named.len()).map(|i| format!("P{i}")).collect();
+    if listed != named || named.iter().zip(&expected).any(|(n, e)| n != e) {
+        return Err(format!(
+            "players lists [{}]; the seats and bets name [{}], which must be P1, P2, … in order of first appearance",
+            listed.join(", "),
+            named.join(", ")
+        ));
+    }
+    if t.players.iter().filter(|p| p.you).count() > 1 {
+        return Err("more than one player is marked as you".into());
+    }
+    Ok(())
 }
 
 /// A money string as minor units ("0.00" allowed).
@@ -485,14 +442,13 @@ fn prima_outcome(played: &PrimaPlay) -> Option<PrimaOutcome> {
 /// type when it can be; otherwise field by field, to name the first difference.
 fn check_outcome<T>(given: Option<&RawValue>, replayed: Option<&T>) -> Result<Cow<'static, str>, Mismatch>
 where
-    T: Serialize + DeserializeOwned + PartialEq,
+    T: Serialize,
 {
     match (given, replayed) {
         (None, None) => Ok("none: the round was voided".into()),
         (Some(g), Some(r)) => {
-            if serde_json::from_str::<T>(g.get()).is_ok_and(|g| g == *r) {
-                return Ok("as replayed".into());
-            }
+            // Compared as JSON, not as the typed value: a field left out (even one the
+            // replay has as null) or one the outcome does not have is a difference.
             let g: Value = serde_json::from_str(g.get()).unwrap_or(Value::Null);
             let r = serde_json::to_value(r).unwrap_or(Value::Null);
             match first_field_difference(&g, &r, "") {
@@ -546,259 +502,6 @@ fn pointer(v: &Value, path: &str) -> String {
     v.pointer(p).map_or_else(|| "nothing".to_owned(), Value::to_string)
 }
 
-/// Each bet's stake and return in minor units, checked against the facts.
-struct BetMoney<'a> {
-    player: &'a str,
-    stake: i64,
-    returned: i64,
-    result: Option<BetResult>,
-}
-
-fn bet_returns<'a>(
-    t: &'a RoundTranscript,
-    tables: &RoundPayTables,
-    facts: Option<&engine::DealFacts>,
-    voided: bool,
-) -> Result<Vec<BetMoney<'a>>, String> {
-    let mut out = Vec::with_capacity(t.bets.len());
-    for (i, bet) in t.bets.iter().enumerate() {
-        let at = |why: String| format!("bet {i} ({} {}): {why}", bet.player, bet.kind);
-        known_player(t, &bet.player).map_err(at)?;
-        let stake = minor(&bet.amount).map_err(at)?;
-        let returned = minor(&bet.returned).map_err(at)?;
-        if stake <= 0 {
-            return Err(at("the stake is not positive".into()));
-        }
-        let Some(facts) = facts else {
-            // Voided: every stake comes back whole.
-            if voided && (bet.status != "refunded" || returned != stake) {
-                return Err(at(format!(
-                    "a voided round refunds {}, the transcript says {} {}",
-                    format_minor(stake),
-                    bet.status,
-                    bet.returned
-                )));
-            }
-            out.push(BetMoney {
-                player: &bet.player,
-                stake,
-                returned,
-                result: None,
-            });
-            continue;
-        };
-        let kind = BetKind::parse(&bet.kind).ok_or_else(|| at("unknown bet kind".into()))?;
-        let table = tables
-            .get(&bet.pay_table)
-            .ok_or_else(|| at("its pay table is not listed".into()))?;
-        let selection = kind
-            .parse_selection(bet.suit.as_deref(), bet.number, table)
-            .map_err(|e| at(e.describe()))?;
-        let settlement = bets::settle(kind, &selection, table, facts).map_err(|e| at(e.describe()))?;
-        let expected_returned = bets::returned_amount(Decimal::new(stake, 2), &settlement.result);
-        let expected_minor = (expected_returned * Decimal::from(100)).try_into().unwrap_or(i64::MIN);
-        let status = match settlement.result {
-            BetResult::Won { .. } => "won",
-            BetResult::Lost => "lost",
-            BetResult::Pushed => "pushed",
-        };
-        if status != bet.status || expected_minor != returned {
-            return Err(at(format!(
-                "{} returns {} ({status}), the transcript says {} ({})",
-                describe_selection(&selection),
-                format_minor(expected_minor),
-                bet.returned,
-                bet.status
-            )));
-        }
-        out.push(BetMoney {
-            player: &bet.player,
-            stake,
-            returned,
-            result: Some(settlement.result),
-        });
-    }
-    Ok(out)
-}
-
-fn describe_selection(s: &Selection) -> String {
-    match s {
-        Selection::Suit(suit) => format!("on {suit}"),
-        Selection::Number(n) => format!("on {n}"),
-        Selection::None => "the bet".to_owned(),
-    }
-}
-
-/// An account as a transcript names it: a player's wallet by pseudonym, or
-/// a house or round account by name ("pot", "house:revenue", ...).
-#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
-enum Account<'a> {
-    Wallet(&'a str),
-    Named(&'a str),
-}
-
-impl<'a> Account<'a> {
-    fn parse(name: &'a str) -> Account<'a> {
-        match name.strip_prefix("wallet:") {
-            Some(pseudonym) => Account::Wallet(pseudonym),
-            None => Account::Named(name),
-        }
-    }
-}
-
-impl fmt::Display for Account<'_> {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        match self {
-            Account::Wallet(p) => write!(f, "wallet:{p}"),
-            Account::Named(name) => f.write_str(name),
-        }
-    }
-}
-
-const POT: Account = Account::Named("pot");
-const ESCROW: Account = Account::Named("escrow");
-const COBRE: Account = Account::Named("cobre");
-const HOUSE_REVENUE: Account = Account::Named("house:revenue");
-const HOUSE_BANKROLL: Account = Account::Named("house:bankroll");
-const DEALER_TIPS: Account = Account::Named("house:tips");
-
-/// One transfer as compared, borrowed from the transcript or the replay;
-/// ordered by amount first, which settles most comparisons without a string.
-#[derive(Debug, PartialEq, Eq, PartialOrd, Ord)]
-struct Leg<'a> {
-    amount_minor: i64,
-    kind: &'a str,
-    from: Account<'a>,
-    to: Account<'a>,
-}
-
-fn leg<'a>(kind: &'a str, from: Account<'a>, to: Account<'a>, amount_minor: i64) -> Leg<'a> {
-    Leg {
-        kind,
-        from,
-        to,
-        amount_minor,
-    }
-}
-
-impl fmt::Display for Leg<'_> {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(
-            f,
-            "{} {} → {} {}",
-            self.kind,
-            self.from,
-            self.to,
-            format_minor(self.amount_minor)
-        )
-    }
-}
-
-fn prima_transfers(
-    t: &RoundTranscript,
-    config: &PrimaCartaConfig,
-    played: &PrimaPlay,
-    bets: &[BetMoney],
-    voided: bool,
-) -> Result<Cow<'static, str>, Mismatch> {
-    let unit = config.unit.minor();
-    let mut expected: Vec<Leg> = Vec::with_capacity(t.transfers.len());
-    // Each seat, and a void's reversal of it.
-    for (_, player) in &played.seats {
-        let w = Account::Wallet(player);
-        let seat = [
-            Some(("spiga", POT, unit)),
-            config.seat_fee.map(|fee| ("seat_fee", HOUSE_REVENUE, fee.minor())),
-            config.corte.then_some(("corte_held", ESCROW, unit)),
-        ];
-        for (kind, to, amount) in seat.into_iter().flatten() {
-            expected.push(leg(kind, w, to, amount));
-            if voided {
-                expected.push(leg("refund", to, w, amount));
-            }
-        }
-    }
-    for bet in bets {
-        let w = Account::Wallet(bet.player);
-        expected.push(leg("bet_stake", w, ESCROW, bet.stake));
-        match bet.result {
-            None => expected.push(leg("bet_refund", ESCROW, w, bet.stake)),
-            Some(BetResult::Lost) => expected.push(leg("bet_collected", ESCROW, HOUSE_BANKROLL, bet.stake)),
-            Some(BetResult::Pushed) => expected.push(leg("bet_returned", ESCROW, w, bet.stake)),
-            Some(BetResult::Won { .. }) => {
-                expected.push(leg("bet_returned", ESCROW, w, bet.stake));
-                if bet.returned > bet.stake {
-                    expected.push(leg("bet_payout", HOUSE_BANKROLL, w, bet.returned - bet.stake));
-                }
-            }
-        }
-    }
-    if let Some(result) = played.game.as_ref().and_then(RoundProgress::result) {
-        let owner = |s: Suit| {
-            let seat = played.seats.iter().find(|(x, _)| *x == s);
-            seat.map_or(Account::Named(""), |(_, p)| Account::Wallet(p))
-        };
-        if config.corte {
-            for (s, p) in &played.seats {
-                if Some(*s) == result.corte_payer {
-                    expected.push(leg("corte", ESCROW, DEALER_TIPS, unit));
-                } else {
-                    expected.push(leg("refund", ESCROW, Account::Wallet(p), unit));
-                }
-            }
-        }
-        for c in &result.contributions {
-            if c.copa_units > 0 {
-                expected.push(leg("copa", owner(c.suit), POT, unit * c.copa_units as i64));
-            }
-        }
-        let winner = owner(result.winner);
-        if result.winner_takes_units > 0 {
-            expected.push(leg("pot_payout", POT, winner, unit * result.winner_takes_units as i64));
-        }
-        let carried = minor(t.carried_cobre_in.as_deref().unwrap_or("0.00"))?;
-        if carried > 0 {
-            expected.push(leg("cobre_carried", COBRE, winner, carried));
-        }
-        if let Some(cobre) = &result.cobre {
-            let to = if cobre.disposition == CobreRule::House {
-                HOUSE_REVENUE
-            } else {
-                COBRE
-            };
-            expected.push(leg("cobre", POT, to, unit * cobre.units as i64));
-        }
-    }
-    same_transfers(t, expected)
-}
-
-/// Compares the implied transfers with the transcript's as multisets.
-fn same_transfers<'a>(t: &'a RoundTranscript, mut expected: Vec<Leg<'a>>) -> Result<Cow<'static, str>, Mismatch> {
-    let mut given = Vec::with_capacity(t.transfers.len());
-    for (i, tr) in t.transfers.iter().enumerate() {
-        let amount = minor(&tr.amount).map_err(|e| format!("transfer {i}: {e}"))?;
-        given.push(leg(&tr.kind, Account::parse(&tr.from), Account::parse(&tr.to), amount));
-    }
-    expected.sort_unstable();
-    given.sort_unstable();
-    let (mut e, mut g) = (0, 0);
-    while e < expected.len() || g < given.len() {
-        match (expected.get(e), given.get(g)) {
-            (Some(x), Some(y)) if x == y => {
-                e += 1;
-                g += 1;
-            }
-            (Some(x), y) if y.map_or(true, |y| x < y) => {
-                return Err(format!("missing: {x}").into());
-            }
-            (_, Some(y)) => return Err(format!("unexpected: {y}").into()),
-            (None, None) => break,
-            (Some(x), None) => return Err(format!("missing: {x}").into()),
-        }
-    }
-    Ok(format!("{} transfers as the rules imply", given.len()).into())
-}
-
 // ---------------------------------------------------------------------------
 // Lobo
 // ---------------------------------------------------------------------------
@@ -812,7 +515,6 @@ struct LoboRules {
     loss_cap_points: u32,
     house_rule: lobo::HouseRule,
     /// Carried for the reader; hints change no outcome.
-    #[serde(default)]
     #[allow(dead_code)]
     hints: bool,
 }

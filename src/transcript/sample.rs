@@ -29,8 +29,21 @@ pub fn sample_round(seed: u64) -> RoundTranscript<'static> {
     if rng.gen_bool(0.2) {
         lobo_round(&mut rng)
     } else {
-        prima_round(&mut rng)
+        prima_round(&mut rng, None)
     }
+}
+
+/// A random Prima Carta round under a certified pay table; `seed` fixes everything.
+pub fn sample_prima_round(seed: u64) -> RoundTranscript<'static> {
+    let mut rng = ChaCha8Rng::seed_from_u64(seed);
+    prima_round(&mut rng, None)
+}
+
+/// A random Prima Carta round whose bets are placed and paid under `table`, whatever it
+/// pays: for the verifiers' tests of pay tables djego would not certify.
+pub fn sample_prima_round_under(seed: u64, table: &PayTable) -> RoundTranscript<'static> {
+    let mut rng = ChaCha8Rng::seed_from_u64(seed);
+    prima_round(&mut rng, Some(table))
 }
 
 struct Ledger {
@@ -105,7 +118,7 @@ fn skeleton(
     }
 }
 
-fn prima_round(rng: &mut ChaCha8Rng) -> RoundTranscript<'static> {
+fn prima_round(rng: &mut ChaCha8Rng, table: Option<&PayTable>) -> RoundTranscript<'static> {
     let variant = *[PrimaVariant::Classic, PrimaVariant::Cinco, PrimaVariant::Jasper]
         .choose(rng)
         .unwrap();
@@ -131,11 +144,16 @@ fn prima_round(rng: &mut ChaCha8Rng) -> RoundTranscript<'static> {
     suits.shuffle(rng);
     let mut seated: Vec<Suit> = suits[..rng.gen_range(2..=5)].to_vec();
     seated.sort();
+    // A round can only run under a certified pay table: the house table, or a later
+    // version of it (another fingerprint).
     let pay_table = if rng.gen_bool(0.5) {
-        PayTable::default_table()
+        let mut spec = PayTable::house_table().spec().clone();
+        spec.version = 2;
+        PayTable::new(spec).expect("a valid pay table")
     } else {
         PayTable::house_table()
     };
+    let pay_table = table.cloned().unwrap_or(pay_table);
     let fingerprint = pay_table.fingerprint();
 
     let mut t = skeleton(

@@ -411,7 +411,7 @@ async function recallView(doc, game, id) {
       ["Client seed used", el("code", {}, shuffle.client_seed === "" ? "\"\" (none)" : shuffle.client_seed || "—")],
     ]),
     browserCheck ? el("p", { id: "recall-shuffle-check", class: browserCheck.ok ? "ok" : "bad" },
-      browserCheck.ok ? "✓ This browser re-derived the deck from the seeds: the shuffle checks."
+      browserCheck.ok ? "✓ This browser re-derived the deck from the seeds: the shuffle checks. It does not check the pay table, the play, the bets or the money; `djego verify round` does."
         : "✗ This browser's shuffle check failed: " + browserCheck.checks.filter((c) => !c.passed).map((c) => `${c.name}: ${c.detail}`).join("; "))
       : null,
     doc.verification ? serverVerification(doc.verification) : null);

@@ -43,8 +43,8 @@ export function renderVerification(result, { title } = {}) {
         !c.passed && c.first_difference ? el("div", { class: "small" }, differenceText(c)) : null))),
     result.version === 2
       ? el("p", { class: "muted small" },
-        "This checks the shuffle. The play, the bets and every transfer are checked by ",
-        el("code", {}, "djego verify round FILE"), " or ", el("code", {}, "docs/verify/verify_round.py"), ".")
+        "This checks the shuffle only. It does not check the pay table (that it is one djego could certify), the play, the bets or any transfer: ",
+        el("code", {}, "djego verify round FILE"), " and ", el("code", {}, "docs/verify/verify_round.py"), " check them.")
       : null);
 }
 
