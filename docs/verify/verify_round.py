@@ -2402,8 +2402,7 @@ def checkpoint_message(c):
     """The bytes a checkpoint signs, rebuilt from its fields (never from `signed_message`)."""
     fields = [c["seq"], c["taken_at_us"], c["ledger_seq"], c["ledger_hash"], c["events_seq"], c["events_hash"]]
     if c.get("version", 1) == 2:
-        fields = ["djego-checkpoint-v2"] + fields + [c["transfers_size"], c["transfers_root"], c["events_size"],
-                                                     c["events_root"]]
+        fields = ["djego-checkpoint-v2"] + fields + [c["transfers_root"], c["events_root"]]
     else:
         fields = ["djego-checkpoint-v1"] + fields
     return json.dumps(fields, separators=(",", ":"), ensure_ascii=False).encode("utf-8")
