@@ -12,7 +12,6 @@ use djego::domain::Role;
 use serde_json::{json, Value};
 
 use crate::checkpoints::{rewrite_ledger_from, truncate_ledger_to};
-use crate::helpers::TestApp;
 
 fn hashes(v: &Value) -> Vec<Hash> {
     v.as_array()
