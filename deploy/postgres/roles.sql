@@ -50,7 +50,7 @@ GRANT UPDATE (status, decided_by, decided_at_us, result) ON proposals TO :"servi
 GRANT DELETE ON table_dealers, table_pay_tables, login_throttles, login_known_addresses TO :"service";
 
 -- Insert-only, whatever was granted before.
-REVOKE UPDATE, DELETE, TRUNCATE ON transfers, significant_events, event_chain, checkpoints, gaming_day_closes
+REVOKE UPDATE, DELETE, TRUNCATE ON transfers, significant_events, event_chain, checkpoints, gaming_day_closes, merkle_nodes
     FROM :"service";
 -- The migrations' own record is the owner's alone.
 REVOKE INSERT, UPDATE, DELETE, TRUNCATE ON __diesel_schema_migrations FROM :"service";

@@ -2485,6 +2485,272 @@ def _peg_leg_tests():
         assert failed(junk) == ["document"], failed(junk)
 
 
+# ---------------------------------------------------------------------------------------------
+# The transparency log (docs/ledger.md, "The transparency log"): Ed25519 signatures checked
+# from RFC 8032's definition, and Merkle inclusion and consistency proofs as Certificate
+# Transparency defines them. Standard library only; shares no code with djego.
+# ---------------------------------------------------------------------------------------------
+
+_ED_P = 2 ** 255 - 19
+_ED_L = 2 ** 252 + 27742317777372353535851937790883648493
+_ED_D = -121665 * pow(121666, _ED_P - 2, _ED_P) % _ED_P
+_ED_SQRT_M1 = pow(2, (_ED_P - 1) // 4, _ED_P)
+
+
+def _ed_add(a, b):
+    """Adds two points in extended coordinates (X, Y, Z, T) on edwards25519."""
+    p = _ED_P
+    x1, y1, z1, t1 = a
+    x2, y2, z2, t2 = b
+    aa = (y1 - x1) * (y2 - x2) % p
+    bb = (y1 + x1) * (y2 + x2) % p
+    cc = t1 * 2 * _ED_D * t2 % p
+    dd = z1 * 2 * z2 % p
+    e, f, g, h = bb - aa, dd - cc, dd + cc, bb + aa
+    return (e * f % p, g * h % p, f * g % p, e * h % p)
+
+
+def _ed_mul(s, point):
+    q = (0, 1, 1, 0)
+    while s > 0:
+        if s & 1:
+            q = _ed_add(q, point)
+        point = _ed_add(point, point)
+        s >>= 1
+    return q
+
+
+def _ed_equal(a, b):
+    p = _ED_P
+    return (a[0] * b[2] - b[0] * a[2]) % p == 0 and (a[1] * b[2] - b[1] * a[2]) % p == 0
+
+
+def _ed_decompress(data):
+    """The point a 32-byte encoding names, or None when it names none (or not canonically)."""
+    if len(data) != 32:
+        return None
+    y = int.from_bytes(data, "little")
+    sign = y >> 255
+    y &= (1 << 255) - 1
+    if y >= _ED_P:
+        return None
+    p = _ED_P
+    x2 = (y * y - 1) * pow(_ED_D * y * y + 1, p - 2, p) % p
+    if x2 == 0:
+        if sign:
+            return None
+        x = 0
+    else:
+        x = pow(x2, (p + 3) // 8, p)
+        if (x * x - x2) % p != 0:
+            x = x * _ED_SQRT_M1 % p
+        if (x * x - x2) % p != 0:
+            return None
+        if (x & 1) != sign:
+            x = p - x
+    return (x, y, 1, x * y % p)
+
+
+_ED_B = _ed_decompress((4 * pow(5, _ED_P - 2, _ED_P) % _ED_P).to_bytes(32, "little"))
+_ED_IDENTITY = (0, 1, 1, 0)
+
+
+def ed25519_verify(public_key, message, signature):
+    """RFC 8032 5.1.7: whether `signature` (64 bytes) signs `message` under `public_key` (32
+    bytes). Strict as djego's own check: non-canonical encodings, S >= L and small-order keys or
+    R are refused."""
+    if len(public_key) != 32 or len(signature) != 64:
+        return False
+    a = _ed_decompress(public_key)
+    r = _ed_decompress(signature[:32])
+    if a is None or r is None:
+        return False
+    if _ed_equal(_ed_mul(8, a), _ED_IDENTITY) or _ed_equal(_ed_mul(8, r), _ED_IDENTITY):
+        return False
+    s = int.from_bytes(signature[32:], "little")
+    if s >= _ED_L:
+        return False
+    k = int.from_bytes(hashlib.sha512(signature[:32] + public_key + message).digest(), "little") % _ED_L
+    return _ed_equal(_ed_mul(s, _ED_B), _ed_add(r, _ed_mul(k, a)))
+
+
+def key_id(public_key_hex):
+    """The first 16 hex digits of SHA-256 of the 32 public-key bytes."""
+    return hashlib.sha256(bytes.fromhex(public_key_hex)).hexdigest()[:16]
+
+
+def merkle_leaf_hash(data):
+    return hashlib.sha256(b"\x00" + data).digest()
+
+
+def merkle_node_hash(left, right):
+    return hashlib.sha256(b"\x01" + left + right).digest()
+
+
+def merkle_verify_inclusion(leaf, index, size, proof, root):
+    """Whether `proof` (a list of 32-byte hashes) puts the leaf hash `leaf` at `index` in the tree
+    of `size` leaves whose root is `root`."""
+    if not (is_int(index) and is_int(size)) or index < 0 or index >= size:
+        return False
+    fn, sn, r = index, size - 1, leaf
+    for p in proof:
+        if sn == 0:
+            return False
+        if fn & 1 or fn == sn:
+            r = merkle_node_hash(p, r)
+            while not fn & 1 and fn != 0:
+                fn >>= 1
+                sn >>= 1
+        else:
+            r = merkle_node_hash(r, p)
+        fn >>= 1
+        sn >>= 1
+    return sn == 0 and r == root
+
+
+def merkle_verify_consistency(old_size, new_size, old_root, new_root, proof):
+    """Whether `proof` shows the tree of `old_size` leaves (root `old_root`) is a prefix of the
+    tree of `new_size` leaves (root `new_root`)."""
+    if not (is_int(old_size) and is_int(new_size)) or old_size < 0 or old_size > new_size:
+        return False
+    if old_size == new_size:
+        return not proof and old_root == new_root
+    if old_size == 0:
+        return not proof and old_root == hashlib.sha256(b"").digest()
+    if not proof:
+        return False
+    path = ([old_root] if old_size & (old_size - 1) == 0 else []) + list(proof)
+    fn, sn = old_size - 1, new_size - 1
+    while fn & 1:
+        fn >>= 1
+        sn >>= 1
+    fr = sr = path[0]
+    for c in path[1:]:
+        if sn == 0:
+            return False
+        if fn & 1 or fn == sn:
+            fr = merkle_node_hash(c, fr)
+            sr = merkle_node_hash(c, sr)
+            while not fn & 1 and fn != 0:
+                fn >>= 1
+                sn >>= 1
+        else:
+            sr = merkle_node_hash(sr, c)
+        fn >>= 1
+        sn >>= 1
+    return fr == old_root and sr == new_root and sn == 0
+
+
+def checkpoint_message(c):
+    """The bytes a checkpoint signs, rebuilt from its fields (never from `signed_message`)."""
+    fields = [c["seq"], c["taken_at_us"], c["ledger_seq"], c["ledger_hash"], c["events_seq"], c["events_hash"]]
+    if c.get("version", 1) == 2:
+        fields = ["djego-checkpoint-v2"] + fields + [c["transfers_root"], c["events_root"]]
+    else:
+        fields = ["djego-checkpoint-v1"] + fields
+    return json.dumps(fields, separators=(",", ":"), ensure_ascii=False).encode("utf-8")
+
+
+def checkpoint_problem(c, pinned=None):
+    """Why a checkpoint's signature does not check (None when it does): under the pinned key when
+    one is given, else under the key it carries."""
+    try:
+        public = bytes.fromhex(c["public_key"])
+        signature = bytes.fromhex(c["signature"])
+        message = checkpoint_message(c)
+    except (KeyError, TypeError, ValueError) as e:
+        return "checkpoint is malformed: %s" % e
+    if key_id(c["public_key"]) != c.get("key_id"):
+        return "key id %s is not the id of its public key" % c.get("key_id")
+    if pinned is not None and c["public_key"].lower() != pinned.lower():
+        return "signed by key %s, not by the pinned key %s" % (key_id(c["public_key"]), key_id(pinned))
+    if not ed25519_verify(public, message, signature):
+        return "the signature does not verify under key %s" % key_id(c["public_key"])
+    return None
+
+
+def _merkle_root(leaves):
+    """The standard's definition, for the self-test."""
+    if not leaves:
+        return hashlib.sha256(b"").digest()
+    if len(leaves) == 1:
+        return leaves[0]
+    k = 1 << ((len(leaves) - 1).bit_length() - 1)
+    return merkle_node_hash(_merkle_root(leaves[:k]), _merkle_root(leaves[k:]))
+
+
+def _merkle_path(m, leaves):
+    if len(leaves) <= 1:
+        return []
+    k = 1 << ((len(leaves) - 1).bit_length() - 1)
+    if m < k:
+        return _merkle_path(m, leaves[:k]) + [_merkle_root(leaves[k:])]
+    return _merkle_path(m - k, leaves[k:]) + [_merkle_root(leaves[:k])]
+
+
+def _merkle_subproof(m, leaves, whole):
+    n = len(leaves)
+    if m == n:
+        return [] if whole else [_merkle_root(leaves)]
+    k = 1 << ((n - 1).bit_length() - 1)
+    if m <= k:
+        return _merkle_subproof(m, leaves[:k], whole) + [_merkle_root(leaves[k:])]
+    return _merkle_subproof(m - k, leaves[k:], False) + [_merkle_root(leaves[:k])]
+
+
+# RFC 8032 7.1, tests 1 to 3: (public key, message, signature).
+ED25519_VECTORS = [
+    ("d75a980182b10ab7d54bfed3c964073a0ee172f3daa62325af021a68f707511a", "",
+     "e5564300c360ac729086e2cc806e828a84877f1eb8e5d974d873e065224901555fb8821590a33bacc61e39701cf9b46bd25bf5f0595bbe24655141438e7a100b"),
+    ("3d4017c3e843895a92b70aa74d1b7ebc9c982ccf2ec4968cc0cd55f12af4660c", "72",
+     "92a009a9f0d4cab8720e820b5f642540a2b27b5416503f8fb3762223ebdb69da085ac1e43e15996e458f3613d0f11d8c387b2eaeb4302aeeb00d291612bb0c00"),
+    ("fc51cd8e6218a1a38da47ed00230f0580816ed13ba3303ac5deb911548908025", "af82",
+     "6291d657deec24024827e69c3abe01a30ce548a284743a445e3680d7db5ac3ac18ff9b538d16f290ae67f760984dc6594a7c15e9716ed28dc027beceea1ec40a"),
+]
+
+
+def _transparency_tests():
+    """RFC 8032's vectors (and every single-bit change to them refused), and every inclusion and
+    consistency proof of trees up to 24 leaves against the definition, tampering refused."""
+    for public, message, signature in ED25519_VECTORS:
+        public, message, signature = bytes.fromhex(public), bytes.fromhex(message), bytes.fromhex(signature)
+        assert ed25519_verify(public, message, signature)
+        for bit in (0, 7, 255, 256, 300, 511):
+            bad = bytearray(signature)
+            bad[bit // 8] ^= 1 << (bit % 8)
+            assert not ed25519_verify(public, message, bytes(bad)), bit
+        assert not ed25519_verify(public, message + b"x", signature)
+    other = bytes.fromhex(ED25519_VECTORS[1][0])
+    assert not ed25519_verify(other, b"", bytes.fromhex(ED25519_VECTORS[0][2]))
+    # S + L encodes the same scalar: refused as non-canonical.
+    sig = bytes.fromhex(ED25519_VECTORS[0][2])
+    s = int.from_bytes(sig[32:], "little") + _ED_L
+    assert not ed25519_verify(bytes.fromhex(ED25519_VECTORS[0][0]), b"", sig[:32] + s.to_bytes(32, "little"))
+    assert merkle_leaf_hash(b"") == bytes.fromhex("6e340b9cffb37a989ca544e6bb780a2c78901d3fb33738768511a30617afa01d")
+    leaves = [merkle_leaf_hash(("leaf %d" % i).encode()) for i in range(24)]
+    for size in range(1, 25):
+        root = _merkle_root(leaves[:size])
+        for index in range(size):
+            proof = _merkle_path(index, leaves[:size])
+            assert merkle_verify_inclusion(leaves[index], index, size, proof, root), (index, size)
+            assert not merkle_verify_inclusion(leaves[(index + 1) % 24], index, size, proof, root)
+            for k in range(len(proof)):
+                bad = list(proof)
+                bad[k] = bytes([bad[k][0] ^ 1]) + bad[k][1:]
+                assert not merkle_verify_inclusion(leaves[index], index, size, bad, root)
+        for old in range(0, size + 1):
+            old_root = _merkle_root(leaves[:old])
+            proof = _merkle_subproof(old, leaves[:size], True) if 0 < old < size else []
+            assert merkle_verify_consistency(old, size, old_root, root, proof), (old, size)
+            if 0 < old < size:
+                rewritten = _merkle_root([merkle_leaf_hash(b"rewritten")] + leaves[1:old])
+                assert not merkle_verify_consistency(old, size, rewritten, root, proof)
+                for k in range(len(proof)):
+                    bad = list(proof)
+                    bad[k] = bytes([bad[k][0] ^ 1]) + bad[k][1:]
+                    assert not merkle_verify_consistency(old, size, old_root, root, bad)
+
+
 class _Words(Shuffler):
     """A Shuffler reading a fixed list of words, to test uniform's rejection rule."""
 
@@ -2521,6 +2787,7 @@ def self_test():
         assert report["passed"], report
     _rule_tests()
     _round_tests()
+    _transparency_tests()
     print("self-test passed")
     return 0
 

@@ -227,6 +227,7 @@ impl From<crate::checkpoints::CheckpointError> for ApiError {
         match e {
             C::Store(s) => ApiError::from(s),
             C::Db(d) => ApiError::from(d),
+            C::Tree(t) => ApiError::internal(t.to_string()),
         }
     }
 }

@@ -21,6 +21,7 @@ pub mod metrics;
 pub mod pagination;
 pub mod peg_leg;
 pub mod prima_carta;
+pub mod proofs;
 pub mod state;
 pub mod tables;
 pub mod users;
@@ -43,7 +44,7 @@ use utoipa::{Modify, OpenApi};
         users::create_user, users::list_users, users::roster, users::update_user, users::end_sessions, users::unlock, users::reset_password,
         cage::deposit, cage::withdraw, cage::correction, cage::get_wallet, cage::my_wallet, cage::wallet_history,
         audit::events, audit::ledger, audit::trial_balance, audit::verify_ledger,
-        audit::take_checkpoint, audit::list_checkpoints, audit::transcripts,
+        audit::take_checkpoint, audit::list_checkpoints, audit::transcripts, proofs::inclusion, proofs::consistency,
         games::list_games,
         tables::create_table, tables::list_tables, tables::get_table, tables::update_table_config,
         tables::open_table, tables::close_table, tables::assign_dealer, tables::unassign_dealer,
@@ -155,6 +156,8 @@ pub fn routes(cfg: &mut web::ServiceConfig) {
         .service(audit::verify_ledger)
         .service(audit::take_checkpoint)
         .service(audit::list_checkpoints)
+        .service(proofs::inclusion)
+        .service(proofs::consistency)
         .service(audit::transcripts)
         .service(tables::create_table)
         .service(tables::list_tables)

@@ -8,7 +8,11 @@
 
 pub mod event_chain;
 pub mod key;
+pub mod log_audit;
+pub mod merkle;
+pub mod proofs;
 pub mod schedule;
+pub mod tree;
 pub mod verify;
 
 use diesel::prelude::*;
@@ -21,8 +25,10 @@ use crate::store::{lock_for_update, now_us, AnyConnection, StoreError};
 
 pub use key::{CheckpointKey, PublicKey};
 
-/// The version tag that opens every signed message.
+/// The version tag that opens a version-1 signed message (heads only).
 pub const MESSAGE_TAG: &str = "djego-checkpoint-v1";
+/// The version tag that opens a version-2 signed message (heads and tree roots).
+pub const MESSAGE_TAG_V2: &str = "djego-checkpoint-v2";
 /// The version tag of an exported checkpoints file.
 pub const EXPORT_FORMAT: &str = "djego-checkpoints-v1";
 
@@ -32,6 +38,8 @@ pub enum CheckpointError {
     Store(#[from] StoreError),
     #[error(transparent)]
     Db(#[from] diesel::result::Error),
+    #[error(transparent)]
+    Tree(#[from] tree::TreeError),
 }
 
 /// A stored checkpoint, as exported and as `GET /api/v1/audit/checkpoints`
@@ -58,12 +66,44 @@ pub struct Checkpoint {
     pub public_key: String,
     /// The Ed25519 signature of the signed message, 128 hex digits.
     pub signature: String,
+    /// 2: the signature also covers both Merkle trees' roots; 1: heads only
+    /// (checkpoints signed before the transparency log).
+    #[serde(default = "version_1")]
+    pub version: i32,
+    /// Version 2: the root of the Merkle tree over the first `ledger_seq`
+    /// transfers, 64 hex digits.
+    #[serde(default)]
+    pub transfers_root: Option<String>,
+    /// Version 2: the root of the Merkle tree over the first `events_seq`
+    /// chained events, 64 hex digits.
+    #[serde(default)]
+    pub events_root: Option<String>,
+}
+
+fn version_1() -> i32 {
+    1
 }
 
 impl Checkpoint {
     /// The exact bytes signed: the compact JSON array
+    /// `["djego-checkpoint-v2",seq,taken_at_us,ledger_seq,"ledger_hash",events_seq,"events_hash","transfers_root","events_root"]`,
+    /// or for version 1
     /// `["djego-checkpoint-v1",seq,taken_at_us,ledger_seq,"ledger_hash",events_seq,"events_hash"]`.
     pub fn signed_message(&self) -> String {
+        if self.version == 2 {
+            return serde_json::json!([
+                MESSAGE_TAG_V2,
+                self.seq,
+                self.taken_at_us,
+                self.ledger_seq,
+                self.ledger_hash,
+                self.events_seq,
+                self.events_hash,
+                self.transfers_root.as_deref().unwrap_or(""),
+                self.events_root.as_deref().unwrap_or(""),
+            ])
+            .to_string();
+        }
         serde_json::json!([
             MESSAGE_TAG,
             self.seq,
@@ -195,6 +235,9 @@ fn take_locked(
         }),
     )?;
     let (events_seq, events_hash) = event_chain::seal(conn)?;
+    // The trees take the leaves added since the last checkpoint, off the wager path.
+    let transfers_root = tree::extend_transfers(conn, ledger_seq)?;
+    let events_root = tree::extend_events(conn, events_seq)?;
     let mut checkpoint = Checkpoint {
         seq,
         taken_at_us: now_us(),
@@ -205,6 +248,9 @@ fn take_locked(
         key_id: public.key_id(),
         public_key: public.to_hex(),
         signature: String::new(),
+        version: 2,
+        transfers_root: Some(tree::to_hex(&transfers_root)),
+        events_root: Some(tree::to_hex(&events_root)),
     };
     checkpoint.signature = key.sign(checkpoint.signed_message().as_bytes());
     diesel::insert_into(cp::table).values(&checkpoint).execute(conn)?;

@@ -127,6 +127,7 @@ pub fn verify(
             None => last_match = Some(c),
         }
     }
+    failures.extend(super::log_audit::check(conn, &signed)?);
     failures.sort_by_key(|f| f.checkpoint);
 
     let mut keys: BTreeMap<(String, String), i64> = BTreeMap::new();

@@ -272,6 +272,18 @@ diesel::table! {
         key_id -> Text,
         public_key -> Text,
         signature -> Text,
+        version -> Integer,
+        transfers_root -> Nullable<Text>,
+        events_root -> Nullable<Text>,
+    }
+}
+
+diesel::table! {
+    merkle_nodes (tree, level, idx) {
+        tree -> Text,
+        level -> Integer,
+        idx -> BigInt,
+        hash -> Text,
     }
 }
 
@@ -424,6 +436,7 @@ diesel::allow_tables_to_appear_in_same_query!(
     round_bet_totals,
     event_chain,
     checkpoints,
+    merkle_nodes,
     gaming_day_closes,
     proposals,
     floor_meter_mark,

@@ -690,12 +690,13 @@ impl TestApp {
     /// dropped; PostgreSQL: disabled, which the tables' owner may do).
     /// Returns each statement's row count.
     pub fn tamper(&self, statements: &[String]) -> Vec<usize> {
-        const INSERT_ONLY: [&str; 5] = [
+        const INSERT_ONLY: [&str; 6] = [
             "transfers",
             "significant_events",
             "event_chain",
             "checkpoints",
             "gaming_day_closes",
+            "merkle_nodes",
         ];
         let backend = self.backend;
         self.state

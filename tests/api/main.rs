@@ -31,4 +31,5 @@ mod sessions;
 mod side_bets;
 mod silent_database;
 mod transcripts;
+mod transparency_log;
 mod wagers;

@@ -112,6 +112,7 @@ fn select_every_table(conn: &mut AnyConnection) {
         settings,
         event_chain,
         checkpoints,
+        merkle_nodes,
     );
 }
 

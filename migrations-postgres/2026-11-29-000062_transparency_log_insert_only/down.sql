@@ -1,0 +1,1 @@
+DROP TRIGGER merkle_nodes_insert_only ON merkle_nodes;

@@ -1,0 +1,2 @@
+DROP TRIGGER merkle_nodes_refuse_update;
+DROP TRIGGER merkle_nodes_refuse_delete;
