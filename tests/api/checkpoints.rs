@@ -263,12 +263,15 @@ both_backends!(
         let head = app.verify_ledger().await;
         assert_eq!(first["ledger_hash"], head["head_hash"], "{first} {head}");
         // The message is the documented byte string, and the signature is Ed25519 over it.
+        assert_eq!(first["version"], 2);
         let message = format!(
-            "[\"djego-checkpoint-v1\",1,{},1,\"{}\",{},\"{}\"]",
+            "[\"djego-checkpoint-v2\",1,{},1,\"{}\",{},\"{}\",\"{}\",\"{}\"]",
             first["taken_at_us"],
             first["ledger_hash"].as_str().unwrap(),
             first["events_seq"],
-            first["events_hash"].as_str().unwrap()
+            first["events_hash"].as_str().unwrap(),
+            first["transfers_root"].as_str().unwrap(),
+            first["events_root"].as_str().unwrap()
         );
         assert_eq!(first["signed_message"], message.as_str());
         let public = djego::checkpoints::PublicKey::parse_hex(first["public_key"].as_str().unwrap()).unwrap();
