@@ -38,6 +38,7 @@ pub struct InclusionQuery {
     #[param(minimum = 1)]
     pub seq: i64,
     /// The checkpoint to prove against; the latest version-2 one when absent.
+    #[param(minimum = 1)]
     pub checkpoint: Option<i64>,
 }
 
@@ -47,8 +48,10 @@ pub struct ConsistencyQuery {
     #[param(inline)]
     pub tree: TreeName,
     /// The older checkpoint's `seq`.
+    #[param(minimum = 1)]
     pub from: i64,
-    /// The newer checkpoint's `seq`.
+    /// The newer checkpoint's `seq` (422 `bad_checkpoint_order` unless newer than `from`).
+    #[param(minimum = 1)]
     pub to: i64,
 }
 
@@ -60,7 +63,7 @@ impl From<ProofError> for ApiError {
             ProofError::NoTreeHead | ProofError::Version1(_) | ProofError::NotCovered { .. } => {
                 ApiError::unprocessable("not_in_tree", message)
             }
-            ProofError::Order { .. } => ApiError::bad_request("bad_checkpoint_order", message),
+            ProofError::Order { .. } => ApiError::unprocessable("bad_checkpoint_order", message),
             ProofError::Tree(_) => ApiError::internal(message),
             ProofError::Db(d) => ApiError::from(d),
         }

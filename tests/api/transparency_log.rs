@@ -189,7 +189,7 @@ both_backends!(
             Some(&auditor.token),
         )
         .await
-        .expect(400);
+        .assert_error(422, "bad_checkpoint_order");
         app.get("/api/v1/audit/proofs/inclusion?tree=ledger&seq=1", Some(&auditor.token))
             .await
             .expect(400);
