@@ -253,6 +253,9 @@ enum CheckpointCommand {
     Take(CheckpointTakeArgs),
     /// Write every checkpoint to a JSON file, for `djego verify ledger --checkpoints`.
     Export(CheckpointExportArgs),
+    /// Print the checkpoint key's id and public key (hex): what the casino publishes, and what
+    /// `djego verify round --public-key` and `djego verify ledger --public-key` pin.
+    PublicKey(CheckpointTakeArgs),
 }
 
 #[derive(Args)]
@@ -313,6 +316,10 @@ pub struct VerifyRoundArgs {
     /// Print the verification reports as JSON instead of text.
     #[arg(long)]
     pub json: bool,
+    /// The casino's checkpoint public key (64 hex digits; repeat for several): each document
+    /// must then carry a ledger proof whose signed head this key signed.
+    #[arg(long = "public-key", value_name = "HEX")]
+    pub public_key: Vec<String>,
 }
 
 #[derive(Args)]
@@ -576,6 +583,9 @@ fn run(cli: Cli) -> Result<ExitCode, String> {
         Command::Checkpoint {
             command: CheckpointCommand::Export(args),
         } => cli::checkpoint::export(args),
+        Command::Checkpoint {
+            command: CheckpointCommand::PublicKey(args),
+        } => cli::checkpoint::public_key(args),
         Command::Verify {
             command: VerifyCommand::Ledger(args),
         } => cli::verify::ledger(args),

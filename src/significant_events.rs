@@ -36,6 +36,9 @@ pub enum EventKind {
     RoundVoided,
     /// A Lobo round whose player made no play within the table's play timeout was folded.
     RoundTimedOut,
+    /// A round that is over, booked into the transparency log: how many transfers it has and
+    /// their Merkle root (docs/transcript.md, "The ledger proof").
+    RoundBooked,
     /// A pit boss created a three-round Lobo contest (its entry fee, rake and commitment).
     ContestCreated,
     /// A contest entrant made no play before the contest's play time ran out: their rounds were folded.
@@ -78,6 +81,7 @@ impl EventKind {
             EventKind::PayTableInstalled => "pay_table_installed",
             EventKind::RoundVoided => "round_voided",
             EventKind::RoundTimedOut => "round_timed_out",
+            EventKind::RoundBooked => "round_booked",
             EventKind::ContestCreated => "contest_created",
             EventKind::ContestEntrantStopped => "contest_entrant_stopped",
             EventKind::SeedRevealed => "seed_revealed",

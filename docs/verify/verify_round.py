@@ -17,10 +17,15 @@ seeds) and three rounds replayed to their total, and the pot's transfers. A save
 recall is checked whole as well: the shuffle, the pass card by card (the key suit's count), the
 final count, every bet's price and return and every transfer; of each quote, what follows from
 its recorded probabilities (every multiplier, a simulated quote's bounds against Chernoff's),
-the probabilities themselves taken on trust (docs/transcript.md, "Peg Leg recalls"). Usage:
+the probabilities themselves taken on trust (docs/transcript.md, "Peg Leg recalls"). A document
+that carries a ledger proof (a transcript or recall fetched on its own) is also checked against the
+casino's signed ledger: each transfer's Merkle path to the signed root, the round's booking counting
+exactly these transfers, the head's Ed25519 signature (implemented here too); with `--public-key`
+the proof is required and must be signed by that key (docs/transcript.md, "The ledger proof"). Usage:
 
     python3 verify_round.py round.json [more.json ...]
     python3 verify_round.py --json rounds.jsonl          # machine-readable output
+    python3 verify_round.py --public-key HEX round.json   # require a ledger proof signed by this key
     python3 verify_round.py --self-test                  # check this script itself
 
 A file may hold a transcript, a saved recall or verification response (its
@@ -1117,6 +1122,18 @@ SHUFFLE_SHAPE = {"algorithm": ("str", "req"), "game": ("str", "req"), "round_id"
                  "server_seed": ("str", "req"), "commitment": ("str", "req"),
                  "client_seeds": (("list", "str"), "opt"), "client_seed": ("str", "req"), "deck": (U8_LIST, "req"),
                  "reshuffles": (("list", ("obj", {"before": (U8_LIST, "req"), "after": (U8_LIST, "req")}, True)), "opt")}
+TRANSFER_SHAPE = ("obj", {"seq": ("int", "req"), "kind": ("str", "req"), "from": ("str", "req"),
+                          "to": ("str", "req"), "amount": ("str", "req"), "hash": ("str", "req")})
+LEDGER_PROOF_SHAPE = ("obj", {
+    "checkpoint": (("obj", {"seq": ("int", "req"), "taken_at_us": ("int", "req"), "ledger_seq": ("int", "req"),
+                            "ledger_hash": ("str", "req"), "events_seq": ("int", "req"), "events_hash": ("str", "req"),
+                            "transfers_root": ("str", "req"), "events_root": ("str", "req"), "key_id": ("str", "req"),
+                            "public_key": ("str", "req"), "signature": ("str", "req")}), "req"),
+    "wallets": (("list", ("obj", {"player": ("str", "req"), "tag": ("str", "req")})), "req"),
+    "transfers": (("list", ("obj", {"seq": ("int", "req"), "bet_id": ("str", "null"),
+                                    "path": (("list", "str"), "req")})), "req"),
+    "booking": (("obj", {"seq": ("int", "req"), "leaf": ("str", "req"), "path": (("list", "str"), "req")}), "req"),
+})
 TRANSCRIPT_SHAPE = {
     "transcript": ("str", "req"), "version": ("u32", "req"), "game": ("str", "req"), "round_id": ("str", "req"),
     "table_id": ("str", "req"), "number": ("int", "req"), "status": ("str", "req"),
@@ -1134,8 +1151,8 @@ TRANSCRIPT_SHAPE = {
                                "status": ("str", "req"), "returned": ("str", "req")})), "req"),
     "carried_cobre_in": ("str", "opt"), "outcome": ("any", "null"),
     "events": (("list", "any"), "opt"), "deal_out_events": (("list", "any"), "opt"),
-    "transfers": (("list", ("obj", {"seq": ("int", "req"), "kind": ("str", "req"), "from": ("str", "req"),
-                                    "to": ("str", "req"), "amount": ("str", "req"), "hash": ("str", "req")})), "req"),
+    "transfers": (("list", TRANSFER_SHAPE), "req"),
+    "ledger_proof": (LEDGER_PROOF_SHAPE, "opt"),
 }
 TYPE_NAMES = {"str": "a string", "int": "an integer", "u32": "a whole number 0..=4294967295", "bool": "true or false",
               "u8": "a whole number 0..=255"}
@@ -1539,16 +1556,23 @@ def is_contest_recall(t):
     return isinstance(t, dict) and isinstance(t.get("contest"), dict) and isinstance(t.get("entrants"), list)
 
 
-def verify_document(t):
+def verify_document(t, pinned=None):
     """A Lobo contest recall, a Peg Leg recall, a version-2 round transcript, or (without
-    `version`, or version 1) a shuffle transcript."""
+    `version`, or version 1) a shuffle transcript. The first three end with their ledger proof's
+    check when they carry one, or when keys are `pinned` (a list of public keys in hex): then the
+    proof is required and its head must be signed by one of them."""
     try:
         if is_contest_recall(t):
-            return verify_contest(t)
+            return with_ledger_proof(verify_contest(t), t, t["contest"].get("id"), t["contest"].get("table_id"),
+                                     pinned)
         if is_peg_leg_recall(t):
-            return verify_peg_leg(t)
+            rnd = t["round"] if isinstance(t["round"], dict) else {}
+            return with_ledger_proof(verify_peg_leg(t), t, rnd.get("id"), rnd.get("table_id"), pinned)
         if isinstance(t, dict) and t.get("version") is not None and not same(t.get("version"), 1):
-            return verify_v2(t)
+            report = verify_v2(t)
+            if report["checks"] and report["checks"][0]["name"] == "transcript":
+                return report  # not a readable transcript
+            return with_ledger_proof(report, t, t["round_id"], t["table_id"], pinned)
         return verify(t)
     except Exception as e:  # never crash on a malformed document: report it
         name = "recall" if is_contest_recall(t) else "document" if is_peg_leg_recall(t) else "transcript"
@@ -2669,14 +2693,162 @@ def checkpoint_problem(c, pinned=None):
     return None
 
 
-def _merkle_root(leaves):
-    """The standard's definition, for the self-test."""
+# --- A round's ledger proof (docs/transcript.md, "The ledger proof") -------------------
+
+BOOKING_KIND = "round_booked"
+
+
+def transfer_leaf_data(seq, kind, debit, credit, amount_cents, round_id, bet_id, chain_hash):
+    """A transfer's leaf data in the transfers tree (docs/ledger.md, "The transparency log")."""
+    fields = ["djego-transfer-leaf-v1", seq, kind, debit, credit, amount_cents, round_id, bet_id, chain_hash]
+    return json.dumps(fields, separators=(",", ":"), ensure_ascii=False).encode("utf-8")
+
+
+def _hash_of(text):
+    """32 bytes from 64 hex digits, or None."""
+    if not isinstance(text, str) or len(text) != 64 or not set(text) <= HEX_DIGITS:
+        return None
+    return bytes.fromhex(text)
+
+
+def _included(leaf, seq, size, path, root):
+    if not (1 <= seq <= size):
+        return False
+    hashes = [_hash_of(h) for h in path]
+    return None not in hashes and merkle_verify_inclusion(leaf, seq - 1, size, hashes, root)
+
+
+def _leaf_account(shown, round_id, table_id, tags):
+    """The account as the round's leaves name it, from the name the document shows."""
+    if shown in ("pot", "escrow"):
+        return "%s:%s" % (shown, round_id)
+    if shown == "cobre":
+        return "cobre:" + table_id
+    if shown.startswith("wallet:"):
+        player = shown[len("wallet:"):]
+        if player not in tags:
+            raise RuleError("no wallet tag for " + player)
+        return "wallet#" + tags[player]
+    return shown
+
+
+def ledger_proof_problem(round_id, table_id, transfers, proof, pinned=None):
+    """(None, what was proved) when `proof` shows that `transfers` (as the document names them)
+    are all of the round's transfers and in the ledger under the signed head it carries;
+    (why not, None) otherwise."""
+    head = dict(proof["checkpoint"], version=2)
+    problems = [checkpoint_problem(head, key) for key in (pinned or [None])]
+    if all(problems):
+        return problems[0], None
+    roots = {}
+    for field in ("transfers_root", "events_root"):
+        roots[field] = _hash_of(head[field])
+        if roots[field] is None:
+            return "the checkpoint's %s is not 64 hex digits" % field, None
+    if len(proof["transfers"]) != len(transfers):
+        return "the proof covers %d transfers but the document shows %d" % (len(proof["transfers"]),
+                                                                             len(transfers)), None
+    tags = {}
+    for w in proof["wallets"]:
+        if len(w["tag"]) != 32 or not set(w["tag"]) <= set("0123456789abcdef"):
+            return "the wallet tag of %s is not 32 lowercase hex digits" % w["player"], None
+        if w["player"] in tags:
+            return "%s has two wallet tags" % w["player"], None
+        tags[w["player"]] = w["tag"]
+    leaves, previous = [], 0
+    for i, (entry, p) in enumerate(zip(transfers, proof["transfers"])):
+        seq = entry["seq"]
+        if p["seq"] != seq:
+            return "transfer %d: the proof is for transfer %d, not %d" % (i, p["seq"], seq), None
+        if seq <= previous:
+            return "transfer %d: transfer %d is out of ledger order" % (i, seq), None
+        previous = seq
+        cents = parse_cents(entry["amount"])
+        if cents is None:
+            return "transfer %d: amount %s is not an amount" % (i, show(entry["amount"])), None
+        try:
+            debit = _leaf_account(entry["from"], round_id, table_id, tags)
+            credit = _leaf_account(entry["to"], round_id, table_id, tags)
+        except RuleError as e:
+            return "transfer %d: %s" % (i, e.args[0]), None
+        leaf = merkle_leaf_hash(transfer_leaf_data(seq, entry["kind"], debit, credit, cents, round_id, p["bet_id"],
+                                                   entry["hash"]))
+        if not _included(leaf, seq, head["ledger_seq"], p["path"], roots["transfers_root"]):
+            return ("transfer %d (seq %d) is not in the ledger that checkpoint %d signs: its path does not lead "
+                    "from this transfer to the signed root of %d transfers" % (i, seq, head["seq"],
+                                                                              head["ledger_seq"])), None
+        leaves.append(leaf)
+    booking = proof["booking"]
+    try:
+        fields = json.loads(booking["leaf"])
+    except ValueError:
+        return "the round's booking: its leaf is not a JSON array", None
+    if not isinstance(fields, list) or len(fields) != 8:
+        return "the round's booking: its leaf does not have the eight fields of an event", None
+    if fields[0] != "djego-event-v1" or not same(fields[1], booking["seq"]):
+        return "the round's booking: its leaf is not the event it claims to be", None
+    if fields[4] != BOOKING_KIND or fields[6] != round_id:
+        return "the round's booking: the event is not this round's booking", None
+    try:
+        details = json.loads(fields[7]) if isinstance(fields[7], str) else None
+    except ValueError:
+        details = None
+    shape = ("obj", {"game": ("str", "req"), "round_id": ("str", "req"), "transfers": ("int", "req"),
+                     "transfers_root": ("str", "req")})
+    if details is None or shape_problem(details, shape, "details") or details["transfers"] < 0:
+        return "the round's booking: its details do not read", None
+    if details["round_id"] != round_id:
+        return "the round's booking: the event is not this round's booking", None
+    if details["transfers"] != len(transfers):
+        return "the round's booking commits to %d transfers, the document shows %d" % (details["transfers"],
+                                                                                       len(transfers)), None
+    if details["transfers_root"] != merkle_root(leaves).hex():
+        return "the round's booking commits to other transfers than the document shows", None
+    if not _included(merkle_leaf_hash(booking["leaf"].encode("utf-8")), booking["seq"], head["events_seq"],
+                     booking["path"], roots["events_root"]):
+        return "the round's booking (event %d) is not in the events log that checkpoint %d signs" % (
+            booking["seq"], head["seq"]), None
+    key = "the pinned key %s" % head["key_id"] if pinned else "key %s, not pinned" % head["key_id"]
+    return None, ("all %d of the round's transfers are in the ledger signed by checkpoint %d (%s), as the "
+                  "round's booking commits" % (len(transfers), head["seq"], key))
+
+
+def with_ledger_proof(report, t, round_id, table_id, pinned=None):
+    """`report` with the document's `ledger_proof` check last: when it carries a proof, or when a
+    key is pinned (then a document without one fails)."""
+    def done(passed, detail):
+        report["checks"].append({"name": "ledger_proof", "passed": passed, "first_mismatch": None,
+                                 "detail": detail})
+        report["passed"] = report["passed"] and passed
+        return report
+    if "ledger_proof" not in t:
+        if pinned:
+            return done(False, "not included: nothing shows these transfers are in the signed ledger (a round's "
+                               "transcript or recall fetched on its own carries the proof)")
+        return report
+    proof = t["ledger_proof"]
+    problem = shape_problem(proof, LEDGER_PROOF_SHAPE, "ledger_proof")
+    if problem:
+        return done(False, "the ledger proof does not read: " + problem)
+    transfers = t.get("transfers")
+    if not isinstance(round_id, str) or not isinstance(table_id, str) or \
+            shape_problem(transfers, ("list", TRANSFER_SHAPE), "transfers"):
+        return done(False, "not checked: the document's round, table or transfers do not read")
+    problem, detail = ledger_proof_problem(round_id, table_id, transfers, proof, pinned)
+    return done(problem is None, problem or detail)
+
+
+def merkle_root(leaves):
+    """The root of the tree over `leaves` (leaf hashes), by the standard's definition."""
     if not leaves:
         return hashlib.sha256(b"").digest()
     if len(leaves) == 1:
         return leaves[0]
     k = 1 << ((len(leaves) - 1).bit_length() - 1)
-    return merkle_node_hash(_merkle_root(leaves[:k]), _merkle_root(leaves[k:]))
+    return merkle_node_hash(merkle_root(leaves[:k]), merkle_root(leaves[k:]))
+
+
+_merkle_root = merkle_root
 
 
 def _merkle_path(m, leaves):
@@ -2814,7 +2986,16 @@ def main(argv):
     if "--self-test" in argv:
         return self_test()
     as_json = "--json" in argv
-    paths = [a for a in argv if a != "--json"]
+    pinned, paths, args = [], [], iter(argv)
+    for a in args:
+        if a == "--public-key":
+            key = next(args, "")
+            if _hash_of(key) is None:
+                print("--public-key takes the casino's checkpoint public key, 64 hex digits", file=sys.stderr)
+                return 2
+            pinned.append(key)
+        elif a != "--json":
+            paths.append(a)
     if not paths:
         print(__doc__)
         return 2
@@ -2826,7 +3007,7 @@ def main(argv):
             print("%s: cannot read a JSON transcript: %s" % (path, e), file=sys.stderr)
             return 2
         for t in transcripts:
-            reports.append(verify_document(t))
+            reports.append(verify_document(t, pinned or None))
     if as_json:
         print(json.dumps(reports))
     else:

@@ -228,6 +228,7 @@ impl From<crate::checkpoints::CheckpointError> for ApiError {
             C::Store(s) => ApiError::from(s),
             C::Db(d) => ApiError::from(d),
             C::Tree(t) => ApiError::internal(t.to_string()),
+            C::Unprovable(why) => ApiError::internal(why),
         }
     }
 }

@@ -646,7 +646,10 @@ pub async fn recall(
                 ));
             }
             let (config, st) = service::state_of(&s.vault, &row)?;
-            let transcript = service::transcript(&mut conn, &row, &Viewer::new(&caller.user_id, caller.role))?;
+            let mut transcript = service::transcript(&mut conn, &row, &Viewer::new(&caller.user_id, caller.role))?;
+            // The proof takes connections of its own.
+            drop(conn);
+            crate::rounds::ledger_proof::prove_transcript(&s.db, &s.settings.checkpoint_key, &mut transcript)?;
             let verification = crate::transcript::verify(&transcript);
             let round = service::view(&row, &config, &st)?;
             Ok(LoboRecall {

@@ -510,12 +510,20 @@ pub async fn recall(
             {
                 return Err(ApiError::forbidden("players may recall only contests they entered"));
             }
-            Ok(service::recall(
+            let mut recall = service::recall(
                 &mut conn,
                 &s.vault,
                 &contest_id,
                 &Viewer::new(&caller.user_id, caller.role),
-            )?)
+            )?;
+            // The proof takes connections of its own.
+            drop(conn);
+            let key = &s.settings.checkpoint_key;
+            let game = crate::game_registry::Game::LoboContest.id();
+            let proof = crate::rounds::ledger_proof::prove(&s.db, key, game, &recall.contest.id, &recall.transfers)?;
+            recall.ledger_proof = Some(proof);
+            recall.verification = service::verify(&recall);
+            Ok(recall)
         })
         .await?;
     Ok(web::Json(recall))

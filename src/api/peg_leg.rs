@@ -489,7 +489,15 @@ pub async fn recall(
             {
                 return Err(ApiError::forbidden("players may recall only rounds they bet on"));
             }
-            Ok(service::recall(&mut conn, &s.vault, &round_id, &viewer(&caller))?)
+            let mut recall = service::recall(&mut conn, &s.vault, &round_id, &viewer(&caller))?;
+            // The proof takes connections of its own.
+            drop(conn);
+            let key = &s.settings.checkpoint_key;
+            let game = crate::game_registry::Game::PegLeg.id();
+            let proof = crate::rounds::ledger_proof::prove(&s.db, key, game, &recall.round.id, &recall.transfers)?;
+            recall.ledger_proof = Some(proof);
+            recall.verification = service::verify_recall(&recall);
+            Ok(recall)
         })
         .await?;
     Ok(web::Json(recall))

@@ -655,7 +655,11 @@ pub async fn recall(
             if caller.role == Role::Player && !service::participants(&mut conn, &row.id)?.contains(&caller.user_id) {
                 return Err(ApiError::forbidden("players may recall only rounds they played in"));
             }
-            service::recall(&mut conn, &s.vault, &row, &viewer_of(&caller))
+            let mut recall = service::recall(&mut conn, &s.vault, &row, &viewer_of(&caller))?;
+            // The proof takes connections of its own.
+            drop(conn);
+            crate::rounds::ledger_proof::prove_transcript(&s.db, &s.settings.checkpoint_key, &mut recall.transcript)?;
+            Ok(recall)
         })
         .await?;
     Ok(web::Json(recall))
@@ -689,13 +693,11 @@ pub async fn verification(state: web::Data<AppState>, path: web::Path<String>) -
             let mut conn = s.db.conn()?;
             let row = find_prima(&mut conn, &round_id)?;
             let transcript = if row.status().is_over() {
-                Some(service::transcript(
-                    &mut conn,
-                    &s.vault,
-                    &row,
-                    &Viewer::public(),
-                    false,
-                )?)
+                let mut t = service::transcript(&mut conn, &s.vault, &row, &Viewer::public(), false)?;
+                // The proof takes connections of its own.
+                drop(conn);
+                crate::rounds::ledger_proof::prove_transcript(&s.db, &s.settings.checkpoint_key, &mut t)?;
+                Some(t)
             } else {
                 None
             };

@@ -238,7 +238,7 @@ fn the_python_verifier_agrees_with_the_rust_one_on_contest_recalls() {
     let (python, exit_code) = python_reports(&docs, "contest-recalls");
     assert_eq!(python.len(), docs.len());
     for (k, (doc, p)) in docs.iter().zip(&python).enumerate() {
-        let rust = crate::rounds::lobo_contests::verify_recall_document(doc);
+        let rust = crate::rounds::lobo_contests::verify_recall_document(doc, &Default::default());
         // Honest recalls (and honest voids) verify; every other corruption fails.
         assert_eq!(rust.passed, k % 16 == 0 || k % 16 == 15, "{k}: {}", rust.to_text());
         assert_same_report(&rust, p, &format!("recall {k}: {}", rust.to_text()));

@@ -40,6 +40,9 @@ pub enum CheckpointError {
     Db(#[from] diesel::result::Error),
     #[error(transparent)]
     Tree(#[from] tree::TreeError),
+    /// A round's transfers as shown and as stored differ: a proof cannot be built.
+    #[error("{0}")]
+    Unprovable(String),
 }
 
 /// A stored checkpoint, as exported and as `GET /api/v1/audit/checkpoints`
@@ -158,6 +161,8 @@ pub enum Trigger {
     Command,
     /// A gaming day's close, signed as it is recorded.
     DayClose,
+    /// A round's transcript or recall asked for a proof that no checkpoint covered yet.
+    Proof,
 }
 
 impl Trigger {
@@ -167,6 +172,7 @@ impl Trigger {
             Trigger::Request => "request",
             Trigger::Command => "command",
             Trigger::DayClose => "day_close",
+            Trigger::Proof => "proof",
         }
     }
 }
@@ -199,7 +205,7 @@ pub fn take_if_changed(conn: &mut AnyConnection, key: &CheckpointKey) -> Result<
 
 /// Instances that checkpoint at the same moment take turns (PostgreSQL; on
 /// SQLite writers already do), so the events chain never forks.
-fn lock_checkpoints(conn: &mut AnyConnection) -> QueryResult<()> {
+pub(crate) fn lock_checkpoints(conn: &mut AnyConnection) -> QueryResult<()> {
     const CHECKPOINT_LOCK: i64 = 0x646a65676f02; // "djego" + 2
     lock_for_update(conn, &format!("SELECT pg_advisory_xact_lock({CHECKPOINT_LOCK})"))
 }
@@ -211,7 +217,7 @@ fn read_ledger_head(conn: &mut AnyConnection) -> QueryResult<(i64, String)> {
         .first(conn)
 }
 
-fn take_locked(
+pub(crate) fn take_locked(
     conn: &mut AnyConnection,
     key: &CheckpointKey,
     actor_id: Option<&str>,

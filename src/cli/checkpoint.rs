@@ -1,4 +1,4 @@
-//! `djego checkpoint take` and `djego checkpoint export`.
+//! `djego checkpoint take`, `export` and `public-key`.
 
 use std::process::ExitCode;
 
@@ -17,6 +17,13 @@ pub fn take(args: CheckpointTakeArgs) -> Result<ExitCode, String> {
         "{}",
         serde_json::to_string_pretty(&checkpoint.view()).map_err(|e| e.to_string())?
     );
+    Ok(ExitCode::SUCCESS)
+}
+
+/// Prints `key_id public_key`: the line the casino publishes for players and auditors to pin.
+pub fn public_key(args: CheckpointTakeArgs) -> Result<ExitCode, String> {
+    let public = args.key.resolve(&args.database.database_url)?.public_key();
+    println!("{} {}", public.key_id(), public.to_hex());
     Ok(ExitCode::SUCCESS)
 }
 

@@ -8,7 +8,8 @@ use std::process::ExitCode;
 use djego::cards::transcript::VerificationReport;
 use djego::checkpoints::{Checkpoint, PublicKey, EXPORT_FORMAT};
 use djego::rounds::{lobo_contests, peg_leg};
-use djego::transcript::{verify, verify_document, verify_text, RoundTranscript};
+use djego::transcript::ledger_proof::ProofPolicy;
+use djego::transcript::{verify, verify_document_with, verify_text, RoundTranscript};
 
 use crate::{VerifyLedgerArgs, VerifyRoundArgs, VerifyRoundsArgs};
 
@@ -153,13 +154,13 @@ fn label(doc: &serde_json::Value) -> (String, String) {
 }
 
 /// Verifies any document `read_documents` accepts, by what it is.
-fn verify_any(doc: &serde_json::Value) -> VerificationReport {
+fn verify_any(doc: &serde_json::Value, policy: &ProofPolicy) -> VerificationReport {
     if lobo_contests::is_recall_document(doc) {
-        lobo_contests::verify_recall_document(doc)
+        lobo_contests::verify_recall_document(doc, policy)
     } else if peg_leg::is_recall_document(doc) {
-        peg_leg::verify_recall_document(doc)
+        peg_leg::verify_recall_document(doc, policy)
     } else {
-        verify_document(doc)
+        verify_document_with(doc, policy)
     }
 }
 
@@ -169,7 +170,7 @@ fn verify_line(line: &str) -> VerificationReport {
     match serde_json::from_str::<RoundTranscript>(line) {
         Ok(t) => verify(&t),
         Err(_) => match serde_json::from_str::<serde_json::Value>(line) {
-            Ok(doc) => verify_any(&doc),
+            Ok(doc) => verify_any(&doc, &ProofPolicy::default()),
             Err(_) => verify_text(line),
         },
     }
@@ -177,7 +178,9 @@ fn verify_line(line: &str) -> VerificationReport {
 
 pub fn round(args: VerifyRoundArgs) -> Result<ExitCode, String> {
     let docs = read_documents(&args.transcript)?;
-    let reports: Vec<VerificationReport> = docs.iter().map(verify_any).collect();
+    // A pinned key: the document must prove its transfers against a head that key signed.
+    let policy = ProofPolicy::pinned(pinned_keys(&args.public_key)?);
+    let reports: Vec<VerificationReport> = docs.iter().map(|d| verify_any(d, &policy)).collect();
     let verified = reports.iter().filter(|r| r.passed).count();
     if args.json {
         let items: Vec<serde_json::Value> = docs

@@ -969,6 +969,7 @@ pub fn transcript(
         events: None,
         deal_out_events: None,
         transfers,
+        ledger_proof: None,
     })
 }
 

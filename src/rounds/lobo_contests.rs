@@ -612,26 +612,26 @@ mod tests {
         assert!(recall.verification.passed, "{}", recall.verification.to_text());
         let doc = serde_json::to_value(&recall).unwrap();
         assert!(is_recall_document(&doc));
-        assert_eq!(verify_recall_document(&doc), recall.verification);
+        assert_eq!(verify_recall_document(&doc, &Default::default()), recall.verification);
 
         let mut swapped = doc.clone();
         let first = swapped["entrants"][0]["shuffle"].clone();
         swapped["entrants"][0]["shuffle"] = swapped["entrants"][1]["shuffle"].clone();
         swapped["entrants"][1]["shuffle"] = first;
-        let report = verify_recall_document(&swapped);
+        let report = verify_recall_document(&swapped, &Default::default());
         assert!(!report.passed);
         assert!(!report.check("entry[1].deal").unwrap().passed);
         assert!(!report.check("entry[2].deal").unwrap().passed);
 
         let mut bad_terms = doc.clone();
         bad_terms["contest"]["mode"] = "impossible".into();
-        let report = verify_recall_document(&bad_terms);
+        let report = verify_recall_document(&bad_terms, &Default::default());
         assert!(!report.check("terms").unwrap().passed);
         assert!(!report.check("entry[1].plays").unwrap().passed);
 
         let mut unreadable = doc;
         unreadable["entrants"][0]["shuffle"] = serde_json::json!(7);
-        let report = verify_recall_document(&unreadable);
+        let report = verify_recall_document(&unreadable, &Default::default());
         assert!(!report.passed);
         assert_eq!(report.checks.len(), 1);
         assert_eq!(report.checks[0].name, "recall");

@@ -1,6 +1,7 @@
 //! Rounds of the house games: the stored record, the sealed seeds, and each
 //! game's service logic (engine replay + ledger), called by the API handlers.
 
+pub mod ledger_proof;
 pub mod lobo;
 pub mod lobo_contests;
 pub mod lobo_hints;

@@ -764,6 +764,7 @@ pub fn transcript(
             .filter(|_| with_events)
             .map(|p| events(&p.deal_out.events)),
         transfers,
+        ledger_proof: None,
     })
 }
 

@@ -8,6 +8,7 @@
 //! engines and bet settlement, and compares every claim. Players appear only
 //! as pseudonyms (`P1`, `P2`, …), so a transcript can be shown to anyone.
 
+pub mod ledger_proof;
 mod replay;
 pub mod sample;
 
@@ -18,7 +19,7 @@ use std::collections::HashMap;
 
 use crate::cards::transcript::ShuffleTranscript;
 
-pub use replay::{verify, verify_document, verify_text};
+pub use replay::{verify, verify_document, verify_document_with, verify_text, verify_with};
 
 /// The value of `transcript` in every version-2 document.
 pub const FORMAT: &str = "djego-round";
@@ -32,7 +33,7 @@ pub const VERSION: u32 = 2;
 ///
 /// Read strictly (docs/transcript.md, "Reading a transcript strictly"): an unknown field,
 /// a missing one, or a null where a value is required makes the document unreadable;
-/// only `carried_cobre_in`, `events` and `deal_out_events` may be left out.
+/// only `carried_cobre_in`, `events`, `deal_out_events` and `ledger_proof` may be left out.
 #[derive(Clone, Debug, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct RoundTranscript<'a> {
@@ -83,6 +84,10 @@ pub struct RoundTranscript<'a> {
     pub deal_out_events: Option<Vec<serde_json::Value>>,
     #[serde(borrow)]
     pub transfers: Vec<TransferEntry<'a>>,
+    /// The proof that `transfers` are all of the round's and in the signed ledger (a transcript
+    /// served on its own; left out of bulk exports).
+    #[serde(default, deserialize_with = "present", skip_serializing_if = "Option::is_none")]
+    pub ledger_proof: Option<ledger_proof::LedgerProof>,
 }
 
 /// A person in the round, by pseudonym.

@@ -9,6 +9,7 @@ use serde_json::value::RawValue;
 use serde_json::Value;
 use std::borrow::Cow;
 
+use super::ledger_proof::{self, ProofPolicy};
 use super::{RoundTranscript, FORMAT, VERSION};
 
 mod bet_returns;
@@ -32,6 +33,11 @@ use transfers::*;
 /// Verifies any document a verifier may be given: a version-2 transcript, a
 /// version-1 shuffle transcript, or a response holding one under `transcript`.
 pub fn verify_document(doc: &Value) -> VerificationReport {
+    verify_document_with(doc, &ProofPolicy::default())
+}
+
+/// [`verify_document`], the ledger proof checked as `policy` asks.
+pub fn verify_document_with(doc: &Value, policy: &ProofPolicy) -> VerificationReport {
     let doc = match doc.get("transcript") {
         Some(inner) if inner.is_object() => inner,
         _ => doc,
@@ -44,7 +50,7 @@ pub fn verify_document(doc: &Value) -> VerificationReport {
     }
     // Read from text: `rules`, `outcome` and pay tables stay JSON text.
     match serde_json::from_str::<RoundTranscript>(&doc.to_string()) {
-        Ok(t) => verify(&t),
+        Ok(t) => verify_with(&t, policy),
         Err(e) => unreadable(e.to_string()),
     }
 }
@@ -61,8 +67,13 @@ pub fn verify_text(text: &str) -> VerificationReport {
     }
 }
 
-/// Verifies one version-2 transcript.
+/// Verifies one version-2 transcript, its ledger proof when it carries one.
 pub fn verify(t: &RoundTranscript) -> VerificationReport {
+    verify_with(t, &ProofPolicy::default())
+}
+
+/// Verifies one version-2 transcript; last, its ledger proof as `policy` asks.
+pub fn verify_with(t: &RoundTranscript, policy: &ProofPolicy) -> VerificationReport {
     let (shuffle_report, recomputed) = v1::verify_dealing(&t.shuffle);
     let shuffle_ok = shuffle_report.passed;
     let mut checks = shuffle_report.checks;
@@ -78,6 +89,9 @@ pub fn verify(t: &RoundTranscript) -> VerificationReport {
                 run.not_checked(name, "the game is unknown");
             }
         }
+    }
+    if let Some(check) = ledger_proof::report(&t.round_id, &t.table_id, &t.transfers, t.ledger_proof.as_ref(), policy) {
+        checks.push(check);
     }
     VerificationReport {
         passed: checks.iter().all(|c| c.passed),

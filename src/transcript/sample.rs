@@ -115,6 +115,7 @@ fn skeleton(
         events: None,
         deal_out_events: None,
         transfers: Vec::new(),
+        ledger_proof: None,
     }
 }
 

@@ -168,6 +168,16 @@ pub(crate) async fn round_left_going(app: &TestApp, f: &Floor, game: Game) -> St
     }
 }
 
+/// Where a round of `game` is recalled, one at a time.
+pub(crate) fn recall_path(game: Game, id: &str) -> String {
+    match game {
+        Game::PrimaCarta => format!("/api/v1/rounds/{id}/recall"),
+        Game::PegLeg => format!("/api/v1/peg-leg-rounds/{id}/recall"),
+        Game::Lobo => format!("/api/v1/lobo-rounds/{id}/recall"),
+        Game::LoboContest => format!("/api/v1/lobo-contests/{id}/recall"),
+    }
+}
+
 /// Voids a round of `game` (a pit boss, with a reason where the game takes one).
 pub(crate) async fn void(app: &TestApp, f: &Floor, game: Game, id: &str) {
     let reason = json!({ "reason": "the gaming day's cut-off came first" });
@@ -302,6 +312,36 @@ both_backends!(
         let (ok, reports) = crate::transcripts::python_verdict(&export.text).await;
         assert!(ok, "verify_round.py refuses the export: {reports:?}");
         assert_eq!(reports.len(), all);
+
+        // Recalled on its own, each proves its transfers against the signed ledger, under the
+        // casino's pinned key, in both verifiers.
+        let key = app.state.settings.checkpoint_key.public_key().to_hex();
+        for (game, id) in &going {
+            let recall = app.get(&recall_path(*game, id), Some(&auditor)).await.expect(200);
+            let doc = if recall["transcript"].is_object() {
+                recall["transcript"].clone()
+            } else {
+                recall.clone()
+            };
+            assert!(doc["ledger_proof"].is_object(), "{game:?}: no ledger proof: {recall}");
+            let (rust, python, report) = crate::transparency_log::verify_pinned(&doc, &key).await;
+            assert!(rust && python, "{game:?}: {report}");
+            let last = report["checks"].as_array().unwrap().last().unwrap().clone();
+            assert_eq!(last["name"], "ledger_proof", "{game:?}: {report}");
+            if !recall["verification"].is_null() {
+                let served = recall["verification"]["checks"]
+                    .as_array()
+                    .unwrap()
+                    .last()
+                    .unwrap()
+                    .clone();
+                assert_eq!(
+                    served["name"], "ledger_proof",
+                    "{game:?}: the served verification checks it too"
+                );
+                assert_eq!(served["passed"], true, "{game:?}: {served}");
+            }
+        }
         let report = app
             .get("/api/v1/floor/tables", Some(&f.pitboss().token))
             .await

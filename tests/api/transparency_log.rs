@@ -12,6 +12,7 @@ use djego::domain::Role;
 use serde_json::{json, Value};
 
 use crate::checkpoints::{rewrite_ledger_from, truncate_ledger_to};
+use crate::helpers::TestApp;
 
 fn hashes(v: &Value) -> Vec<Hash> {
     v.as_array()
@@ -288,5 +289,242 @@ both_backends!(
                     .starts_with("checkpoint 2 does not extend checkpoint 1: the transfers tree")),
             "{v}"
         );
+    }
+);
+
+/// `djego verify round --public-key KEY FILE` and `verify_round.py --public-key KEY FILE` on
+/// `doc` (no key when `key` is empty), as their users run them: each one's exit status and the
+/// Rust verifier's report.
+pub(crate) async fn verify_pinned(doc: &Value, key: &str) -> (bool, bool, Value) {
+    let file = tempfile::NamedTempFile::new().unwrap();
+    std::fs::write(file.path(), doc.to_string()).unwrap();
+    let path = file.path().to_str().unwrap().to_string();
+    let key = key.to_owned();
+    let (rust, python) = tokio::task::spawn_blocking(move || {
+        let pin: Vec<&str> = if key.is_empty() {
+            vec![]
+        } else {
+            vec!["--public-key", &key]
+        };
+        let rust = std::process::Command::new(env!("CARGO_BIN_EXE_djego"))
+            .args(["verify", "round", "--json"])
+            .args(&pin)
+            .arg(&path)
+            .output()
+            .unwrap();
+        let python = std::process::Command::new("python3")
+            .arg(concat!(env!("CARGO_MANIFEST_DIR"), "/docs/verify/verify_round.py"))
+            .args(&pin)
+            .arg(&path)
+            .output()
+            .unwrap();
+        (rust, python)
+    })
+    .await
+    .unwrap();
+    let report: Value = serde_json::from_slice(&rust.stdout)
+        .unwrap_or_else(|e| panic!("djego verify round: {e}: {}", String::from_utf8_lossy(&rust.stderr)));
+    (
+        rust.status.success(),
+        python.status.success(),
+        report[0]["report"].clone(),
+    )
+}
+
+/// The names of the checks a report fails.
+fn failed_checks(report: &Value) -> Vec<String> {
+    report["checks"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|c| c["passed"] == false)
+        .map(|c| c["name"].as_str().unwrap().to_owned())
+        .collect()
+}
+
+/// A settled Prima Carta round in which the first of two seated players also staked three
+/// Conto bets of which at most one can win; the round's id.
+async fn round_with_lost_bets(app: &TestApp, c: &crate::prima_carta::Casino) -> String {
+    use crate::prima_carta::{create_round, dealer_action, play_copa, s, seat};
+    let round = create_round(app, c).await;
+    let id = s(&round["id"]).to_string();
+    seat(app, &c.players[0], &id, "crowns", None).await.expect(201);
+    seat(app, &c.players[1], &id, "cups", None).await.expect(201);
+    for kind in ["conto_alto", "conto_bajo", "conto_medio"] {
+        app.post(
+            &format!("/api/v1/rounds/{id}/bets"),
+            Some(&c.players[0].token),
+            &json!({ "kind": kind, "amount": "2.00" }),
+            None,
+        )
+        .await
+        .expect(201);
+    }
+    dealer_action(app, c, &id, "close").await.expect(200);
+    let dealt = dealer_action(app, c, &id, "deal").await.expect(200);
+    play_copa(app, c, &id, dealt, 3).await;
+    dealer_action(app, c, &id, "settle").await.expect(200);
+    id
+}
+
+both_backends!(
+    async fn a_transcript_proves_its_transfers_are_all_of_the_rounds_and_in_the_signed_ledger(app: TestApp) {
+        let c = crate::prima_carta::casino(&app, Default::default()).await;
+        let id = round_with_lost_bets(&app, &c).await;
+        let key = app.state.settings.checkpoint_key.public_key().to_hex();
+        let recall = app
+            .get(&format!("/api/v1/rounds/{id}/recall"), Some(&c.players[0].token))
+            .await
+            .expect(200);
+        let transcript = recall["transcript"].clone();
+        let proof = &transcript["ledger_proof"];
+        assert_eq!(
+            proof["transfers"].as_array().unwrap().len(),
+            transcript["transfers"].as_array().unwrap().len()
+        );
+        assert_eq!(proof["checkpoint"]["public_key"], key.as_str());
+        let (rust, python, report) = verify_pinned(&transcript, &key).await;
+        assert!(rust && python, "an honest transcript: {report}");
+        let proved = report["checks"].as_array().unwrap().last().unwrap().clone();
+        assert_eq!(proved["name"], "ledger_proof", "{report}");
+        assert!(
+            proved["detail"].as_str().unwrap().contains("the pinned key"),
+            "{proved}"
+        );
+
+        // Any inclusion path checks against the signed root with the standard's algorithm alone.
+        let (seq, path) = (&proof["transfers"][0]["seq"], &proof["transfers"][0]["path"]);
+        let leaf = app
+            .get(
+                &format!("/api/v1/audit/proofs/inclusion?tree=transfers&seq={seq}"),
+                Some(&app.auditor().await.token),
+            )
+            .await
+            .expect(200);
+        assert_eq!(&leaf["proof"], path);
+
+        // A lost bet removed with its two transfers and their proofs: the replay holds together,
+        // the booking does not.
+        let lost = transcript["bets"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .position(|b| b["status"] == "lost")
+            .expect("two of the three Conto bets lose");
+        let mut doctored = transcript.clone();
+        doctored["bets"].as_array_mut().unwrap().remove(lost);
+        let legs: Vec<usize> = doctored["transfers"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .enumerate()
+            .filter(|(_, t)| t["kind"] == "bet_stake" || t["kind"] == "bet_collected")
+            .map(|(i, _)| i)
+            .collect();
+        assert!(
+            legs.len() >= 4,
+            "the bets' stakes and collections: {}",
+            doctored["transfers"]
+        );
+        // The first lost bet's stake and collection are the first of each kind whose amount is 2.00.
+        let stake = legs
+            .iter()
+            .copied()
+            .find(|&i| doctored["transfers"][i]["kind"] == "bet_stake")
+            .unwrap();
+        let collected = legs
+            .iter()
+            .copied()
+            .find(|&i| doctored["transfers"][i]["kind"] == "bet_collected")
+            .unwrap();
+        for i in [stake.max(collected), stake.min(collected)] {
+            doctored["transfers"].as_array_mut().unwrap().remove(i);
+            doctored["ledger_proof"]["transfers"].as_array_mut().unwrap().remove(i);
+        }
+        let (rust, python, report) = verify_pinned(&doctored, &key).await;
+        assert!(!rust && !python, "a bet and its transfers removed: {report}");
+        assert_eq!(failed_checks(&report), ["ledger_proof"], "{report}");
+        assert!(
+            report.to_string().contains("the round's booking commits to"),
+            "{report}"
+        );
+
+        // A transfer's amount doctored.
+        let mut doctored = transcript.clone();
+        doctored["transfers"][0]["amount"] = json!("999.00");
+        let (rust, python, report) = verify_pinned(&doctored, &key).await;
+        assert!(!rust && !python, "a doctored amount: {report}");
+        assert!(failed_checks(&report).contains(&"ledger_proof".to_string()), "{report}");
+
+        // The proof left out: fine when nothing is pinned, refused when the key is.
+        let mut stripped = transcript.clone();
+        stripped.as_object_mut().unwrap().remove("ledger_proof");
+        let (rust, python, report) = verify_pinned(&stripped, "").await;
+        assert!(rust && python, "no proof, no key: the replay alone: {report}");
+        let (rust, python, report) = verify_pinned(&stripped, &key).await;
+        assert!(!rust && !python, "no proof under a pinned key: {report}");
+        assert_eq!(failed_checks(&report), ["ledger_proof"], "{report}");
+
+        // Signed by another key: checks under the key it carries, refused under the casino's.
+        let forger = CheckpointKey::generate();
+        let mut forged = transcript.clone();
+        let head = &mut forged["ledger_proof"]["checkpoint"];
+        head["public_key"] = json!(forger.public_key().to_hex());
+        head["key_id"] = json!(forger.public_key().key_id());
+        let mut signed = checkpoint_of(&json!({
+            "seq": head["seq"], "taken_at_us": head["taken_at_us"], "ledger_seq": head["ledger_seq"],
+            "ledger_hash": head["ledger_hash"], "events_seq": head["events_seq"], "events_hash": head["events_hash"],
+            "key_id": head["key_id"], "public_key": head["public_key"], "signature": "", "version": 2,
+            "transfers_root": head["transfers_root"], "events_root": head["events_root"],
+        }));
+        signed.signature = forger.sign(signed.signed_message().as_bytes());
+        head["signature"] = json!(signed.signature);
+        let (rust, python, report) = verify_pinned(&forged, "").await;
+        assert!(rust && python, "a re-signed head checks under its own key: {report}");
+        let (rust, python, report) = verify_pinned(&forged, &key).await;
+        assert!(!rust && !python, "but not under the pinned key: {report}");
+    }
+);
+
+both_backends!(
+    async fn a_flood_of_requests_for_new_rounds_shares_one_checkpoint_each(app: TestApp) {
+        let c = crate::prima_carta::casino(&app, Default::default()).await;
+        let auditor = app.auditor().await.token.clone();
+        let count = |list: Value| list.as_array().unwrap().len();
+        for round in 0..2 {
+            let id = round_with_lost_bets(&app, &c).await;
+            let before = count(
+                app.get("/api/v1/audit/checkpoints?limit=500", Some(&auditor))
+                    .await
+                    .expect(200),
+            );
+            // Anyone may ask, with no account: 16 at once.
+            let path = format!("/api/v1/rounds/{id}/verification");
+            let requests = (0..16)
+                .map(|_| app.request(reqwest::Method::GET, &path, None))
+                .collect();
+            let answers = app.send_all_at_once(requests).await;
+            let mut heads = std::collections::BTreeSet::new();
+            for (status, text) in &answers {
+                assert_eq!(*status, 200, "{text}");
+                let v: Value = serde_json::from_str(text).unwrap();
+                heads.insert(v["transcript"]["ledger_proof"]["checkpoint"]["seq"].as_i64().unwrap());
+            }
+            assert_eq!(heads.len(), 1, "every answer proves against the same head: {heads:?}");
+            let after = count(
+                app.get("/api/v1/audit/checkpoints?limit=500", Some(&auditor))
+                    .await
+                    .expect(200),
+            );
+            assert_eq!(after, before + 1, "round {round}: one checkpoint for 16 requests");
+            // Asked again, it is already covered: nothing is written.
+            app.get(&path, None).await.expect(200);
+            let again = count(
+                app.get("/api/v1/audit/checkpoints?limit=500", Some(&auditor))
+                    .await
+                    .expect(200),
+            );
+            assert_eq!(again, after, "round {round}: a covered round takes no checkpoint");
+        }
     }
 );

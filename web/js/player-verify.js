@@ -43,8 +43,9 @@ export function renderVerification(result, { title } = {}) {
         !c.passed && c.first_difference ? el("div", { class: "small" }, differenceText(c)) : null))),
     result.version === 2
       ? el("p", { class: "muted small" },
-        "This checks the shuffle only. It does not check the pay table (that it is one djego could certify), the play, the bets or any transfer: ",
-        el("code", {}, "djego verify round FILE"), " and ", el("code", {}, "docs/verify/verify_round.py"), " check them.")
+        "This checks the shuffle only. It does not check the pay table (that it is one djego could certify), the play, the bets, any transfer, nor the proof the download carries that its transfers are all in the casino's signed ledger: ",
+        el("code", {}, "djego verify round --public-key KEY FILE"), " and ", el("code", {}, "docs/verify/verify_round.py --public-key KEY FILE"),
+        " check them, KEY being the casino's published checkpoint key.")
       : null);
 }
 

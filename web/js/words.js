@@ -166,6 +166,7 @@ export const EVENT_WORDS = {
   pay_table_installed: "Pay table installed",
   round_voided: "Round voided",
   round_timed_out: "Round folded after no play",
+  round_booked: "Round booked into the signed ledger",
   contest_created: "Lobo contest created",
   contest_entrant_stopped: "Contest entrant stopped",
   seed_revealed: "Seed revealed",

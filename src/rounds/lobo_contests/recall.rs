@@ -2,6 +2,7 @@
 //! verification, by the server and offline.
 
 use super::*;
+use crate::transcript::ledger_proof::{report_document, ProofPolicy};
 
 /// One entrant in the recall.
 #[derive(Serialize, ToSchema, Debug, Clone)]
@@ -41,6 +42,10 @@ pub struct ContestRecall {
     /// Every ledger transfer of the contest, in ledger order.
     #[schema(value_type = Vec<Object>)]
     pub transfers: Vec<TransferEntry<'static>>,
+    /// The proof that `transfers` are all of the contest's and in the signed ledger (a recall
+    /// served on its own; left out of bulk exports).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub ledger_proof: Option<crate::transcript::ledger_proof::LedgerProof>,
     /// Every entrant's shuffle recomputed under their own round id from the one revealed seed,
     /// the seeds recombined, every entrant's play replayed on their deck to its total, and the
     /// pot's split and transfers recomputed.
@@ -105,6 +110,7 @@ pub fn recall(
         entrants: recalled,
         parties: names.parties(viewer),
         transfers,
+        ledger_proof: None,
         verification: VerificationReport {
             passed: false,
             checks: Vec::new(),
@@ -207,23 +213,38 @@ pub fn is_recall_document(doc: &serde_json::Value) -> bool {
 
 /// Verifies a contest recall's JSON (a saved `GET /api/v1/lobo-contests/{id}/recall`); one that
 /// does not read fails a `recall` check instead.
-pub fn verify_recall_document(doc: &serde_json::Value) -> VerificationReport {
-    match RecallClaims::deserialize(doc) {
+/// Last, the `ledger_proof` check (docs/transcript.md, "The ledger proof").
+pub fn verify_recall_document(doc: &serde_json::Value, policy: &ProofPolicy) -> VerificationReport {
+    let mut report = match RecallClaims::deserialize(doc) {
         Ok(claims) => verify_claims(&claims),
-        Err(err) => VerificationReport {
-            passed: false,
-            checks: vec![shuffle_transcript::fail(
-                "recall",
-                None,
-                format!("not a readable contest recall: {err}"),
-            )],
-        },
+        Err(err) => {
+            return VerificationReport {
+                passed: false,
+                checks: vec![shuffle_transcript::fail(
+                    "recall",
+                    None,
+                    format!("not a readable contest recall: {err}"),
+                )],
+            }
+        }
+    };
+    if let Some(check) = report_document(doc, "/contest/id", "/contest/table_id", policy) {
+        report.passed &= check.passed;
+        report.checks.push(check);
     }
+    report
 }
 
-/// Recomputes everything a contest recall claims from its own contents and the rules.
+/// Recomputes everything a contest recall claims from its own contents and the rules, and
+/// checks its ledger proof when it has one.
 pub fn verify(recall: &ContestRecall) -> VerificationReport {
-    verify_claims(&RecallClaims::from(recall))
+    match serde_json::to_value(recall) {
+        Ok(doc) => verify_recall_document(&doc, &ProofPolicy::default()),
+        Err(e) => VerificationReport {
+            passed: false,
+            checks: vec![shuffle_transcript::fail("recall", None, e.to_string())],
+        },
+    }
 }
 
 /// The verification of a recall's claims. Checks, in order: `terms` (the mode, fee and rake
@@ -556,6 +577,7 @@ pub fn sample_recall(contest_id: &str, server_seed: [u8; 32], entrant_seeds: &[&
         entrants,
         parties: Vec::new(),
         transfers,
+        ledger_proof: None,
         verification: VerificationReport {
             passed: false,
             checks: Vec::new(),

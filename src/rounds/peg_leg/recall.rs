@@ -3,6 +3,7 @@
 //! given its JSON can redo them (`djego verify round`).
 
 use super::*;
+use crate::transcript::ledger_proof::ProofPolicy;
 
 /// A stored quote in full: what it was computed from and everything it said.
 #[derive(Serialize, Deserialize, ToSchema, Debug, Clone)]
@@ -48,8 +49,12 @@ pub struct PegLegRecall {
     /// Every ledger transfer of the round, in ledger order.
     #[schema(value_type = Vec<Object>)]
     pub transfers: Vec<TransferEntry<'static>>,
+    /// The proof that `transfers` are all of the round's and in the signed ledger (a recall
+    /// served on its own; left out of bulk exports).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub ledger_proof: Option<crate::transcript::ledger_proof::LedgerProof>,
     /// The shuffle recomputed, the pass replayed, every quote repriced, every bet's money
-    /// recomputed.
+    /// recomputed, and the ledger proof checked when there is one.
     #[schema(value_type = Object)]
     pub verification: VerificationReport,
 }
@@ -112,6 +117,7 @@ pub fn recall(conn: &mut AnyConnection, vault: &SeedVault, round_id: &str, viewe
         bets,
         parties: names.parties(viewer),
         transfers,
+        ledger_proof: None,
         verification: VerificationReport {
             passed: false,
             checks: Vec::new(),
@@ -172,24 +178,32 @@ pub fn is_recall_document(doc: &serde_json::Value) -> bool {
 }
 
 /// Verifies a recall as its JSON says it, exactly as anyone given the document would.
-pub fn verify_recall_document(doc: &serde_json::Value) -> VerificationReport {
-    match RecallClaims::deserialize(doc) {
+/// Last, the `ledger_proof` check (docs/transcript.md, "The ledger proof").
+pub fn verify_recall_document(doc: &serde_json::Value, policy: &ProofPolicy) -> VerificationReport {
+    let mut report = match RecallClaims::deserialize(doc) {
         Ok(claims) => verify(&claims),
-        Err(e) => VerificationReport {
-            passed: false,
-            checks: vec![shuffle_transcript::fail(
-                "document",
-                None,
-                format!("not a Peg Leg recall: {e}"),
-            )],
-        },
+        Err(e) => {
+            return VerificationReport {
+                passed: false,
+                checks: vec![shuffle_transcript::fail(
+                    "document",
+                    None,
+                    format!("not a Peg Leg recall: {e}"),
+                )],
+            }
+        }
+    };
+    if let Some(check) = crate::transcript::ledger_proof::report_document(doc, "/round/id", "/round/table_id", policy) {
+        report.passed &= check.passed;
+        report.checks.push(check);
     }
+    report
 }
 
 /// [`verify_recall_document`] on a recall about to be served.
 pub fn verify_recall(recall: &PegLegRecall) -> VerificationReport {
     match serde_json::to_value(recall) {
-        Ok(doc) => verify_recall_document(&doc),
+        Ok(doc) => verify_recall_document(&doc, &ProofPolicy::default()),
         Err(e) => VerificationReport {
             passed: false,
             checks: vec![shuffle_transcript::fail("document", None, e.to_string())],
@@ -576,6 +590,7 @@ mod tests {
                 player_id: Some("player-1".into()),
             }],
             transfers: Vec::new(),
+            ledger_proof: None,
             verification: VerificationReport {
                 passed: false,
                 checks: Vec::new(),

@@ -1,0 +1,1 @@
+DROP INDEX significant_events_by_subject;
