@@ -1,7 +1,8 @@
 //! Peg Leg rounds proved from outside: a recall saved as it comes replays in `djego verify round`
 //! and in docs/verify/verify_round.py with the same checks, and both refuse one whose transfers
 //! were doctored (an amount changed, a return redirected, the transfers deleted, a bet removed
-//! with its stake); the auditor's export carries every Peg Leg round that ended, and
+//! with its stake), on the replay of the money and on the proof against the signed ledger the
+//! recall carries; the auditor's export carries every Peg Leg round that ended, and
 //! `djego verify rounds` and the Python replay it.
 
 use serde_json::{json, Value};
@@ -121,7 +122,7 @@ both_backends!(
             .iter()
             .map(|c| c["name"].as_str().unwrap())
             .collect();
-        assert_eq!(names.last(), Some(&"transfers"), "{names:?}");
+        assert_eq!(names[names.len() - 2..], ["transfers", "ledger_proof"], "{names:?}");
         assert_eq!(recall["bets"].as_array().unwrap().len(), 3);
 
         // The recall as the auditor and as a bettor save it: both verifiers pass it, check by check.
@@ -189,7 +190,7 @@ both_backends!(
         ] {
             let (djego, python) = both_verdicts(&doc).await;
             assert!(!djego.passed, "djego verify round passes {what}");
-            assert_eq!(djego.failed, ["transfers"], "{what}");
+            assert_eq!(djego.failed, ["transfers", "ledger_proof"], "{what}");
             assert!(!python.passed, "verify_round.py passes {what}");
             assert_eq!(python.failed, djego.failed, "{what}");
         }
