@@ -21,6 +21,7 @@ pub mod ledger;
 pub mod live;
 pub mod math;
 pub mod periodic;
+pub mod protection;
 pub mod rounds;
 pub mod screens;
 pub mod settings;

@@ -57,6 +57,10 @@ pub enum EventKind {
     ChangeApproved,
     ChangeRejected,
     ApprovalRuleChanged,
+    /// A player set, asked to raise or confirmed a limit on their deposits, losses or stakes.
+    PlayerLimitSet,
+    /// A player took a time-out or excluded themself from play.
+    PlayerExcluded,
 }
 
 impl EventKind {
@@ -98,6 +102,8 @@ impl EventKind {
             EventKind::ChangeApproved => "change_approved",
             EventKind::ChangeRejected => "change_rejected",
             EventKind::ApprovalRuleChanged => "approval_rule_changed",
+            EventKind::PlayerLimitSet => "player_limit_set",
+            EventKind::PlayerExcluded => "player_excluded",
         }
     }
 }

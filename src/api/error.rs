@@ -192,6 +192,38 @@ impl From<diesel::result::Error> for ApiError {
     }
 }
 
+impl From<crate::protection::Refusal> for ApiError {
+    fn from(r: crate::protection::Refusal) -> ApiError {
+        use crate::domain::format_minor;
+        use crate::protection::Refusal as R;
+        let message = r.to_string();
+        match r {
+            R::Excluded { until_us, .. } => ApiError::new(StatusCode::FORBIDDEN, r.code(), message)
+                .with_details(serde_json::json!({ "until_us": until_us })),
+            R::Limit {
+                kind,
+                period,
+                limit_minor,
+                used_minor,
+                asked_minor,
+            } => ApiError::conflict(r.code(), message).with_details(serde_json::json!({
+                "kind": kind, "period": period, "limit": format_minor(limit_minor),
+                "used": format_minor(used_minor), "asked": format_minor(asked_minor),
+                "left": format_minor((limit_minor - used_minor).max(0)),
+            })),
+        }
+    }
+}
+
+impl From<crate::protection::AdmitError> for ApiError {
+    fn from(e: crate::protection::AdmitError) -> ApiError {
+        match e {
+            crate::protection::AdmitError::Refused(r) => ApiError::from(r),
+            crate::protection::AdmitError::Db(d) => ApiError::from(d),
+        }
+    }
+}
+
 impl From<crate::wagers::WagerError> for ApiError {
     fn from(e: crate::wagers::WagerError) -> ApiError {
         use crate::wagers::WagerError as W;
@@ -211,6 +243,7 @@ impl From<crate::wagers::WagerError> for ApiError {
             } => ApiError::unprocessable("insufficient_funds", message)
                 .with_details(serde_json::json!({ "account": account, "needed": needed, "balance": balance })),
             W::PegLeg(refusal) => ApiError::from(refusal),
+            W::Protection(refusal) => ApiError::from(refusal),
             W::PlayerNotFound => ApiError::not_found("player"),
             W::NotAPlayer => ApiError::unprocessable("not_a_player", message),
             W::IdempotencyKeyReused => ApiError::conflict("idempotency_key_reused", message),

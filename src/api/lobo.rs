@@ -27,6 +27,7 @@ impl From<LoboError> for ApiError {
         let message = e.to_string();
         match e {
             L::RoundNotFound => ApiError::not_found("Lobo round"),
+            L::Protection(refusal) => ApiError::from(refusal),
             L::TableNotFound => ApiError::not_found("table"),
             L::WrongGame => ApiError::unprocessable("wrong_game", message),
             L::TableClosed => ApiError::conflict("table_closed", message),

@@ -28,6 +28,7 @@ impl From<ContestError> for ApiError {
         let message = e.to_string();
         match e {
             C::ContestNotFound => ApiError::not_found("Lobo contest"),
+            C::Protection(refusal) => ApiError::from(refusal),
             C::TableNotFound => ApiError::not_found("table"),
             C::WrongGame => ApiError::unprocessable("wrong_game", message),
             C::TableClosed => ApiError::conflict("table_closed", message),

@@ -22,6 +22,7 @@ pub mod pagination;
 pub mod peg_leg;
 pub mod prima_carta;
 pub mod proofs;
+pub mod protection;
 pub mod state;
 pub mod tables;
 pub mod users;
@@ -43,6 +44,8 @@ use utoipa::{Modify, OpenApi};
         auth::login, auth::logout, auth::me, auth::change_password, auth::my_rounds,
         users::create_user, users::list_users, users::roster, users::update_user, users::end_sessions, users::unlock, users::reset_password,
         cage::deposit, cage::withdraw, cage::correction, cage::get_wallet, cage::my_wallet, cage::wallet_history,
+        protection::my_protection, protection::player_protection, protection::set_limit, protection::confirm_limit,
+        protection::take_time_out, protection::exclude_self,
         audit::events, audit::ledger, audit::trial_balance, audit::verify_ledger,
         audit::take_checkpoint, audit::list_checkpoints, audit::transcripts, proofs::inclusion, proofs::consistency,
         games::list_games,
@@ -73,6 +76,7 @@ use utoipa::{Modify, OpenApi};
         (name = "users", description = "Player and staff accounts"),
         (name = "cage", description = "Cash in, cash out, corrections (cashier)"),
         (name = "wallets", description = "Player balances and history"),
+        (name = "protection", description = "A player's own limits, time-outs and self-exclusion"),
         (name = "audit", description = "Significant events, the ledger, its signed checkpoints and observed RTP (auditor)"),
         (name = "tables", description = "Tables, dealers and live events"),
         (name = "prima carta", description = "Prima Carta rounds at the house table"),
@@ -149,6 +153,12 @@ pub fn routes(cfg: &mut web::ServiceConfig) {
         .service(cage::correction)
         .service(cage::get_wallet)
         .service(cage::my_wallet)
+        .service(protection::my_protection)
+        .service(protection::player_protection)
+        .service(protection::set_limit)
+        .service(protection::confirm_limit)
+        .service(protection::take_time_out)
+        .service(protection::exclude_self)
         .service(cage::wallet_history)
         .service(audit::events)
         .service(audit::ledger)

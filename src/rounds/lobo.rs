@@ -45,6 +45,10 @@ pub const HINT_STATE_BUDGET: u64 = 200_000;
 pub enum LoboError {
     #[error("Lobo round not found")]
     RoundNotFound,
+    /// The player is excluded from play, or the round's escrow and charge would pass a limit
+    /// they set.
+    #[error(transparent)]
+    Protection(crate::protection::Refusal),
     #[error("table not found")]
     TableNotFound,
     #[error("this table does not deal Lobo")]
@@ -482,6 +486,9 @@ pub fn start_round(
         &table_config.house_rule,
         wolf_points,
     );
+    // The escrow can all be lost, and the charge is: both are stakes. Nothing of this deal is
+    // kept when the player may not play.
+    admit_play(conn, player_id, money.escrow_minor + money.charge_minor)?;
     let config = LoboRoundConfig {
         table: table_config.clone(),
         player_id: player_id.to_string(),
@@ -1098,4 +1105,13 @@ mod tests {
             "loss_cap_points": 25, "hints": false, "surprise": 1 });
         assert!(serde_json::from_value::<TableConfig>(bad).is_err());
     }
+}
+
+/// Refuses a stake the player's exclusions or limits do not allow.
+fn admit_play(conn: &mut AnyConnection, player_id: &str, stake_minor: i64) -> Result<(), LoboError> {
+    use crate::protection::{admit, AdmitError, Play};
+    admit(conn, player_id, Play::Stake(stake_minor), crate::store::now_us()).map_err(|e| match e {
+        AdmitError::Refused(r) => LoboError::Protection(r),
+        AdmitError::Db(d) => d.into(),
+    })
 }

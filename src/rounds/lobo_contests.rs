@@ -60,6 +60,9 @@ pub const PLAY_SECONDS: (u32, u32) = (60, 86_400);
 pub enum ContestError {
     #[error("Lobo contest not found")]
     ContestNotFound,
+    /// The player is excluded from play, or the entry fee would pass a limit they set.
+    #[error(transparent)]
+    Protection(crate::protection::Refusal),
     #[error("table not found")]
     TableNotFound,
     #[error("this table does not deal Lobo")]

@@ -259,6 +259,15 @@ pub fn take_seat(
             st::seated_at_us.eq(now_us()),
         ))
         .execute(conn)?;
+    // The spiga, the seat fee and the corte held are the seat's stake.
+    let stake_minor = units(config.unit, SPIGA_UNITS)?.minor()
+        + config.seat_fee.map_or(0, |f| f.minor())
+        + if config.corte {
+            units(config.unit, CORTE_UNITS)?.minor()
+        } else {
+            0
+        };
+    crate::protection::admit(conn, player_id, crate::protection::Play::Stake(stake_minor), now_us())?;
     let wallet = AccountId::wallet(player_id);
     let mut specs = vec![TransferSpec::new(
         wallet.clone(),

@@ -279,6 +279,29 @@ diesel::table! {
 }
 
 diesel::table! {
+    player_limits (player_id, kind, period) {
+        player_id -> Text,
+        kind -> Text,
+        period -> Text,
+        amount_minor -> Nullable<BigInt>,
+        pending_amount_minor -> Nullable<BigInt>,
+        pending_asked_at_us -> Nullable<BigInt>,
+        updated_at_us -> BigInt,
+    }
+}
+
+diesel::table! {
+    player_exclusions (id) {
+        id -> Text,
+        player_id -> Text,
+        kind -> Text,
+        starts_at_us -> BigInt,
+        ends_at_us -> Nullable<BigInt>,
+        created_at_us -> BigInt,
+    }
+}
+
+diesel::table! {
     merkle_nodes (tree, level, idx) {
         tree -> Text,
         level -> Integer,
@@ -437,6 +460,8 @@ diesel::allow_tables_to_appear_in_same_query!(
     event_chain,
     checkpoints,
     merkle_nodes,
+    player_limits,
+    player_exclusions,
     gaming_day_closes,
     proposals,
     floor_meter_mark,

@@ -22,6 +22,7 @@ use crate::bets::PayTable;
 use crate::domain::{format_minor, Role};
 use crate::ledger::read::TransferView;
 use crate::ledger::{sql_text, AccountId, Appender, LedgerError, Refs, TransferKind, TransferSpec};
+use crate::protection::{self, Play, Standing};
 use crate::rounds::record::RoundStatus;
 use crate::side_bets::{self, BetRow, BetView};
 use crate::store::pg_with::WithStatement;
@@ -238,6 +239,9 @@ struct Loaded {
     accounts: HashMap<String, Session>,
     /// The batch's Peg Leg rounds, their quotes in force and what was staked on them.
     peg_leg: peg_leg::Loaded,
+    /// The exclusions and limits of the players this batch's requests would move money toward
+    /// play for (only those with either), their totals read under the head lock.
+    standings: HashMap<String, Standing>,
 }
 
 /// (caller, key, fingerprint, status, body) of a first answer.
@@ -290,6 +294,8 @@ fn commit_batch(
 
     // Bets are placed at the instant their transfers are stamped with.
     let now = appender.now_us();
+    // What the limited players have staked, lost and deposited, as of this batch's turn.
+    protection::count(conn, &mut loaded.standings, now)?;
     let mut writes = Writes::default();
     // First answers within this batch, for twins that arrive together.
     let mut answered: HashMap<(String, String), (String, Committed)> = HashMap::new();
@@ -317,6 +323,14 @@ fn commit_batch(
             }
         }
         let key = q.idempotency.as_ref().map(|i| i.key.as_str());
+        // Exclusions and limits first: nothing else is said to an excluded player.
+        let play = toward_play(&q.wager);
+        if let Some((player, play)) = play {
+            if let Some(Err(refusal)) = loaded.standings.get(player).map(|s| s.check(play)) {
+                outcomes.push(Err(WagerError::Protection(refusal)));
+                continue;
+            }
+        }
         let outcome = match &q.wager {
             Wager::Bet(b) => place_bet(b, key, now, &mut loaded, &mut appender, &mut writes),
             Wager::PegLegBet(b) => peg_leg::place(
@@ -329,6 +343,11 @@ fn commit_batch(
             ),
             Wager::Cash(c) => move_cash(c, key, &loaded, &mut appender),
         };
+        if let (Ok(_), Some((player, play))) = (&outcome, play) {
+            if let Some(standing) = loaded.standings.get_mut(player) {
+                standing.record(play);
+            }
+        }
         if let (Ok(committed), Some(idem)) = (&outcome, &q.idempotency) {
             writes.keys.push((
                 q.caller.user_id.clone(),
@@ -378,6 +397,7 @@ fn load_unlocked(
         exposures: HashMap::new(),
         accounts: HashMap::new(),
         peg_leg: peg_leg::Loaded::default(),
+        standings: HashMap::new(),
     };
 
     if !round_ids.is_empty() {
@@ -432,7 +452,27 @@ fn load_unlocked(
     ids.sort_unstable();
     ids.dedup();
     loaded.accounts = users::sessions(conn, &ids)?;
+    let mut players: Vec<&str> = requests
+        .iter()
+        .filter_map(|q| toward_play(&q.wager).map(|(p, _)| p))
+        .collect();
+    players.sort_unstable();
+    players.dedup();
+    loaded.standings = protection::rules(conn, &players, crate::store::now_us())?;
     Ok(loaded)
+}
+
+/// The player a wager moves money toward play for, and how much: a bet's stake, a deposit
+/// (a withdrawal moves money away from play and is never refused for protection).
+fn toward_play(wager: &Wager) -> Option<(&str, Play)> {
+    match wager {
+        Wager::Bet(b) => Some((&b.player_id, Play::Stake(b.amount.minor()))),
+        Wager::PegLegBet(b) => Some((&b.player_id, Play::Stake(b.stake.minor()))),
+        Wager::Cash(c) if c.direction == CashDirection::Deposit => {
+            Some((&c.player_id, Play::Deposit(c.amount.minor())))
+        }
+        Wager::Cash(_) => None,
+    }
 }
 
 /// The facts of rounds this instance does not keep yet: their options and

@@ -187,6 +187,9 @@ pub enum WagerError {
     /// offered, the limits): the game's own refusal, answered as everywhere else.
     #[error(transparent)]
     PegLeg(crate::rounds::peg_leg::PegLegRoundError),
+    /// The player is excluded from play, or the request would pass a limit they set.
+    #[error(transparent)]
+    Protection(crate::protection::Refusal),
     #[error("player not found")]
     PlayerNotFound,
     #[error("only players hold wallets")]

@@ -24,6 +24,7 @@ mod operations;
 mod peg_leg;
 mod peg_leg_recall;
 mod prima_carta;
+mod protection;
 mod proxy;
 mod roles;
 mod schema;

@@ -183,6 +183,8 @@ export const EVENT_WORDS = {
   change_approved: "Change approved",
   change_rejected: "Change rejected",
   approval_rule_changed: "Approval rule changed",
+  player_limit_set: "Play limit set",
+  player_excluded: "Player took a time-out or self-exclusion",
 };
 
 export const EVENT_KINDS = Object.keys(EVENT_WORDS);

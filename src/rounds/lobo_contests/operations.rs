@@ -91,6 +91,12 @@ pub fn enter(
         return Err(ContestError::EntryClosed);
     }
     let fee = config.options.entry_fee;
+    crate::protection::admit(conn, player_id, crate::protection::Play::Stake(fee.minor()), now_us()).map_err(|e| {
+        match e {
+            crate::protection::AdmitError::Refused(r) => ContestError::Protection(r),
+            crate::protection::AdmitError::Db(d) => d.into(),
+        }
+    })?;
     let spec = TransferSpec::new(
         AccountId::wallet(player_id),
         AccountId::pot(&row.id),

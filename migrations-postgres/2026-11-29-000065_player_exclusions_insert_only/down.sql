@@ -1,0 +1,1 @@
+DROP TRIGGER player_exclusions_insert_only ON player_exclusions;

@@ -1,0 +1,2 @@
+DROP TRIGGER player_exclusions_refuse_update;
+DROP TRIGGER player_exclusions_refuse_delete;

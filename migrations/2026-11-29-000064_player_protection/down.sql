@@ -1,0 +1,2 @@
+DROP TABLE player_exclusions;
+DROP TABLE player_limits;

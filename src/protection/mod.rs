@@ -1,0 +1,492 @@
+//! Player protection (docs/protection.md): the limits a player sets on their deposits, losses
+//! and stakes, and the time-outs and self-exclusions they take, and the player's *standing*
+//! that every money-moving request toward play is checked against.
+//!
+//! What a player has deposited, staked and lost over a rolling window is read from the ledger
+//! itself (their wallet's transfers), never kept beside it, so no path that moves money can
+//! miss it. The wager path loads the standings of a batch's players once, under the ledger
+//! head's lock, and checks each request against the running totals in memory (`Standing::admit`),
+//! so a batch admits exactly the requests that fit and no other.
+
+pub mod exclusions;
+pub mod limits;
+
+use diesel::prelude::*;
+use serde::Serialize;
+use std::collections::HashMap;
+use utoipa::ToSchema;
+
+use crate::domain::format_minor;
+use crate::store::schema::{player_exclusions as px, player_limits as pl, transfers as tr};
+use crate::store::AnyConnection;
+
+/// Microseconds in an hour.
+pub const HOUR_US: i64 = 3_600_000_000;
+/// Microseconds in a day.
+pub const DAY_US: i64 = 24 * HOUR_US;
+/// A raise of a limit waits this long before the player may confirm it.
+pub const COOLING_OFF_US: i64 = DAY_US;
+
+/// What a limit bounds.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, serde::Deserialize, ToSchema)]
+#[serde(rename_all = "snake_case")]
+pub enum LimitKind {
+    /// Cash the cage credits to the wallet.
+    Deposit,
+    /// Money staked less money won back: what the player may lose.
+    Loss,
+    /// Money put into play (bets, seats, escrows, entry fees), less what came back unrisked.
+    Stake,
+}
+
+impl LimitKind {
+    pub const ALL: [LimitKind; 3] = [LimitKind::Deposit, LimitKind::Loss, LimitKind::Stake];
+
+    pub fn as_str(self) -> &'static str {
+        match self {
+            LimitKind::Deposit => "deposit",
+            LimitKind::Loss => "loss",
+            LimitKind::Stake => "stake",
+        }
+    }
+
+    pub fn parse(text: &str) -> Option<LimitKind> {
+        LimitKind::ALL.into_iter().find(|k| k.as_str() == text)
+    }
+
+    /// As people read it: "deposits", "losses", "stakes".
+    fn plural(self) -> &'static str {
+        match self {
+            LimitKind::Deposit => "deposits",
+            LimitKind::Loss => "losses",
+            LimitKind::Stake => "stakes",
+        }
+    }
+}
+
+/// The rolling window a limit counts over, ending now.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, serde::Deserialize, ToSchema)]
+#[serde(rename_all = "snake_case")]
+pub enum Period {
+    /// The last 24 hours.
+    Day,
+    /// The last 7 days.
+    Week,
+    /// The last 30 days.
+    Month,
+}
+
+impl Period {
+    pub const ALL: [Period; 3] = [Period::Day, Period::Week, Period::Month];
+
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Period::Day => "day",
+            Period::Week => "week",
+            Period::Month => "month",
+        }
+    }
+
+    pub fn parse(text: &str) -> Option<Period> {
+        Period::ALL.into_iter().find(|p| p.as_str() == text)
+    }
+
+    pub fn window_us(self) -> i64 {
+        match self {
+            Period::Day => DAY_US,
+            Period::Week => 7 * DAY_US,
+            Period::Month => 30 * DAY_US,
+        }
+    }
+
+    /// "daily", "weekly", "monthly".
+    fn adjective(self) -> &'static str {
+        match self {
+            Period::Day => "daily",
+            Period::Week => "weekly",
+            Period::Month => "monthly",
+        }
+    }
+
+    /// "24 hours", "7 days", "30 days".
+    fn span(self) -> &'static str {
+        match self {
+            Period::Day => "24 hours",
+            Period::Week => "7 days",
+            Period::Month => "30 days",
+        }
+    }
+}
+
+/// A time-out or a self-exclusion.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, serde::Deserialize, ToSchema)]
+#[serde(rename_all = "snake_case")]
+pub enum ExclusionKind {
+    TimeOut,
+    SelfExclusion,
+}
+
+impl ExclusionKind {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            ExclusionKind::TimeOut => "time_out",
+            ExclusionKind::SelfExclusion => "self_exclusion",
+        }
+    }
+
+    pub fn parse(text: &str) -> Option<ExclusionKind> {
+        [ExclusionKind::TimeOut, ExclusionKind::SelfExclusion]
+            .into_iter()
+            .find(|k| k.as_str() == text)
+    }
+}
+
+/// A money-moving request toward play, as protection weighs it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Play {
+    /// Money put at risk (a bet's stake, a seat's spiga and fees, a Lobo escrow and charge, an
+    /// entry fee), in minor units: all of it counts as staked and as possibly lost.
+    Stake(i64),
+    /// Cash in at the cage, in minor units.
+    Deposit(i64),
+}
+
+/// Why a request toward play was refused. Nothing moved.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Refusal {
+    Excluded {
+        kind: ExclusionKind,
+        /// When it ends (`None`: never).
+        until_us: Option<i64>,
+    },
+    Limit {
+        kind: LimitKind,
+        period: Period,
+        limit_minor: i64,
+        used_minor: i64,
+        asked_minor: i64,
+    },
+}
+
+impl std::fmt::Display for Refusal {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match *self {
+            Refusal::Excluded { kind, until_us } => {
+                let what = match kind {
+                    ExclusionKind::TimeOut => "is taking a time-out",
+                    ExclusionKind::SelfExclusion => "has excluded themself from play",
+                };
+                match until_us {
+                    Some(until) => write!(
+                        f,
+                        "the player {what} until {}: no play and no deposit until then",
+                        utc_minute(until)
+                    ),
+                    None => write!(f, "the player {what} for good: no play and no deposit"),
+                }
+            }
+            Refusal::Limit {
+                kind,
+                period,
+                limit_minor,
+                used_minor,
+                asked_minor,
+            } => write!(
+                f,
+                "{} of {} would take the player's {} over the last {} to {}, over the {} {} limit they set of {} \
+                 ({} left)",
+                match kind {
+                    LimitKind::Deposit => "a deposit",
+                    _ => "a stake",
+                },
+                format_minor(asked_minor),
+                kind.plural(),
+                period.span(),
+                format_minor(used_minor + asked_minor),
+                period.adjective(),
+                kind.as_str(),
+                format_minor(limit_minor),
+                format_minor((limit_minor - used_minor).max(0)),
+            ),
+        }
+    }
+}
+
+impl std::error::Error for Refusal {}
+
+/// An instant as people read it: `2026-12-01 18:05 UTC`.
+pub fn utc_minute(at_us: i64) -> String {
+    chrono::DateTime::from_timestamp_micros(at_us)
+        .map(|t| t.format("%Y-%m-%d %H:%M UTC").to_string())
+        .unwrap_or_else(|| format!("{at_us} µs"))
+}
+
+impl Refusal {
+    /// The API's error code.
+    pub fn code(&self) -> &'static str {
+        match self {
+            Refusal::Excluded { .. } => "excluded_from_play",
+            Refusal::Limit { .. } => "play_limit_reached",
+        }
+    }
+}
+
+/// A limit in force.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Limit {
+    pub kind: LimitKind,
+    pub period: Period,
+    pub amount_minor: i64,
+}
+
+/// What a player has deposited, staked and lost over each window ending now, in minor units.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Totals {
+    /// Indexed by `Period as usize`.
+    pub deposited: [i64; 3],
+    pub staked: [i64; 3],
+    /// Staked less won back; negative when ahead.
+    pub lost: [i64; 3],
+}
+
+impl Totals {
+    pub fn of(&self, kind: LimitKind, period: Period) -> i64 {
+        let i = period as usize;
+        match kind {
+            LimitKind::Deposit => self.deposited[i],
+            LimitKind::Loss => self.lost[i],
+            LimitKind::Stake => self.staked[i],
+        }
+    }
+}
+
+/// A player's standing at one moment: whether they are excluded, their limits in force, and
+/// (when they have any) their totals over each window.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Standing {
+    /// The exclusion in force that ends last (a permanent one first).
+    pub excluded: Option<(ExclusionKind, Option<i64>)>,
+    pub limits: Vec<Limit>,
+    pub totals: Totals,
+}
+
+impl Standing {
+    /// Admits `play` and counts it in the totals, or says why not (and counts nothing).
+    pub fn admit(&mut self, play: Play) -> Result<(), Refusal> {
+        self.check(play)?;
+        self.record(play);
+        Ok(())
+    }
+
+    /// Whether `play` fits: not excluded, and within every limit on what it adds to.
+    pub fn check(&self, play: Play) -> Result<(), Refusal> {
+        if let Some((kind, until_us)) = self.excluded {
+            return Err(Refusal::Excluded { kind, until_us });
+        }
+        let (asked, kinds): (i64, &[LimitKind]) = match play {
+            Play::Stake(m) => (m, &[LimitKind::Stake, LimitKind::Loss]),
+            Play::Deposit(m) => (m, &[LimitKind::Deposit]),
+        };
+        for limit in &self.limits {
+            if !kinds.contains(&limit.kind) {
+                continue;
+            }
+            let used = self.totals.of(limit.kind, limit.period);
+            if used + asked > limit.amount_minor {
+                return Err(Refusal::Limit {
+                    kind: limit.kind,
+                    period: limit.period,
+                    limit_minor: limit.amount_minor,
+                    used_minor: used,
+                    asked_minor: asked,
+                });
+            }
+        }
+        Ok(())
+    }
+
+    /// Counts `play`, once it moved money.
+    pub fn record(&mut self, play: Play) {
+        for i in 0..3 {
+            match play {
+                Play::Stake(m) => {
+                    self.totals.staked[i] += m;
+                    self.totals.lost[i] += m;
+                }
+                Play::Deposit(m) => self.totals.deposited[i] += m,
+            }
+        }
+    }
+}
+
+/// The standings of `players` at `now_us`: their exclusions and limits in force, and, for those
+/// with a limit, their totals read from the ledger. Read inside the caller's transaction, after
+/// the ledger head's lock when the totals must not move before the write.
+pub fn standings(conn: &mut AnyConnection, players: &[&str], now_us: i64) -> QueryResult<HashMap<String, Standing>> {
+    let mut out = rules(conn, players, now_us)?;
+    count(conn, &mut out, now_us)?;
+    Ok(out)
+}
+
+/// The exclusions and limits in force of `players` (only those with either appear): what does
+/// not move with the ledger, so the wager path reads it before the ledger head's lock.
+pub fn rules(conn: &mut AnyConnection, players: &[&str], now_us: i64) -> QueryResult<HashMap<String, Standing>> {
+    let mut out: HashMap<String, Standing> = HashMap::new();
+    if players.is_empty() {
+        return Ok(out);
+    }
+    let exclusions: Vec<(String, String, Option<i64>)> = px::table
+        .filter(px::player_id.eq_any(players))
+        .filter(px::starts_at_us.le(now_us))
+        .filter(px::ends_at_us.is_null().or(px::ends_at_us.gt(now_us)))
+        .select((px::player_id, px::kind, px::ends_at_us))
+        .load(conn)?;
+    for (player, kind, ends) in exclusions {
+        let kind = ExclusionKind::parse(&kind).unwrap_or(ExclusionKind::SelfExclusion);
+        let standing = out.entry(player).or_default();
+        // The one that ends last: a permanent one (None) outlasts any.
+        let later = match standing.excluded {
+            None => true,
+            Some((_, None)) => false,
+            Some((_, Some(current))) => ends.is_none_or(|e| e > current),
+        };
+        if later {
+            standing.excluded = Some((kind, ends));
+        }
+    }
+    let limits: Vec<(String, String, String, i64)> = pl::table
+        .filter(pl::player_id.eq_any(players))
+        .filter(pl::amount_minor.is_not_null())
+        .select((pl::player_id, pl::kind, pl::period, pl::amount_minor.assume_not_null()))
+        .load(conn)?;
+    for (player, kind, period, amount_minor) in limits {
+        if let (Some(kind), Some(period)) = (LimitKind::parse(&kind), Period::parse(&period)) {
+            out.entry(player).or_default().limits.push(Limit {
+                kind,
+                period,
+                amount_minor,
+            });
+        }
+    }
+    Ok(out)
+}
+
+/// Fills in the totals of every standing with a limit, from the ledger as it is now: under the
+/// ledger head's lock, no other writer moves it before this transaction's own writes.
+pub fn count(conn: &mut AnyConnection, standings: &mut HashMap<String, Standing>, now_us: i64) -> QueryResult<()> {
+    let limited: Vec<&str> = standings
+        .iter()
+        .filter(|(_, s)| !s.limits.is_empty())
+        .map(|(p, _)| p.as_str())
+        .collect();
+    for (player, totals) in totals(conn, &limited, now_us)? {
+        if let Some(s) = standings.get_mut(&player) {
+            s.totals = totals;
+        }
+    }
+    Ok(())
+}
+
+/// One player's standing (see [`standings`]).
+pub fn standing(conn: &mut AnyConnection, player: &str, now_us: i64) -> QueryResult<Standing> {
+    Ok(standings(conn, &[player], now_us)?.remove(player).unwrap_or_default())
+}
+
+/// Checks one request toward play (a seat, a Lobo round, a contest entry) against the player's
+/// standing, inside the caller's write transaction. A player with a limit gets the ledger head's
+/// lock first, as every writer of transfers takes it, so their totals cannot move between this
+/// check and the caller's own transfers: a stake split across the wager path and these paths
+/// still meets the limit whole.
+pub fn admit(conn: &mut AnyConnection, player: &str, play: Play, now_us: i64) -> Result<(), AdmitError> {
+    let mut standings = rules(conn, &[player], now_us)?;
+    let Some(standing) = standings.get_mut(player) else {
+        return Ok(());
+    };
+    if standing.excluded.is_none() && !standing.limits.is_empty() {
+        crate::ledger::lock_head_row(conn)?;
+        count(conn, &mut standings, now_us)?;
+    }
+    standings
+        .remove(player)
+        .unwrap_or_default()
+        .check(play)
+        .map_err(AdmitError::Refused)
+}
+
+#[derive(Debug, thiserror::Error)]
+pub enum AdmitError {
+    #[error(transparent)]
+    Refused(Refusal),
+    #[error(transparent)]
+    Db(#[from] diesel::result::Error),
+}
+
+/// Every wallet's deposits, stakes and losses over the three windows ending at `now_us`, from
+/// the ledger's transfers since the longest window began.
+///
+/// Toward play: a transfer from the wallet to anything but the cage. Back from play: one from
+/// anything but the cage to the wallet. Staked is toward play less what came back unrisked (a
+/// void's refund, a game's return of untouched escrow: `game_registry::returns_unrisked`);
+/// lost is toward play less everything back from play.
+pub fn totals(conn: &mut AnyConnection, players: &[&str], now_us: i64) -> QueryResult<HashMap<String, Totals>> {
+    let mut out = HashMap::new();
+    if players.is_empty() {
+        return Ok(out);
+    }
+    let since = now_us - Period::Month.window_us();
+    // The first transfer of the window, by the time index; then each wallet's by its own.
+    let first_seq: Option<i64> = tr::table
+        .filter(tr::created_at_us.ge(since))
+        .select(diesel::dsl::min(tr::seq))
+        .first(conn)?;
+    let Some(first_seq) = first_seq else { return Ok(out) };
+    let wallets: Vec<String> = players.iter().map(|p| format!("wallet:{p}")).collect();
+    let rows: Vec<(String, String, String, i64, i64)> = tr::table
+        .filter(tr::seq.ge(first_seq))
+        .filter(
+            tr::debit_account
+                .eq_any(&wallets)
+                .or(tr::credit_account.eq_any(&wallets)),
+        )
+        .select((
+            tr::debit_account,
+            tr::credit_account,
+            tr::kind,
+            tr::amount_minor,
+            tr::created_at_us,
+        ))
+        .load(conn)?;
+    let cage = crate::ledger::AccountId::cage();
+    for (debit, credit, kind, amount, at_us) in rows {
+        for (wallet, toward_play) in [(&debit, true), (&credit, false)] {
+            let Some(player) = wallet.strip_prefix("wallet:") else {
+                continue;
+            };
+            let other = if toward_play { &credit } else { &debit };
+            let totals: &mut Totals = out.entry(player.to_owned()).or_default();
+            for period in Period::ALL {
+                if at_us < now_us - period.window_us() {
+                    continue;
+                }
+                let i = period as usize;
+                if other == cage.as_str() {
+                    if !toward_play && kind == "deposit" {
+                        totals.deposited[i] += amount;
+                    }
+                } else if toward_play {
+                    totals.staked[i] += amount;
+                    totals.lost[i] += amount;
+                } else {
+                    totals.lost[i] -= amount;
+                    if crate::game_registry::returns_unrisked(&kind) {
+                        totals.staked[i] -= amount;
+                    }
+                }
+            }
+        }
+    }
+    Ok(out)
+}
+
+#[cfg(test)]
+mod tests;
