@@ -18,7 +18,7 @@ CREATE TABLE player_limits (
 -- A time-out or a self-exclusion: from `starts_at_us` to `ends_at_us` (NULL: permanent).
 -- Insert-only (the next migrations' triggers): no one shortens one, not even the service.
 CREATE TABLE player_exclusions (
-    id TEXT PRIMARY KEY,
+    id TEXT PRIMARY KEY NOT NULL,
     player_id TEXT NOT NULL REFERENCES users (id),
     kind TEXT NOT NULL CHECK (kind IN ('time_out', 'self_exclusion')),
     starts_at_us BIGINT NOT NULL,

@@ -259,6 +259,20 @@ async fn the_player_app_passes_the_audit() {
     b.find("#rounds-refresh").await;
     audit(&b, "player, My rounds", &mut found).await;
 
+    // My limits, with a limit set and a raise waiting (on deposits, which the rest of this
+    // test does not make).
+    b.click("#tab-limits").await;
+    b.wait_text("#protection-status", "Your play is open").await;
+    b.choose("#limit-kind", "deposits").await;
+    b.choose("#limit-period", "30 days").await;
+    b.type_into("#limit-amount", "3000.00").await;
+    b.click("#limit-button").await;
+    b.wait_text("[data-limit='deposit-month']", "3000.00").await;
+    b.type_into("#limit-amount", "4000.00").await;
+    b.click("#limit-button").await;
+    b.wait_text("#limit-list", "which you may confirm from").await;
+    audit(&b, "player, My limits", &mut found).await;
+
     // A Prima Carta table with no round yet; then the dealer (through the API) opens one, and
     // ana takes a seat and places a side bet.
     b.click("#tab-tables").await;

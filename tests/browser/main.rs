@@ -11,4 +11,5 @@ mod console;
 mod dealer;
 mod peg_leg;
 mod player;
+mod protection;
 mod round;

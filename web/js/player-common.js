@@ -32,6 +32,10 @@ export function sentenceFor(e) {
     }
     case "betting_closed":
       return "Betting is closed for this round.";
+    case "excluded_from_play":
+      return capitalFirst(msg.replace("the player is", "you are").replace("the player has excluded themself", "you have excluded yourself")) + ".";
+    case "play_limit_reached":
+      return capitalFirst(msg.replace("the player's", "your").replace("limit they set", "limit you set")) + ".";
     case "wrong_round_state":
       if (/take a seat|round is (closed|copa|in_play|finished|settled|voided)/.test(msg) && /seat|bet/.test(msg)) {
         return "Betting is closed for this round.";
@@ -124,4 +128,8 @@ export function selectionText(selection) {
   if (selection.suit) return suitLabel(selection.suit);
   if (selection.number !== undefined) return `N = ${selection.number}`;
   return JSON.stringify(selection);
+}
+
+function capitalFirst(text) {
+  return text ? text[0].toUpperCase() + text.slice(1) : text;
 }

@@ -1,7 +1,8 @@
 // The player app: the wallet on top, the tables (named and described by the
 // game registry, with their pays and terms), a Prima Carta table watched live,
-// a Lobo round against the house, a Peg Leg round bet on card by card, and the
-// player's rounds — open ones to resume, settled ones to verify in the browser.
+// a Lobo round against the house, a Peg Leg round bet on card by card, the
+// player's rounds — open ones to resume, settled ones to verify in the browser —
+// and their own limits, time-outs and self-exclusion.
 
 import { $, requireSession, header, el, fill, get, when } from "./api.js";
 import { money } from "./money.js";
@@ -12,6 +13,7 @@ import { verifyPanel } from "./player-verify.js";
 import { openPrima, closePrima } from "./player-prima.js";
 import { openLobo, closeLobo } from "./player-lobo.js";
 import { openPegLeg, closePegLeg } from "./player-peg-leg.js";
+import { openLimits } from "./player-limits.js";
 import { loadGames, gameName, gameOfTable } from "./games.js";
 import { termsList as pegLegTerms } from "./peg-leg.js";
 const s = requireSession(["player"]);
@@ -19,12 +21,13 @@ const s = requireSession(["player"]);
 /** Tables by id, for names and options everywhere. */
 export const tables = new Map();
 
-const VIEWS = ["view-tables", "view-rounds", "view-prima", "view-lobo", "view-peg-leg"];
+const VIEWS = ["view-tables", "view-rounds", "view-limits", "view-prima", "view-lobo", "view-peg-leg"];
 
 function show(view) {
   for (const v of VIEWS) $(v).hidden = v !== view;
-  $("tab-tables").setAttribute("aria-selected", String(view !== "view-rounds"));
+  $("tab-tables").setAttribute("aria-selected", String(view !== "view-rounds" && view !== "view-limits"));
   $("tab-rounds").setAttribute("aria-selected", String(view === "view-rounds"));
+  $("tab-limits").setAttribute("aria-selected", String(view === "view-limits"));
   if (view !== "view-prima") closePrima();
   if (view !== "view-lobo") closeLobo();
   if (view !== "view-peg-leg") closePegLeg();
@@ -59,6 +62,7 @@ async function route() {
     return;
   }
   if (h === "rounds") { show("view-rounds"); loadRounds(); return; }
+  if (h === "limits") { show("view-limits"); openLimits(); return; }
   show("view-tables");
   loadTables();
 }
@@ -195,6 +199,7 @@ if (s) {
   fill($("header-slot"), header(s, "djego"));
   $("tab-tables").addEventListener("click", () => go("tables"));
   $("tab-rounds").addEventListener("click", () => go("rounds"));
+  $("tab-limits").addEventListener("click", () => go("limits"));
   $("rounds-refresh").addEventListener("click", loadRounds);
   for (const b of document.querySelectorAll(".back-to-tables")) b.addEventListener("click", () => go("tables"));
   window.addEventListener("hashchange", route);

@@ -1,0 +1,118 @@
+// "My limits": the player's own protection — what they deposited, staked and lost over the
+// last day, week and month, their limits (a raise waits 24 hours and a confirmation), and a
+// time-out or self-exclusion, asked twice before it starts.
+
+import { $, act, el, fill, get, table, when } from "./api.js";
+import { attempt, say } from "./player-common.js";
+import { refreshWallet } from "./player-wallet.js";
+
+const KIND_WORDS = { deposit: "Deposits", loss: "Losses", stake: "Stakes" };
+const PERIOD_WORDS = { day: "24 hours", week: "7 days", month: "30 days" };
+const BREAK_WORDS = { time_out: "Time-out", self_exclusion: "Self-exclusion" };
+
+let started = false;
+
+export function openLimits() {
+  if (!started) {
+    started = true;
+    $("limit-form").addEventListener("submit", (e) => { e.preventDefault(); setLimit(); });
+    $("break-form").addEventListener("submit", (e) => { e.preventDefault(); askBreak(); });
+    $("break-cancel").addEventListener("click", () => { $("break-confirm-line").hidden = true; });
+    $("break-confirm").addEventListener("click", takeBreak);
+  }
+  return loadProtection();
+}
+
+function until(us) {
+  return us === null || us === undefined ? "for good" : `until ${when(us)}`;
+}
+
+async function loadProtection() {
+  try {
+    const p = await get("/api/v1/me/protection");
+    const status = $("protection-status");
+    if (p.excluded) {
+      status.className = "bad";
+      status.textContent = `${BREAK_WORDS[p.excluded.kind]}: your play and deposits are stopped ${until(p.excluded.ends_at_us)}. You can still cash out.`;
+    } else {
+      status.className = "ok";
+      status.textContent = "Your play is open.";
+    }
+    fill($("protection-totals"), table([
+      ["Over the last", (t) => PERIOD_WORDS[t.period]],
+      ["Deposited", (t) => t.deposited],
+      ["Staked", (t) => t.staked],
+      ["Lost", (t) => (t.lost.startsWith("-") ? `none (ahead ${t.lost.slice(1)})` : t.lost)],
+    ], p.totals, { caption: "Deposits, stakes and losses" }));
+    const set = p.limits.filter((l) => l.amount !== null || l.pending);
+    fill($("limit-list"), set.length ? table([
+      ["Limit on", (l) => `${KIND_WORDS[l.kind]} over ${PERIOD_WORDS[l.period]}`],
+      ["Now", (l) => el("span", { "data-limit": `${l.kind}-${l.period}` }, l.amount === null ? "no limit" : l.amount)],
+      ["Waiting", (l) => pendingCell(l)],
+    ], set, { caption: "Your limits" }) : el("p", { class: "empty" }, "You have set no limit."));
+    fill($("exclusion-list"), p.exclusions.length ? table([
+      ["What", (x) => BREAK_WORDS[x.kind]],
+      ["From", (x) => when(x.starts_at_us)],
+      ["Until", (x) => (x.ends_at_us === null ? "for good" : when(x.ends_at_us))],
+      ["", (x) => (x.in_force ? "in force" : "over")],
+    ], p.exclusions, { caption: "Time-outs and self-exclusions" }) : el("p", { class: "empty" }, "No time-out or self-exclusion."));
+    return p;
+  } catch (e) {
+    say($("limit-alert"), e);
+    return null;
+  }
+}
+
+function pendingCell(l) {
+  if (!l.pending) return "";
+  const to = l.pending.amount === null ? "no limit" : l.pending.amount;
+  const from = l.pending.confirmable_from_us;
+  if (Date.now() * 1000 < from) return `${to}, which you may confirm from ${when(from)}`;
+  const button = el("button", { type: "button", class: "quiet" }, `Confirm ${to}`);
+  button.addEventListener("click", () => attempt(button, $("limit-alert"), async (onRetry) => {
+    await act("POST", `/api/v1/me/limits/${l.kind}/${l.period}/confirm`, undefined, { onRetry });
+    await loadProtection();
+  }));
+  return el("span", {}, `${to} `, button);
+}
+
+async function setLimit() {
+  const kind = $("limit-kind").value;
+  const period = $("limit-period").value;
+  const text = $("limit-amount").value.trim();
+  $("limit-result").textContent = "";
+  const view = await attempt($("limit-button"), $("limit-alert"), (onRetry) =>
+    act("PUT", `/api/v1/me/limits/${kind}/${period}`, { amount: text === "" ? null : text }, { onRetry }));
+  if (!view) return;
+  const what = `${KIND_WORDS[view.kind]} over ${PERIOD_WORDS[view.period]}`;
+  $("limit-result").textContent = view.pending
+    ? `${what}: ${view.pending.amount === null ? "no limit" : view.pending.amount} waits 24 hours; confirm it here from ${when(view.pending.confirmable_from_us)}. Until then ${view.amount === null ? "no limit" : view.amount} applies.`
+    : `${what}: ${view.amount === null ? "no limit" : view.amount}, from now.`;
+  await loadProtection();
+}
+
+function breakBody() {
+  const v = $("break-length").value;
+  if (v === "permanent") return { path: "self-exclusion", body: { permanent: true } };
+  const [unit, n] = v.split(":");
+  return unit === "days"
+    ? { path: "time-out", body: { days: Number(n) } }
+    : { path: "self-exclusion", body: { months: Number(n) } };
+}
+
+function askBreak() {
+  const choice = $("break-length").selectedOptions[0].textContent;
+  $("break-confirm-text").textContent = `Stop your play and deposits for ${choice}? It cannot be undone.`;
+  $("break-confirm-line").hidden = false;
+  $("break-confirm").focus();
+}
+
+async function takeBreak() {
+  const { path, body } = breakBody();
+  const taken = await attempt($("break-confirm"), $("break-alert"), (onRetry) =>
+    act("POST", `/api/v1/me/${path}`, body, { onRetry }));
+  if (!taken) return;
+  $("break-confirm-line").hidden = true;
+  await loadProtection();
+  await refreshWallet();
+}
