@@ -237,6 +237,7 @@ pub async fn confirm_limit(
 pub struct TimeOutRequest {
     /// 1 to 42 days.
     #[schema(minimum = 1, maximum = 42)]
+    #[serde(deserialize_with = "crate::domain::whole::integer")]
     pub days: u32,
 }
 
@@ -277,6 +278,7 @@ pub async fn take_time_out(
 pub struct SelfExclusionRequest {
     /// 6 to 60 months; leave out with `permanent`.
     #[schema(minimum = 6, maximum = 60)]
+    #[serde(default, deserialize_with = "crate::domain::whole::option")]
     pub months: Option<u32>,
     /// True: for good.
     pub permanent: Option<bool>,

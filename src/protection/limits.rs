@@ -166,20 +166,7 @@ pub fn set(
         (current, Some((amount_minor, now_us)))
     };
     store(conn, player, kind, period, in_force, pending, now_us, row.is_some())?;
-    significant_events::record(
-        conn,
-        EventKind::PlayerLimitSet,
-        Some(player),
-        Some(player),
-        serde_json::json!({
-            "kind": kind.as_str(),
-            "period": period.as_str(),
-            "asked": amount_minor.map(format_minor),
-            "in_force": in_force.map(format_minor),
-            "waits_for_confirmation": !at_once,
-        }),
-    )?;
-    Ok(view(conn, player, kind, period)?)
+    changed(conn, player, kind, period, ("asked", amount_minor), in_force, !at_once)
 }
 
 /// Puts a pending raise in force, once its cooling-off is over.
@@ -199,6 +186,27 @@ pub fn confirm(
         return Err(LimitError::CoolingOff { from_us });
     }
     store(conn, player, kind, period, pending_amount, None, now_us, true)?;
+    changed(
+        conn,
+        player,
+        kind,
+        period,
+        ("confirmed", pending_amount),
+        pending_amount,
+        false,
+    )
+}
+
+/// Records the change as a significant event and answers the limit as it now is.
+fn changed(
+    conn: &mut AnyConnection,
+    player: &str,
+    kind: LimitKind,
+    period: Period,
+    (what, amount_minor): (&str, Option<i64>),
+    in_force: Option<i64>,
+    waits: bool,
+) -> Result<LimitView, LimitError> {
     significant_events::record(
         conn,
         EventKind::PlayerLimitSet,
@@ -207,9 +215,9 @@ pub fn confirm(
         serde_json::json!({
             "kind": kind.as_str(),
             "period": period.as_str(),
-            "confirmed": pending_amount.map(format_minor),
-            "in_force": pending_amount.map(format_minor),
-            "waits_for_confirmation": false,
+            what: amount_minor.map(format_minor),
+            "in_force": in_force.map(format_minor),
+            "waits_for_confirmation": waits,
         }),
     )?;
     Ok(view(conn, player, kind, period)?)

@@ -94,42 +94,9 @@ pub(crate) async fn round_left_going(app: &TestApp, f: &Floor, game: Game) -> St
             id
         }
         Game::PegLeg => {
-            let round = app
-                .post(
-                    &format!("/api/v1/tables/{}/peg-leg-rounds", f.peg_leg_table),
-                    Some(&f.pc.dealer.token),
-                    &json!({}),
-                    None,
-                )
-                .await
-                .expect(201);
-            let id = s(&round["id"]).to_owned();
-            let dealt = app
-                .post(
-                    &format!("/api/v1/peg-leg-rounds/{id}/deal"),
-                    Some(&f.pc.dealer.token),
-                    &json!({}),
-                    None,
-                )
-                .await
-                .expect(200);
-            let quote = &dealt["round"]["quote"];
-            let count = quote["counts"]
-                .as_array()
-                .unwrap()
-                .iter()
-                .find(|c| c["multiplier"].is_string())
-                .unwrap_or_else(|| panic!("a count is offered after the first card: {dealt}"))["count"]
-                .clone();
-            app.post(
-                &format!("/api/v1/peg-leg-rounds/{id}/bets"),
-                Some(&f.player.token),
-                &json!({ "quote_id": quote["id"], "count": count, "stake": "2.00" }),
-                None,
-            )
-            .await
-            .expect(201);
-            id
+            let bet = peg_leg_bet_after_the_first_card(app, f).await;
+            app.post(&bet.0, Some(&f.player.token), &bet.1, None).await.expect(201);
+            bet.2
         }
         Game::Lobo => {
             for _ in 0..10 {
@@ -166,6 +133,40 @@ pub(crate) async fn round_left_going(app: &TestApp, f: &Floor, game: Game) -> St
             id
         }
     }
+}
+
+/// A Peg Leg round the dealer opened and dealt a card of: where to bet on it, a bet of 2.00 on
+/// a count its quote offers, and the round's id.
+pub(crate) async fn peg_leg_bet_after_the_first_card(app: &TestApp, f: &Floor) -> (String, serde_json::Value, String) {
+    let round = app
+        .post(
+            &format!("/api/v1/tables/{}/peg-leg-rounds", f.peg_leg_table),
+            Some(&f.pc.dealer.token),
+            &json!({}),
+            None,
+        )
+        .await
+        .expect(201);
+    let id = s(&round["id"]).to_owned();
+    let dealt = app
+        .post(
+            &format!("/api/v1/peg-leg-rounds/{id}/deal"),
+            Some(&f.pc.dealer.token),
+            &json!({}),
+            None,
+        )
+        .await
+        .expect(200);
+    let quote = &dealt["round"]["quote"];
+    let count = quote["counts"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|c| c["multiplier"].is_string())
+        .unwrap_or_else(|| panic!("a count is offered after the first card: {dealt}"))["count"]
+        .clone();
+    let body = json!({ "quote_id": quote["id"], "count": count, "stake": "2.00" });
+    (format!("/api/v1/peg-leg-rounds/{id}/bets"), body, id)
 }
 
 /// Where a round of `game` is recalled, one at a time.

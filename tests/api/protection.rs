@@ -39,40 +39,8 @@ async fn play(app: &TestApp, f: &Floor, game: Game, prima_round: &str) -> TestRe
             .await
         }
         Game::PegLeg => {
-            let round = app
-                .post(
-                    &format!("/api/v1/tables/{}/peg-leg-rounds", f.peg_leg_table),
-                    Some(&f.pc.dealer.token),
-                    &json!({}),
-                    None,
-                )
-                .await
-                .expect(201);
-            let id = s(&round["id"]).to_owned();
-            let dealt = app
-                .post(
-                    &format!("/api/v1/peg-leg-rounds/{id}/deal"),
-                    Some(&f.pc.dealer.token),
-                    &json!({}),
-                    None,
-                )
-                .await
-                .expect(200);
-            let quote = &dealt["round"]["quote"];
-            let count = quote["counts"]
-                .as_array()
-                .unwrap()
-                .iter()
-                .find(|c| c["multiplier"].is_string())
-                .expect("a count offered")["count"]
-                .clone();
-            app.post(
-                &format!("/api/v1/peg-leg-rounds/{id}/bets"),
-                Some(&p.token),
-                &json!({ "quote_id": quote["id"], "count": count, "stake": "2.00" }),
-                None,
-            )
-            .await
+            let (path, body, _) = crate::game_registry::peg_leg_bet_after_the_first_card(app, f).await;
+            app.post(&path, Some(&p.token), &body, None).await
         }
         Game::Lobo => crate::lobo::start(app, p, &f.lobo_table, json!({ "unit": "1.00" })).await,
         Game::LoboContest => {
