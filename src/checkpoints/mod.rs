@@ -6,6 +6,7 @@
 //! re-signed without the key, so `djego verify ledger --checkpoints FILE`
 //! names where the ledger no longer matches it.
 
+pub mod bookings;
 pub mod event_chain;
 pub mod key;
 pub mod log_audit;

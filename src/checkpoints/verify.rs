@@ -12,6 +12,7 @@ use serde::Serialize;
 use std::collections::{BTreeMap, BTreeSet};
 use utoipa::ToSchema;
 
+use super::bookings::BookingVerification;
 use super::event_chain::{self, EventChainVerification};
 use super::{Checkpoint, PublicKey};
 use crate::ledger::verify::{self as ledger_verify, ChainPoints, LedgerVerification};
@@ -25,6 +26,8 @@ pub struct AuditVerification {
     pub ledger: LedgerVerification,
     pub event_chain: EventChainVerification,
     pub checkpoints: CheckpointVerification,
+    /// Every round's booking against the transfers the ledger holds for it.
+    pub bookings: BookingVerification,
 }
 
 #[derive(Serialize, ToSchema, Debug, Clone)]
@@ -156,11 +159,13 @@ pub fn verify(
         latest,
         failures,
     };
-    ledger.ok = ledger.ok && events.ok && report.ok;
+    let bookings = super::bookings::audit(conn)?;
+    ledger.ok = ledger.ok && events.ok && report.ok && bookings.ok;
     Ok(AuditVerification {
         ledger,
         event_chain: events,
         checkpoints: report,
+        bookings,
     })
 }
 

@@ -50,6 +50,9 @@ pub fn ledger(args: VerifyLedgerArgs) -> Result<ExitCode, String> {
     for f in &checked.failures {
         eprintln!("FAIL: {}", f.reason);
     }
+    for f in &report.bookings.failures {
+        eprintln!("FAIL: {}", f.reason);
+    }
     Ok(if report.ledger.ok {
         ExitCode::SUCCESS
     } else {

@@ -11,16 +11,14 @@
 
 use diesel::prelude::*;
 
-use crate::checkpoints::merkle::MemoryTree;
-use crate::checkpoints::tree::{self, transfer_leaf, wallet_tag, Tree};
+use crate::checkpoints::bookings::{round_transfers, BookingDetails, BOOKING_KIND};
+use crate::checkpoints::tree::{self, wallet_tag, Tree};
 use crate::checkpoints::{self, event_chain, Checkpoint, CheckpointError, CheckpointKey, Trigger};
 use crate::ledger::Transfer;
 use crate::significant_events::{self, EventKind, SignificantEvent};
 use crate::store::schema::{checkpoints as cp, event_chain as ec, significant_events as se, transfers as tr};
 use crate::store::{AnyConnection, Database};
-use crate::transcript::ledger_proof::{
-    BookingDetails, BookingProof, LedgerProof, SignedHead, TransferProof, WalletTag, BOOKING_KIND,
-};
+use crate::transcript::ledger_proof::{BookingProof, LedgerProof, SignedHead, TransferProof, WalletTag};
 use crate::transcript::TransferEntry;
 
 /// The proof for the round `round_id` of `game` whose document shows `shown` (the round's
@@ -91,31 +89,13 @@ fn book(
         .optional()?
         .is_some();
     if !booked {
-        let transfers = round_transfers(conn, round_id)?;
-        let mut leaves = MemoryTree::new();
-        for t in &transfers {
-            leaves.push(transfer_leaf(t));
-        }
-        let details = BookingDetails {
-            game: game.to_owned(),
-            round_id: round_id.to_owned(),
-            transfers: transfers.len() as u64,
-            transfers_root: tree::to_hex(&leaves.root(leaves.len())),
-        };
+        let details = BookingDetails::of(game, round_id, &round_transfers(conn, round_id)?);
         let details = serde_json::to_value(&details).map_err(|e| CheckpointError::Unprovable(e.to_string()))?;
         significant_events::record(conn, EventKind::RoundBooked, None, Some(round_id), details)?;
     }
     checkpoints::take_locked(conn, key, None, Trigger::Proof)?;
     covered(conn, round_id)?
         .ok_or_else(|| CheckpointError::Unprovable(format!("round {round_id}: the new checkpoint does not cover it")))
-}
-
-fn round_transfers(conn: &mut AnyConnection, round_id: &str) -> QueryResult<Vec<Transfer>> {
-    tr::table
-        .filter(tr::round_id.eq(round_id))
-        .order(tr::seq.asc())
-        .select(Transfer::as_select())
-        .load(conn)
 }
 
 fn build(

@@ -10,12 +10,11 @@ use utoipa::ToSchema;
 
 use super::TransferEntry;
 use crate::cards::transcript::{fail, pass, Check};
+pub use crate::checkpoints::bookings::{BookingDetails, BOOKING_KIND};
 use crate::checkpoints::merkle::{self, Hash, MemoryTree};
 use crate::checkpoints::tree::{from_hex, transfer_leaf_data};
 use crate::checkpoints::{Checkpoint, PublicKey};
 
-/// The kind of the significant event that books a round.
-pub const BOOKING_KIND: &str = "round_booked";
 /// The check's name in a verification report.
 pub const CHECK_NAME: &str = "ledger_proof";
 
@@ -117,18 +116,6 @@ pub struct BookingProof {
     pub leaf: String,
     /// The audit path to `events_root`, leaf end first.
     pub path: Vec<String>,
-}
-
-/// What a booking's `details` say.
-#[derive(Serialize, Deserialize, Debug, PartialEq, Eq)]
-#[serde(deny_unknown_fields)]
-pub struct BookingDetails {
-    pub game: String,
-    pub round_id: String,
-    /// How many transfers the round has.
-    pub transfers: u64,
-    /// The Merkle root over those transfers' leaf hashes in ledger order.
-    pub transfers_root: String,
 }
 
 /// What a verifier asks of a document's ledger proof.

@@ -528,3 +528,50 @@ both_backends!(
         }
     }
 );
+
+both_backends!(
+    #[no_ledger_check]
+    async fn the_auditor_finds_a_booking_that_leaves_a_transfer_out(app: TestApp) {
+        let c = crate::prima_carta::casino(&app, Default::default()).await;
+        let id = round_with_lost_bets(&app, &c).await;
+        let auditor = app.auditor().await.token.clone();
+        app.get(&format!("/api/v1/rounds/{id}/recall"), Some(&auditor))
+            .await
+            .expect(200);
+        let v = app.verify_ledger().await;
+        assert_eq!(v["bookings"]["ok"], true, "{v}");
+        assert_eq!(v["bookings"]["bookings_checked"], 1, "{v}");
+        assert_eq!(v["ok"], true, "{v}");
+
+        // A second booking of the round that counts one transfer fewer, as a dishonest service
+        // would make to prove a transcript with a bet left out.
+        let recall = app
+            .get(&format!("/api/v1/rounds/{id}/recall"), Some(&auditor))
+            .await
+            .expect(200);
+        let n = recall["transcript"]["transfers"].as_array().unwrap().len() as u64;
+        app.state
+            .db
+            .write(|conn| -> Result<(), djego::store::StoreError> {
+                djego::significant_events::record(
+                    conn,
+                    djego::significant_events::EventKind::RoundBooked,
+                    None,
+                    Some(&id),
+                    json!({ "game": "prima_carta", "round_id": id, "transfers": n - 2,
+                        "transfers_root": "00".repeat(32) }),
+                )?;
+                Ok(())
+            })
+            .unwrap();
+        let v = app.verify_ledger().await;
+        assert_eq!(v["ok"], false, "{v}");
+        let failures = v["bookings"]["failures"].as_array().unwrap();
+        assert_eq!(failures.len(), 1, "{v}");
+        let reason = failures[0]["reason"].as_str().unwrap();
+        assert!(
+            reason.contains(&format!("was booked with {} transfers; the ledger holds {n}", n - 2)),
+            "{reason}"
+        );
+    }
+);
