@@ -94,30 +94,22 @@ impl Checkpoint {
     /// or for version 1
     /// `["djego-checkpoint-v1",seq,taken_at_us,ledger_seq,"ledger_hash",events_seq,"events_hash"]`.
     pub fn signed_message(&self) -> String {
+        let tag = if self.version == 2 { MESSAGE_TAG_V2 } else { MESSAGE_TAG };
+        let mut fields = vec![
+            serde_json::json!(tag),
+            self.seq.into(),
+            self.taken_at_us.into(),
+            self.ledger_seq.into(),
+            self.ledger_hash.clone().into(),
+            self.events_seq.into(),
+            self.events_hash.clone().into(),
+        ];
         if self.version == 2 {
-            return serde_json::json!([
-                MESSAGE_TAG_V2,
-                self.seq,
-                self.taken_at_us,
-                self.ledger_seq,
-                self.ledger_hash,
-                self.events_seq,
-                self.events_hash,
-                self.transfers_root.as_deref().unwrap_or(""),
-                self.events_root.as_deref().unwrap_or(""),
-            ])
-            .to_string();
+            for root in [&self.transfers_root, &self.events_root] {
+                fields.push(root.as_deref().unwrap_or("").into());
+            }
         }
-        serde_json::json!([
-            MESSAGE_TAG,
-            self.seq,
-            self.taken_at_us,
-            self.ledger_seq,
-            self.ledger_hash,
-            self.events_seq,
-            self.events_hash,
-        ])
-        .to_string()
+        serde_json::Value::Array(fields).to_string()
     }
 
     /// `taken_at_us` as an ISO 8601 time in UTC, for people.

@@ -4,7 +4,7 @@
 
 use super::exact::*;
 use super::n_distribution::{wilson_95, Estimate, NDistribution, N_MAX, N_MIN, Z_95};
-use crate::bets::{BetKind, PairTieRule, PayTable};
+use crate::bets::{AcePays, BetKind, PairTieRule, PayTable, PayTableSpec};
 use num_rational::BigRational;
 use rust_decimal::Decimal;
 use serde::{Deserialize, Serialize};
@@ -79,12 +79,7 @@ pub fn exact_rtp(kind: BetKind, number: Option<u8>, table: &PayTable, dist: &NDi
     };
     Some(match kind {
         BetKind::Prima | BetKind::Escucha => {
-            let (plain, ace) = if kind == BetKind::Prima {
-                prima_probabilities()
-            } else {
-                escucha_probabilities()
-            };
-            let pays = if kind == BetKind::Prima { &t.prima } else { &t.escucha };
+            let (plain, ace, pays) = first_card_bet(kind, t);
             plain * win(pays.pays) + ace * win(pays.ace_pays)
         }
         BetKind::Maximo => {
@@ -385,12 +380,7 @@ pub fn certify_bet(
     let win = |a: Decimal| Decimal::ONE + a;
     let mut certificate = match kind {
         BetKind::Prima | BetKind::Escucha => {
-            let (plain, ace) = if kind == BetKind::Prima {
-                prima_probabilities()
-            } else {
-                escucha_probabilities()
-            };
-            let pays = if kind == BetKind::Prima { &t.prima } else { &t.escucha };
+            let (plain, ace, pays) = first_card_bet(kind, t);
             let lose = one() - &plain - &ace;
             exact_bet(
                 kind,
@@ -532,6 +522,17 @@ impl Certificate {
             }
         }
         s
+    }
+}
+
+/// Prima's or Escúcha's chances (a plain card, an ace) and the pays of `t` for it.
+fn first_card_bet(kind: BetKind, t: &PayTableSpec) -> (BigRational, BigRational, &AcePays) {
+    if kind == BetKind::Prima {
+        let (plain, ace) = prima_probabilities();
+        (plain, ace, &t.prima)
+    } else {
+        let (plain, ace) = escucha_probabilities();
+        (plain, ace, &t.escucha)
     }
 }
 

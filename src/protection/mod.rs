@@ -5,8 +5,9 @@
 //! What a player has deposited, staked and lost over a rolling window is read from the ledger
 //! itself (their wallet's transfers), never kept beside it, so no path that moves money can
 //! miss it. The wager path loads the standings of a batch's players once, under the ledger
-//! head's lock, and checks each request against the running totals in memory (`Standing::admit`),
-//! so a batch admits exactly the requests that fit and no other.
+//! head's lock, and checks each request against the running totals in memory (`Standing::check`,
+//! then `record` once it moved money), so a batch admits exactly the requests that fit and no
+//! other.
 
 pub mod exclusions;
 pub mod limits;
@@ -271,13 +272,6 @@ pub struct Standing {
 }
 
 impl Standing {
-    /// Admits `play` and counts it in the totals, or says why not (and counts nothing).
-    pub fn admit(&mut self, play: Play) -> Result<(), Refusal> {
-        self.check(play)?;
-        self.record(play);
-        Ok(())
-    }
-
     /// Whether `play` fits: not excluded, and within every limit on what it adds to.
     pub fn check(&self, play: Play) -> Result<(), Refusal> {
         if let Some((kind, until_us)) = self.excluded {
@@ -317,15 +311,6 @@ impl Standing {
             }
         }
     }
-}
-
-/// The standings of `players` at `now_us`: their exclusions and limits in force, and, for those
-/// with a limit, their totals read from the ledger. Read inside the caller's transaction, after
-/// the ledger head's lock when the totals must not move before the write.
-pub fn standings(conn: &mut AnyConnection, players: &[&str], now_us: i64) -> QueryResult<HashMap<String, Standing>> {
-    let mut out = rules(conn, players, now_us)?;
-    count(conn, &mut out, now_us)?;
-    Ok(out)
 }
 
 /// The exclusions and limits in force of `players` (only those with either appear): what does
@@ -385,11 +370,6 @@ pub fn count(conn: &mut AnyConnection, standings: &mut HashMap<String, Standing>
         }
     }
     Ok(())
-}
-
-/// One player's standing (see [`standings`]).
-pub fn standing(conn: &mut AnyConnection, player: &str, now_us: i64) -> QueryResult<Standing> {
-    Ok(standings(conn, &[player], now_us)?.remove(player).unwrap_or_default())
 }
 
 /// Checks one request toward play (a seat, a Lobo round, a contest entry) against the player's

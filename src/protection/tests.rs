@@ -3,6 +3,13 @@
 use super::*;
 use proptest::prelude::*;
 
+/// Checks `play` and counts it when it fits, as the wager path does.
+fn admit(s: &mut Standing, play: Play) -> Result<(), Refusal> {
+    s.check(play)?;
+    s.record(play);
+    Ok(())
+}
+
 fn limited(limits: &[(LimitKind, Period, i64)], totals: Totals) -> Standing {
     Standing {
         excluded: None,
@@ -27,18 +34,18 @@ fn a_stake_counts_against_stake_and_loss_limits_a_deposit_against_deposit_limits
         ],
         Totals::default(),
     );
-    s.admit(Play::Stake(6_000)).unwrap();
-    let refused = s.admit(Play::Stake(4_001)).unwrap_err();
+    admit(&mut s, Play::Stake(6_000)).unwrap();
+    let refused = admit(&mut s, Play::Stake(4_001)).unwrap_err();
     assert_eq!(
         refused.to_string(),
         "a stake of 40.01 would take the player's losses over the last 24 hours to 100.01, over the daily loss \
          limit they set of 100.00 (40.00 left)"
     );
-    s.admit(Play::Stake(4_000)).unwrap();
+    admit(&mut s, Play::Stake(4_000)).unwrap();
     assert_eq!(s.totals.lost, [10_000; 3]);
-    s.admit(Play::Deposit(50_000)).unwrap();
+    admit(&mut s, Play::Deposit(50_000)).unwrap();
     assert!(matches!(
-        s.admit(Play::Deposit(1)),
+        admit(&mut s, Play::Deposit(1)),
         Err(Refusal::Limit {
             kind: LimitKind::Deposit,
             period: Period::Week,
@@ -53,11 +60,14 @@ fn an_exclusion_refuses_everything_until_it_ends() {
         excluded: Some((ExclusionKind::TimeOut, Some(1_800_000_000_000_000))),
         ..Standing::default()
     };
-    let refused = s.admit(Play::Deposit(100)).unwrap_err();
+    let refused = admit(&mut s, Play::Deposit(100)).unwrap_err();
     assert_eq!(refused.code(), "excluded_from_play");
     assert!(refused.to_string().contains("until 2027-01-15 08:00 UTC"), "{refused}");
     s.excluded = Some((ExclusionKind::SelfExclusion, None));
-    assert!(s.admit(Play::Stake(1)).unwrap_err().to_string().contains("for good"));
+    assert!(admit(&mut s, Play::Stake(1))
+        .unwrap_err()
+        .to_string()
+        .contains("for good"));
     assert_eq!(s.totals, Totals::default(), "nothing refused is counted");
 }
 
@@ -82,7 +92,7 @@ proptest! {
                     || matches!((play, kind), (Play::Stake(_), LimitKind::Stake | LimitKind::Loss));
                 adds && before.of(kind, period) + amount > limit
             });
-            prop_assert_eq!(s.admit(play).is_err(), would_exceed);
+            prop_assert_eq!(admit(&mut s, play).is_err(), would_exceed);
             if would_exceed {
                 prop_assert_eq!(s.totals, before);
             }

@@ -250,15 +250,6 @@ pub fn take_seat(
     if taken.iter().any(|s| s.suit() == suit) {
         return Err(ApiError::conflict("suit_taken", format!("{suit} is already taken")));
     }
-    diesel::insert_into(st::table)
-        .values((
-            st::round_id.eq(&row.id),
-            st::suit.eq(suit.name()),
-            st::player_id.eq(player_id),
-            st::client_seed.eq(client_seed.map(|c| c.as_str().to_string())),
-            st::seated_at_us.eq(now_us()),
-        ))
-        .execute(conn)?;
     // The spiga, the seat fee and the corte held are the seat's stake.
     let stake_minor = units(config.unit, SPIGA_UNITS)?.minor()
         + config.seat_fee.map_or(0, |f| f.minor())
@@ -268,6 +259,15 @@ pub fn take_seat(
             0
         };
     crate::protection::admit(conn, player_id, crate::protection::Play::Stake(stake_minor), now_us())?;
+    diesel::insert_into(st::table)
+        .values((
+            st::round_id.eq(&row.id),
+            st::suit.eq(suit.name()),
+            st::player_id.eq(player_id),
+            st::client_seed.eq(client_seed.map(|c| c.as_str().to_string())),
+            st::seated_at_us.eq(now_us()),
+        ))
+        .execute(conn)?;
     let wallet = AccountId::wallet(player_id);
     let mut specs = vec![TransferSpec::new(
         wallet.clone(),

@@ -110,18 +110,7 @@ pub(crate) async fn round_left_going(app: &TestApp, f: &Floor, game: Game) -> St
             panic!("ten Lobo deals in a row ended at once")
         }
         Game::LoboContest => {
-            let terms = json!({ "entry_fee": "2.50", "rake_basis_points": 500, "min_players": 2,
-                "max_players": 4, "entry_seconds": 600, "play_seconds": 600 });
-            let contest = app
-                .post(
-                    &format!("/api/v1/tables/{}/lobo-contests", f.lobo_table),
-                    Some(&f.pitboss().token),
-                    &terms,
-                    None,
-                )
-                .await
-                .expect(201);
-            let id = s(&contest["id"]).to_owned();
+            let id = contest_taking_entries(app, f).await;
             app.post(
                 &format!("/api/v1/lobo-contests/{id}/entries"),
                 Some(&f.player.token),
@@ -167,6 +156,22 @@ pub(crate) async fn peg_leg_bet_after_the_first_card(app: &TestApp, f: &Floor) -
         .clone();
     let body = json!({ "quote_id": quote["id"], "count": count, "stake": "2.00" });
     (format!("/api/v1/peg-leg-rounds/{id}/bets"), body, id)
+}
+
+/// A Lobo contest a pit boss created at the Lobo table, taking entries: its id.
+pub(crate) async fn contest_taking_entries(app: &TestApp, f: &Floor) -> String {
+    let terms = json!({ "entry_fee": "2.50", "rake_basis_points": 500, "min_players": 2,
+        "max_players": 4, "entry_seconds": 600, "play_seconds": 600 });
+    let contest = app
+        .post(
+            &format!("/api/v1/tables/{}/lobo-contests", f.lobo_table),
+            Some(&f.pitboss().token),
+            &terms,
+            None,
+        )
+        .await
+        .expect(201);
+    s(&contest["id"]).to_owned()
 }
 
 /// Where a round of `game` is recalled, one at a time.

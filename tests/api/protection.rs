@@ -44,19 +44,9 @@ async fn play(app: &TestApp, f: &Floor, game: Game, prima_round: &str) -> TestRe
         }
         Game::Lobo => crate::lobo::start(app, p, &f.lobo_table, json!({ "unit": "1.00" })).await,
         Game::LoboContest => {
-            let terms = json!({ "entry_fee": "2.50", "rake_basis_points": 500, "min_players": 2,
-                "max_players": 4, "entry_seconds": 600, "play_seconds": 600 });
-            let contest = app
-                .post(
-                    &format!("/api/v1/tables/{}/lobo-contests", f.lobo_table),
-                    Some(&f.pitboss().token),
-                    &terms,
-                    None,
-                )
-                .await
-                .expect(201);
+            let id = crate::game_registry::contest_taking_entries(app, f).await;
             app.post(
-                &format!("/api/v1/lobo-contests/{}/entries", s(&contest["id"])),
+                &format!("/api/v1/lobo-contests/{id}/entries"),
                 Some(&p.token),
                 &json!({}),
                 None,
