@@ -43,10 +43,12 @@ pub enum ProposalKind {
     ResetStaffPassword,
     /// Changing the floor calendar (it takes effect from the next gaming day not yet begun).
     ChangeCalendar,
+    /// Changing the cash-compliance rules (thresholds, structuring patterns, the casino's facts).
+    ChangeComplianceRules,
 }
 
 /// Every kind, in the order the API documents them.
-const KINDS: [ProposalKind; 9] = [
+const KINDS: [ProposalKind; 10] = [
     ProposalKind::InstallPayTable,
     ProposalKind::ChangeTableOptions,
     ProposalKind::CreateTable,
@@ -56,6 +58,7 @@ const KINDS: [ProposalKind; 9] = [
     ProposalKind::ChangeStaffAccount,
     ProposalKind::ResetStaffPassword,
     ProposalKind::ChangeCalendar,
+    ProposalKind::ChangeComplianceRules,
 ];
 
 impl ProposalKind {
@@ -70,6 +73,7 @@ impl ProposalKind {
             ProposalKind::ChangeStaffAccount => "change_staff_account",
             ProposalKind::ResetStaffPassword => "reset_staff_password",
             ProposalKind::ChangeCalendar => "change_calendar",
+            ProposalKind::ChangeComplianceRules => "change_compliance_rules",
         }
     }
 
@@ -327,6 +331,7 @@ impl ProposalKind {
                 EventKind::PasswordChanged,
             ],
             ProposalKind::ChangeCalendar => &[EventKind::FloorCalendarChanged],
+            ProposalKind::ChangeComplianceRules => &[EventKind::ComplianceRulesChanged],
             ProposalKind::CreateTable | ProposalKind::Correction | ProposalKind::CreateStaffAccount => &[],
         }
     }

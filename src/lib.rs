@@ -12,6 +12,7 @@ pub mod bets;
 pub mod bootstrap;
 pub mod cards;
 pub mod checkpoints;
+pub mod compliance;
 pub mod config;
 pub mod domain;
 pub mod floor;

@@ -61,6 +61,22 @@ pub enum EventKind {
     PlayerLimitSet,
     /// A player took a time-out or excluded themself from play.
     PlayerExcluded,
+    /// A player chose how often to be shown their session (or turned it off).
+    RealityCheckSet,
+    /// The cash-compliance rules changed (its thresholds, patterns and the casino's facts).
+    ComplianceRulesChanged,
+    /// A cashier recorded (or re-recorded) a patron's identity.
+    PatronIdentityRecorded,
+    /// Someone read a patron's identity: who, whose, and for what.
+    PatronIdentityRead,
+    /// An auditor marked a currency transaction report filed.
+    CurrencyTransactionReportFiled,
+    /// An auditor dismissed or escalated a structuring alert.
+    ComplianceAlertReviewed,
+    /// An external exclusion list was imported (its digest, entries and the matches found).
+    ExclusionListImported,
+    /// A second person confirmed or rejected a patron's match on an exclusion list.
+    ExclusionListMatchReviewed,
 }
 
 impl EventKind {
@@ -104,6 +120,14 @@ impl EventKind {
             EventKind::ApprovalRuleChanged => "approval_rule_changed",
             EventKind::PlayerLimitSet => "player_limit_set",
             EventKind::PlayerExcluded => "player_excluded",
+            EventKind::RealityCheckSet => "reality_check_set",
+            EventKind::ComplianceRulesChanged => "compliance_rules_changed",
+            EventKind::PatronIdentityRecorded => "patron_identity_recorded",
+            EventKind::PatronIdentityRead => "patron_identity_read",
+            EventKind::CurrencyTransactionReportFiled => "currency_transaction_report_filed",
+            EventKind::ComplianceAlertReviewed => "compliance_alert_reviewed",
+            EventKind::ExclusionListImported => "exclusion_list_imported",
+            EventKind::ExclusionListMatchReviewed => "exclusion_list_match_reviewed",
         }
     }
 }

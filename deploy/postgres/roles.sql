@@ -43,8 +43,13 @@ GRANT UPDATE ON accounts, ledger_head, users, casino_tables, idempotency_keys, l
 GRANT UPDATE ON rounds, bets, round_exposures, round_bet_totals TO :"service";
 GRANT UPDATE ON peg_leg_rounds, peg_leg_bets TO :"service";
 GRANT UPDATE ON lobo_contests, lobo_contest_entries TO :"service";
--- A player's own limits: lowered at once, raised after the cooling-off (docs/protection.md).
-GRANT UPDATE ON player_limits TO :"service";
+-- A player's own limits (lowered at once, raised after the cooling-off) and reality checks
+-- (docs/protection.md).
+GRANT UPDATE ON player_limits, player_reality_checks TO :"service";
+-- A patron's identity re-captured; their day's cash totals added to; a currency transaction report filed; an alert or a list match reviewed
+-- (docs/compliance.md).
+GRANT UPDATE ON patron_identities, cash_day_totals, currency_transaction_reports, compliance_alerts, exclusion_list_matches
+    TO :"service";
 -- A proposal's decision only (approved or rejected): never what was proposed, by whom, or when it expires.
 GRANT UPDATE (status, decided_by, decided_at_us, result) ON proposals TO :"service";
 -- Dealers unassigned, pay tables replaced at a table, login limits lifted or expired, known
@@ -53,7 +58,7 @@ GRANT DELETE ON table_dealers, table_pay_tables, login_throttles, login_known_ad
 
 -- Insert-only, whatever was granted before.
 REVOKE UPDATE, DELETE, TRUNCATE ON transfers, significant_events, event_chain, checkpoints, gaming_day_closes, merkle_nodes,
-    player_exclusions
+    player_exclusions, cash_transactions, suspicious_activity_reports, exclusion_lists, exclusion_list_entries
     FROM :"service";
 -- The migrations' own record is the owner's alone.
 REVOKE INSERT, UPDATE, DELETE, TRUNCATE ON __diesel_schema_migrations FROM :"service";

@@ -110,6 +110,11 @@ fn apply(conn: &mut AnyConnection, proposal: &Proposal, approver_id: &str) -> Re
             &stored_request(proposal)?,
             approver_id,
         )?),
+        ProposalKind::ChangeComplianceRules => serde_json::to_value(super::compliance::apply_rules(
+            conn,
+            &stored_request(proposal)?,
+            approver_id,
+        )?),
     };
     value.map_err(|e| ApiError::internal(e.to_string()))
 }

@@ -28,6 +28,11 @@ pub struct CageRequest {
     /// At most 200 characters, kept with the transfer.
     #[schema(max_length = 200)]
     pub memo: Option<String>,
+    /// The cage window or other place the cash changes hands (at most 60 characters), for the
+    /// multiple-transaction log.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[schema(max_length = 60, example = "Window 2")]
+    pub location: Option<String>,
 }
 
 #[derive(Deserialize, Serialize, ToSchema, Clone, Copy, PartialEq, Eq)]
@@ -132,6 +137,21 @@ pub async fn withdraw(
     cash_movement(state, caller, req, body, CashDirection::Withdrawal).await
 }
 
+/// Most characters in a cash transaction's location.
+const MAX_LOCATION_CHARS: usize = 60;
+
+fn check_location(location: &Option<String>) -> Result<(), ApiError> {
+    match location {
+        Some(l) if l.trim().is_empty() || l.chars().count() > MAX_LOCATION_CHARS || l.chars().any(char::is_control) => {
+            Err(ApiError::unprocessable(
+                "invalid_location",
+                format!("location must be 1 to {MAX_LOCATION_CHARS} characters, none of them control characters"),
+            ))
+        }
+        _ => Ok(()),
+    }
+}
+
 /// Money in (cage → wallet) or out (wallet → cage), by the cashier, on the
 /// wager path (committed in groups).
 async fn cash_movement(
@@ -143,6 +163,7 @@ async fn cash_movement(
 ) -> ApiResult<HttpResponse> {
     caller.require(&[Role::Cashier])?;
     super::contract::check_memo(&body.memo)?;
+    check_location(&body.location)?;
     let idem = IdempotentRequest::from_request(&req, &*body)?;
     let body = body.into_inner();
     let wager = Wager::Cash(CashWager {
@@ -151,6 +172,7 @@ async fn cash_movement(
         player_id: body.player_id,
         amount: body.amount,
         memo: body.memo,
+        location: body.location,
     });
     let committed = idempotency::commit_wager(&state, caller, idem, wager).await?;
     Ok(idempotency::committed_response(&committed))

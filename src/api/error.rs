@@ -244,6 +244,16 @@ impl From<crate::wagers::WagerError> for ApiError {
                 .with_details(serde_json::json!({ "account": account, "needed": needed, "balance": balance })),
             W::PegLeg(refusal) => ApiError::from(refusal),
             W::Protection(refusal) => ApiError::from(refusal),
+            W::IdentityRequired(r) => {
+                ApiError::conflict("identity_required", message).with_details(serde_json::json!({
+                    "missing": crate::compliance::cash::IDENTITY_FIELDS,
+                    "direction": r.direction,
+                    "gaming_day": r.gaming_day.to_string(),
+                    "day_total_before": crate::domain::format_minor(r.before_minor),
+                    "day_total_after": crate::domain::format_minor(r.total_minor),
+                    "report_threshold": crate::domain::format_minor(r.threshold_minor),
+                }))
+            }
             W::PlayerNotFound => ApiError::not_found("player"),
             W::NotAPlayer => ApiError::unprocessable("not_a_player", message),
             W::IdempotencyKeyReused => ApiError::conflict("idempotency_key_reused", message),

@@ -6,8 +6,10 @@ pub mod audit;
 pub mod auth;
 pub mod auth_first;
 pub mod cage;
+pub mod compliance;
 pub mod contract;
 pub mod error;
+pub mod exclusion_lists;
 pub mod fallback;
 pub mod floor;
 pub mod games;
@@ -45,7 +47,12 @@ use utoipa::{Modify, OpenApi};
         users::create_user, users::list_users, users::roster, users::update_user, users::end_sessions, users::unlock, users::reset_password,
         cage::deposit, cage::withdraw, cage::correction, cage::get_wallet, cage::my_wallet, cage::wallet_history,
         protection::my_protection, protection::player_protection, protection::set_limit, protection::confirm_limit,
-        protection::take_time_out, protection::exclude_self,
+        protection::take_time_out, protection::exclude_self, protection::set_reality_check, protection::my_session,
+        compliance::get_rules, compliance::propose_rules, compliance::record_identity, compliance::read_identity,
+        compliance::cash_today, compliance::cash_log, compliance::list_reports, compliance::export_reports,
+        compliance::get_report, compliance::file_report, compliance::list_alerts, compliance::review_alert,
+        compliance::suspicious_activity,
+        exclusion_lists::import, exclusion_lists::lists, exclusion_lists::matches, exclusion_lists::review,
         audit::events, audit::ledger, audit::trial_balance, audit::verify_ledger,
         audit::take_checkpoint, audit::list_checkpoints, audit::transcripts, proofs::inclusion, proofs::consistency,
         games::list_games,
@@ -77,6 +84,7 @@ use utoipa::{Modify, OpenApi};
         (name = "cage", description = "Cash in, cash out, corrections (cashier)"),
         (name = "wallets", description = "Player balances and history"),
         (name = "protection", description = "A player's own limits, time-outs and self-exclusion"),
+        (name = "compliance", description = "Cash-transaction compliance: patron identity, the multiple-transaction log, currency transaction reports and structuring alerts"),
         (name = "audit", description = "Significant events, the ledger, its signed checkpoints and observed RTP (auditor)"),
         (name = "tables", description = "Tables, dealers and live events"),
         (name = "prima carta", description = "Prima Carta rounds at the house table"),
@@ -159,6 +167,25 @@ pub fn routes(cfg: &mut web::ServiceConfig) {
         .service(protection::confirm_limit)
         .service(protection::take_time_out)
         .service(protection::exclude_self)
+        .service(protection::set_reality_check)
+        .service(protection::my_session)
+        .service(compliance::get_rules)
+        .service(compliance::propose_rules)
+        .service(compliance::record_identity)
+        .service(compliance::read_identity)
+        .service(compliance::cash_today)
+        .service(compliance::cash_log)
+        .service(compliance::list_reports)
+        .service(compliance::export_reports)
+        .service(compliance::get_report)
+        .service(compliance::file_report)
+        .service(compliance::list_alerts)
+        .service(compliance::review_alert)
+        .service(compliance::suspicious_activity)
+        .service(exclusion_lists::matches)
+        .service(exclusion_lists::review)
+        .service(exclusion_lists::import)
+        .service(exclusion_lists::lists)
         .service(cage::wallet_history)
         .service(audit::events)
         .service(audit::ledger)

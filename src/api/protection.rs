@@ -324,3 +324,75 @@ pub async fn exclude_self(
         .await?;
     Ok(HttpResponse::Created().json(view))
 }
+
+impl From<crate::protection::reality_checks::RealityCheckError> for ApiError {
+    fn from(e: crate::protection::reality_checks::RealityCheckError) -> ApiError {
+        use crate::protection::reality_checks::RealityCheckError as R;
+        let message = e.to_string();
+        match e {
+            R::Interval => ApiError::unprocessable("invalid_interval", message),
+            R::Db(d) => ApiError::from(d),
+        }
+    }
+}
+
+#[derive(Deserialize, Serialize, ToSchema)]
+#[serde(deny_unknown_fields)]
+pub struct RealityCheckRequest {
+    /// Every this many minutes of a session (10 to 240); null turns reality checks off.
+    #[schema(minimum = 10, maximum = 240, example = 30)]
+    #[serde(default, deserialize_with = "crate::domain::whole::option")]
+    pub minutes: Option<u32>,
+}
+
+/// Sets how often the player app shows the caller their session (player).
+#[utoipa::path(tag = "protection", security(("bearer" = [])), request_body = RealityCheckRequest, responses(
+    (status = 200, body = crate::protection::reality_checks::SessionView),
+    (status = 400, body = super::error::ErrorBody),
+    (status = 403, body = super::error::ErrorBody),
+    (status = 422, body = super::error::ErrorBody),
+))]
+#[put("/api/v1/me/reality-check")]
+pub async fn set_reality_check(
+    state: web::Data<AppState>,
+    caller: Caller,
+    body: web::Json<RealityCheckRequest>,
+) -> ApiResult<web::Json<crate::protection::reality_checks::SessionView>> {
+    caller.require(&[Role::Player])?;
+    let minutes = body.into_inner().minutes;
+    let view = state
+        .blocking(move |s| {
+            s.db.write(|conn| {
+                crate::protection::reality_checks::set(conn, &caller.user_id, minutes, now_us())?;
+                session_of(conn, &caller.user_id)
+            })
+        })
+        .await?;
+    Ok(web::Json(view))
+}
+
+fn session_of(
+    conn: &mut crate::store::AnyConnection,
+    player: &str,
+) -> Result<crate::protection::reality_checks::SessionView, ApiError> {
+    let gap = crate::floor::rating_rule(conn)?.spec().session_gap_minutes;
+    Ok(crate::protection::reality_checks::session(conn, player, gap, now_us())?)
+}
+
+/// The caller's session so far, as a reality check shows it: time played, staked, won back and
+/// net, and when the next check is due (player).
+#[utoipa::path(tag = "protection", security(("bearer" = [])), responses(
+    (status = 200, body = crate::protection::reality_checks::SessionView),
+    (status = 403, body = super::error::ErrorBody),
+))]
+#[get("/api/v1/me/session")]
+pub async fn my_session(
+    state: web::Data<AppState>,
+    caller: Caller,
+) -> ApiResult<web::Json<crate::protection::reality_checks::SessionView>> {
+    caller.require(&[Role::Player])?;
+    let view = state
+        .blocking(move |s| s.db.read(|conn| session_of(conn, &caller.user_id)))
+        .await?;
+    Ok(web::Json(view))
+}

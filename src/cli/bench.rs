@@ -97,6 +97,10 @@ pub struct WagersArgs {
     /// Skip the half-peak run.
     #[arg(long, overrides_with = "half_peak")]
     pub no_half_peak: bool,
+    /// Every player sets daily limits on deposits, losses and stakes first (never reached), so
+    /// each wager is checked against their running totals: compare with a run without.
+    #[arg(long)]
+    pub limits: bool,
 }
 
 /// One anchor + djego pair.
@@ -121,7 +125,8 @@ pub fn wagers(args: WagersArgs) -> Result<ExitCode, String> {
     println!("djego bench wagers");
     print_machine_facts(&args, uses_postgres)?;
     println!(
-        "settings: backends {} | scenarios {} | clients {} | {} s per run | {} repeat(s) | anchor {} | half-peak {}",
+        "settings: backends {} | scenarios {} | clients {} | {} s per run | {} repeat(s) | anchor {} | half-peak {} \
+         | player limits {}",
         args.backends.iter().map(|b| b.name()).collect::<Vec<_>>().join(","),
         args.scenarios.iter().map(|s| s.name()).collect::<Vec<_>>().join(","),
         args.clients.iter().map(usize::to_string).collect::<Vec<_>>().join(","),
@@ -129,6 +134,7 @@ pub fn wagers(args: WagersArgs) -> Result<ExitCode, String> {
         args.repeats,
         if args.no_anchor { "off" } else { "pgbench" },
         if half_peak { "on" } else { "off" },
+        if args.limits { "on" } else { "off" },
     );
 
     let mut anchor = if args.no_anchor {
@@ -158,6 +164,12 @@ pub fn wagers(args: WagersArgs) -> Result<ExitCode, String> {
         eprintln!("djego ready at {} (log {})", server.base, server.log_path.display());
         eprintln!("setting up staff and {max_clients} funded players over the API…");
         let casino = Casino::set_up(&server, max_clients).map_err(|e| format!("{e}\n{}", server.log_tail()))?;
+        if args.limits {
+            eprintln!("every player sets daily limits on deposits, losses and stakes…");
+            casino
+                .set_limits(&server)
+                .map_err(|e| format!("{e}\n{}", server.log_tail()))?;
+        }
 
         for &scenario in &args.scenarios {
             for &clients in &args.clients {

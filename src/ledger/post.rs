@@ -324,6 +324,12 @@ impl Appender {
     }
 
     /// The instant every transfer appended here is stamped with.
+    /// The sequence number of the last transfer appended: the head's, before this writer
+    /// appends any.
+    pub fn head_seq(&self) -> i64 {
+        self.seq
+    }
+
     pub fn now_us(&self) -> i64 {
         self.now_us
     }

@@ -37,6 +37,45 @@ pub enum ExclusionError {
     Store(#[from] crate::store::StoreError),
 }
 
+/// Excludes a player found on an external exclusion list, as its entry says (to the end of
+/// `ends_at_us`, or for good), once a reviewer confirmed the match: recorded as a
+/// self-exclusion, by the reviewer.
+pub fn from_list(
+    conn: &mut AnyConnection,
+    player: &str,
+    ends_at_us: Option<i64>,
+    now_us: i64,
+    reviewer_id: &str,
+    list_id: &str,
+) -> Result<ExclusionView, ExclusionError> {
+    let id = new_id();
+    let kind = ExclusionKind::SelfExclusion;
+    diesel::insert_into(px::table)
+        .values((
+            px::id.eq(&id),
+            px::player_id.eq(player),
+            px::kind.eq(kind.as_str()),
+            px::starts_at_us.eq(now_us),
+            px::ends_at_us.eq(ends_at_us),
+            px::created_at_us.eq(now_us),
+        ))
+        .execute(conn)?;
+    significant_events::record(
+        conn,
+        EventKind::PlayerExcluded,
+        Some(reviewer_id),
+        Some(player),
+        serde_json::json!({ "kind": kind.as_str(), "ends_at_us": ends_at_us, "exclusion_list": list_id }),
+    )?;
+    Ok(ExclusionView {
+        id,
+        kind,
+        starts_at_us: now_us,
+        ends_at_us,
+        in_force: true,
+    })
+}
+
 #[derive(Serialize, ToSchema, Debug, Clone, PartialEq, Eq)]
 pub struct ExclusionView {
     pub id: String,

@@ -11,6 +11,8 @@
 
 pub mod exclusions;
 pub mod limits;
+pub mod reality_checks;
+pub mod tally;
 
 use diesel::prelude::*;
 use serde::Serialize;
@@ -250,7 +252,70 @@ pub struct Totals {
     pub lost: [i64; 3],
 }
 
+/// One transfer's effect on a player's totals, at its instant.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct PlayMove {
+    pub at_us: i64,
+    pub deposited: i64,
+    pub staked: i64,
+    pub lost: i64,
+}
+
+/// The players whose wallet a transfer touches, and what it adds to each one's totals: a deposit
+/// from the cage counts as deposited; money to play counts as staked and lost; money back from
+/// play is taken off the loss, and off the stake when it came back unrisked. One rule for the
+/// ledger read ([`totals`]) and the wager path's kept tallies (`tally`).
+pub fn plays_of<'a>(
+    debit: &'a str,
+    credit: &'a str,
+    kind: &str,
+    amount: i64,
+    at_us: i64,
+) -> impl Iterator<Item = (&'a str, PlayMove)> {
+    let cage = crate::ledger::AccountId::cage();
+    let unrisked = crate::game_registry::returns_unrisked(kind);
+    let deposit = kind == "deposit";
+    [(debit, credit, true), (credit, debit, false)]
+        .into_iter()
+        .filter_map(move |(wallet, other, toward_play)| {
+            let player = wallet.strip_prefix("wallet:")?;
+            let mut m = PlayMove {
+                at_us,
+                deposited: 0,
+                staked: 0,
+                lost: 0,
+            };
+            if other == cage.as_str() {
+                if !toward_play && deposit {
+                    m.deposited = amount;
+                }
+            } else if toward_play {
+                m.staked = amount;
+                m.lost = amount;
+            } else {
+                m.lost = -amount;
+                if unrisked {
+                    m.staked = -amount;
+                }
+            }
+            Some((player, m))
+        })
+}
+
 impl Totals {
+    /// Adds a move to every window ending at `now_us` that holds it.
+    pub fn add(&mut self, m: &PlayMove, now_us: i64) {
+        for period in Period::ALL {
+            if m.at_us < now_us - period.window_us() {
+                continue;
+            }
+            let i = period as usize;
+            self.deposited[i] += m.deposited;
+            self.staked[i] += m.staked;
+            self.lost[i] += m.lost;
+        }
+    }
+
     pub fn of(&self, kind: LimitKind, period: Period) -> i64 {
         let i = period as usize;
         match kind {
@@ -436,33 +501,9 @@ pub fn totals(conn: &mut AnyConnection, players: &[&str], now_us: i64) -> QueryR
             tr::created_at_us,
         ))
         .load(conn)?;
-    let cage = crate::ledger::AccountId::cage();
     for (debit, credit, kind, amount, at_us) in rows {
-        for (wallet, toward_play) in [(&debit, true), (&credit, false)] {
-            let Some(player) = wallet.strip_prefix("wallet:") else {
-                continue;
-            };
-            let other = if toward_play { &credit } else { &debit };
-            let totals: &mut Totals = out.entry(player.to_owned()).or_default();
-            for period in Period::ALL {
-                if at_us < now_us - period.window_us() {
-                    continue;
-                }
-                let i = period as usize;
-                if other == cage.as_str() {
-                    if !toward_play && kind == "deposit" {
-                        totals.deposited[i] += amount;
-                    }
-                } else if toward_play {
-                    totals.staked[i] += amount;
-                    totals.lost[i] += amount;
-                } else {
-                    totals.lost[i] -= amount;
-                    if crate::game_registry::returns_unrisked(&kind) {
-                        totals.staked[i] -= amount;
-                    }
-                }
-            }
+        for (player, play) in plays_of(&debit, &credit, &kind, amount, at_us) {
+            out.entry(player.to_owned()).or_default().add(&play, now_us);
         }
     }
     Ok(out)

@@ -302,6 +302,126 @@ diesel::table! {
 }
 
 diesel::table! {
+    player_reality_checks (player_id) {
+        player_id -> Text,
+        interval_minutes -> Nullable<Integer>,
+        updated_at_us -> BigInt,
+    }
+}
+
+diesel::table! {
+    patron_identities (player_id) {
+        player_id -> Text,
+        sealed -> Text,
+        name_key -> Text,
+        document_key -> Text,
+        recorded_by -> Text,
+        recorded_at_us -> BigInt,
+    }
+}
+
+diesel::table! {
+    cash_transactions (transfer_id) {
+        transfer_id -> Text,
+        player_id -> Text,
+        direction -> Text,
+        amount_minor -> BigInt,
+        gaming_day -> Text,
+        cashier_id -> Text,
+        location -> Nullable<Text>,
+        at_us -> BigInt,
+    }
+}
+
+diesel::table! {
+    cash_day_totals (player_id, gaming_day, direction) {
+        player_id -> Text,
+        gaming_day -> Text,
+        direction -> Text,
+        total_minor -> BigInt,
+        largest_minor -> BigInt,
+        largest_at_us -> BigInt,
+    }
+}
+
+diesel::table! {
+    currency_transaction_reports (id) {
+        id -> Text,
+        player_id -> Text,
+        gaming_day -> Text,
+        created_at_us -> BigInt,
+        filed_by -> Nullable<Text>,
+        filed_at_us -> Nullable<BigInt>,
+        filing_reference -> Nullable<Text>,
+        filed_document -> Nullable<Text>,
+    }
+}
+
+diesel::table! {
+    compliance_alerts (id) {
+        id -> Text,
+        player_id -> Text,
+        pattern -> Text,
+        gaming_day -> Text,
+        raised_at_us -> BigInt,
+        evidence -> Text,
+        status -> Text,
+        reviewed_by -> Nullable<Text>,
+        reviewed_at_us -> Nullable<BigInt>,
+        review_note -> Nullable<Text>,
+    }
+}
+
+diesel::table! {
+    suspicious_activity_reports (id) {
+        id -> Text,
+        alert_id -> Text,
+        player_id -> Text,
+        narrative -> Text,
+        created_by -> Text,
+        created_at_us -> BigInt,
+    }
+}
+
+diesel::table! {
+    exclusion_lists (id) {
+        id -> Text,
+        name -> Text,
+        sha256 -> Text,
+        entries -> Integer,
+        imported_by -> Text,
+        imported_at_us -> BigInt,
+    }
+}
+
+diesel::table! {
+    exclusion_list_entries (list_id, line) {
+        list_id -> Text,
+        line -> Integer,
+        sealed -> Text,
+        name_key -> Text,
+        document_key -> Nullable<Text>,
+        ends_on -> Nullable<Text>,
+    }
+}
+
+diesel::table! {
+    exclusion_list_matches (id) {
+        id -> Text,
+        list_id -> Text,
+        line -> Integer,
+        player_id -> Text,
+        basis -> Text,
+        found_at_us -> BigInt,
+        status -> Text,
+        reviewed_by -> Nullable<Text>,
+        reviewed_at_us -> Nullable<BigInt>,
+        review_note -> Nullable<Text>,
+        exclusion_id -> Nullable<Text>,
+    }
+}
+
+diesel::table! {
     merkle_nodes (tree, level, idx) {
         tree -> Text,
         level -> Integer,
@@ -462,6 +582,16 @@ diesel::allow_tables_to_appear_in_same_query!(
     merkle_nodes,
     player_limits,
     player_exclusions,
+    player_reality_checks,
+    patron_identities,
+    cash_transactions,
+    cash_day_totals,
+    currency_transaction_reports,
+    compliance_alerts,
+    suspicious_activity_reports,
+    exclusion_lists,
+    exclusion_list_entries,
+    exclusion_list_matches,
     gaming_day_closes,
     proposals,
     floor_meter_mark,

@@ -90,7 +90,15 @@ struct Kept {
     rounds: LruCache<String, Arc<RoundFacts>>,
     /// Peg Leg quotes by id.
     quotes: peg_leg::KeptQuotes,
+    /// Limited players' play of the last 30 days, read from the ledger's tail each batch.
+    tallies: crate::protection::tally::Tallies,
+    /// (patron, gaming day) currency transaction reports a batch found committed (never
+    /// removed; the set is cleared when it grows past a day's worth).
+    open_reports: std::collections::HashSet<(String, String)>,
 }
+
+/// Open reports an instance remembers before starting afresh.
+const MAX_KEPT_REPORTS: usize = 100_000;
 
 /// Rounds whose facts an instance keeps (the least recently bet on go first).
 const KEPT_ROUNDS: NonZeroUsize = NonZeroUsize::new(4096).expect("not zero");
@@ -102,6 +110,8 @@ impl Default for Kept {
             builtin_pay_table: None,
             rounds: LruCache::new(KEPT_ROUNDS),
             quotes: peg_leg::KeptQuotes::default(),
+            tallies: crate::protection::tally::Tallies::default(),
+            open_reports: std::collections::HashSet::new(),
         }
     }
 }
@@ -242,6 +252,18 @@ struct Loaded {
     /// The exclusions and limits of the players this batch's requests would move money toward
     /// play for (only those with either), their totals read under the head lock.
     standings: HashMap<String, Standing>,
+    /// The cash the cage moves: the compliance rules and calendar (read before the head lock),
+    /// then, under it, the patrons' recent cash transactions. None when the batch moves none.
+    cash: Option<CashPhase>,
+}
+
+/// Where the cash-compliance view of a batch is.
+enum CashPhase {
+    Unlocked(
+        crate::compliance::ComplianceRules,
+        crate::floor::calendar::FloorCalendar,
+    ),
+    Watching(crate::compliance::CashWatch),
 }
 
 /// (caller, key, fingerprint, status, body) of a first answer.
@@ -295,7 +317,25 @@ fn commit_batch(
     // Bets are placed at the instant their transfers are stamped with.
     let now = appender.now_us();
     // What the limited players have staked, lost and deposited, as of this batch's turn.
-    protection::count(conn, &mut loaded.standings, now)?;
+    kept.tallies
+        .count(conn, &mut loaded.standings, now, appender.head_seq())?;
+    // The cage's patrons' cash so far, for the day's totals and the structuring patterns.
+    if let Some(CashPhase::Unlocked(rules, calendar)) = loaded.cash.take() {
+        let mut patrons: Vec<&str> = requests
+            .iter()
+            .filter_map(|q| match &q.wager {
+                Wager::Cash(c) => Some(c.player_id.as_str()),
+                _ => None,
+            })
+            .collect();
+        patrons.sort_unstable();
+        patrons.dedup();
+        if kept.open_reports.len() > MAX_KEPT_REPORTS {
+            kept.open_reports.clear();
+        }
+        let watch = crate::compliance::CashWatch::load(conn, rules, &calendar, &patrons, now, &kept.open_reports)?;
+        loaded.cash = Some(CashPhase::Watching(watch));
+    }
     let mut writes = Writes::default();
     // First answers within this batch, for twins that arrive together.
     let mut answered: HashMap<(String, String), (String, Committed)> = HashMap::new();
@@ -341,7 +381,7 @@ fn commit_batch(
                 &mut appender,
                 &mut writes.peg_leg_bets,
             ),
-            Wager::Cash(c) => move_cash(c, key, &loaded, &mut appender),
+            Wager::Cash(c) => move_cash(conn, c, key, now, &mut loaded, &mut appender),
         };
         if let (Ok(_), Some((player, play))) = (&outcome, play) {
             if let Some(standing) = loaded.standings.get_mut(player) {
@@ -365,6 +405,10 @@ fn commit_batch(
     }
 
     write(conn, appender, writes, now)?;
+    if let Some(CashPhase::Watching(watch)) = loaded.cash.take() {
+        kept.open_reports.extend(watch.open_reports());
+        watch.write(conn)?;
+    }
     // Only the commit is left: the next batch may start its unlocked reads.
     hand_off();
     Ok(outcomes)
@@ -398,6 +442,7 @@ fn load_unlocked(
         accounts: HashMap::new(),
         peg_leg: peg_leg::Loaded::default(),
         standings: HashMap::new(),
+        cash: None,
     };
 
     if !round_ids.is_empty() {
@@ -459,6 +504,11 @@ fn load_unlocked(
     players.sort_unstable();
     players.dedup();
     loaded.standings = protection::rules(conn, &players, crate::store::now_us())?;
+    if requests.iter().any(|q| matches!(q.wager, Wager::Cash(_))) {
+        let rules = crate::compliance::rules::rules(conn).map_err(|e| WagerError::Internal(e.to_string()))?;
+        let calendar = crate::floor::calendar(conn).map_err(|e| WagerError::Internal(e.to_string()))?;
+        loaded.cash = Some(CashPhase::Unlocked(rules, calendar));
+    }
     Ok(loaded)
 }
 
@@ -802,12 +852,32 @@ fn place_bet(
     })
 }
 
-fn move_cash(cash: &CashWager, key: Option<&str>, loaded: &Loaded, appender: &mut Appender) -> Outcome {
+/// A deposit or withdrawal: checked against the patron's cash today (identity before the
+/// report threshold), moved, then recorded for the cage's compliance.
+fn move_cash(
+    conn: &mut AnyConnection,
+    cash: &CashWager,
+    key: Option<&str>,
+    now: i64,
+    loaded: &mut Loaded,
+    appender: &mut Appender,
+) -> Outcome {
     match loaded.accounts.get(&cash.player_id).map(|a| a.role) {
         None => return Err(WagerError::PlayerNotFound),
         Some(Role::Player) => {}
         Some(_) => return Err(WagerError::NotAPlayer),
     }
+    let Some(CashPhase::Watching(watch)) = loaded.cash.as_mut() else {
+        return Err(WagerError::Internal("the batch loaded no cash view".into()));
+    };
+    let request = crate::compliance::CashRequest {
+        player_id: &cash.player_id,
+        direction: cash.direction,
+        amount_minor: cash.amount.minor(),
+        cashier_id: &cash.cashier_id,
+        location: cash.location.as_deref(),
+    };
+    watch.check(conn, &request)?.map_err(WagerError::IdentityRequired)?;
     let wallet = AccountId::wallet(&cash.player_id);
     let (debit, credit, kind) = match cash.direction {
         CashDirection::Deposit => (AccountId::cage(), wallet.clone(), TransferKind::Deposit),
@@ -826,6 +896,9 @@ fn move_cash(cash: &CashWager, key: Option<&str>, loaded: &Loaded, appender: &mu
         .memo(memo);
     let transfer = TransferView::from(&appender.append(&[spec])?[0]);
     let balance = appender.balance_minor(&wallet).ok_or(WagerError::PlayerNotFound)?;
+    watch.record(conn, &request, &transfer.id, |conn| {
+        crate::compliance::cash::staked_last_day(conn, &cash.player_id, now)
+    })?;
     let receipt = CageReceipt {
         transfer,
         balance: format_minor(balance),

@@ -97,13 +97,7 @@ pub struct PegLegBetWager {
     pub stake: Amount,
 }
 
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum CashDirection {
-    /// Cash in: the cage credits the wallet.
-    Deposit,
-    /// Cash out: the wallet pays the cage.
-    Withdrawal,
-}
+pub use crate::compliance::CashDirection;
 
 /// A deposit or withdrawal at the cage, by a cashier.
 #[derive(Clone, Debug)]
@@ -113,6 +107,8 @@ pub struct CashWager {
     pub player_id: String,
     pub amount: Amount,
     pub memo: Option<String>,
+    /// The cage window or other place the cash changed hands, as the cashier named it.
+    pub location: Option<String>,
 }
 
 /// A client's `Idempotency-Key` and the fingerprint of the request it came
@@ -190,6 +186,9 @@ pub enum WagerError {
     /// The player is excluded from play, or the request would pass a limit they set.
     #[error(transparent)]
     Protection(crate::protection::Refusal),
+    /// A deposit or withdrawal that needs the patron's identity on file first.
+    #[error(transparent)]
+    IdentityRequired(crate::compliance::IdentityRequired),
     #[error("player not found")]
     PlayerNotFound,
     #[error("only players hold wallets")]

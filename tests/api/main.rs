@@ -12,6 +12,7 @@ mod auth;
 mod bad_input;
 mod bootstrap;
 mod checkpoints;
+mod compliance;
 mod conformance;
 mod database_roles;
 mod floor;

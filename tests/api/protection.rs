@@ -353,3 +353,62 @@ both_backends!(
         }
     }
 );
+
+both_backends!(
+    async fn a_reality_check_shows_the_session_at_the_interval_the_player_chose(app: TestApp) {
+        let c = casino(&app, TableOptions::default()).await;
+        let p = &c.players[0];
+        let set = |minutes: Value| {
+            let app = &app;
+            let token = p.token.clone();
+            async move {
+                app.put(
+                    "/api/v1/me/reality-check",
+                    Some(&token),
+                    &json!({ "minutes": minutes }),
+                    None,
+                )
+                .await
+            }
+        };
+        set(json!(5)).await.assert_error(422, "invalid_interval");
+        set(json!(241)).await.assert_error(422, "invalid_interval");
+        let quiet = set(json!(30)).await.expect(200);
+        assert_eq!(quiet["reality_check_minutes"], 30, "{quiet}");
+        assert_eq!(quiet["in_session"], false, "no play yet: {quiet}");
+        assert!(quiet["next_check_at_us"].is_null());
+
+        let round = create_round(&app, &c).await;
+        for kind in ["conto_alto", "conto_bajo"] {
+            app.post(
+                &format!("/api/v1/rounds/{}/bets", s(&round["id"])),
+                Some(&p.token),
+                &json!({ "kind": kind, "amount": "2.00" }),
+                None,
+            )
+            .await
+            .expect(201);
+        }
+        let session = app.get("/api/v1/me/session", Some(&p.token)).await.expect(200);
+        assert_eq!(session["in_session"], true, "{session}");
+        assert_eq!(
+            (&session["staked"], &session["returned"], &session["net"]),
+            (&json!("4.00"), &json!("0.00"), &json!("-4.00")),
+            "{session}"
+        );
+        let started = session["started_at_us"].as_i64().unwrap();
+        assert_eq!(session["next_check_at_us"].as_i64(), Some(started + 30 * 60_000_000));
+        assert_eq!(session["session_gap_minutes"], 30);
+        // Off, and only the player's own.
+        let off = set(Value::Null).await.expect(200);
+        assert!(
+            off["reality_check_minutes"].is_null() && off["next_check_at_us"].is_null(),
+            "{off}"
+        );
+        assert_eq!(off["staked"], "4.00");
+        app.get("/api/v1/me/session", Some(&c.cashier.token))
+            .await
+            .assert_error(403, "forbidden");
+        assert_eq!(app.events("reality_check_set").await.len(), 2);
+    }
+);

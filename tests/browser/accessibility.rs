@@ -5,7 +5,8 @@
 //! with the keyboard alone.
 
 use crate::harness::{
-    demo, login, open_prima_round, peg_leg_round_dealt, settled_lobo_round, Browser, Djego, Driver, STEP_TIMEOUT_MS,
+    api, demo, login, open_prima_round, peg_leg_round_dealt, settled_lobo_round, Browser, Djego, Driver,
+    STEP_TIMEOUT_MS,
 };
 use serde_json::json;
 use std::time::{Duration, Instant};
@@ -482,12 +483,78 @@ async fn the_console_passes_the_audit_for_the_cashier_and_the_auditor() {
         .unwrap()
         .to_string();
 
+    // bruno's cash today: two deposits of 4,000.00 at Window 1, through the API, so the cage
+    // shows how far his day is from the report threshold and the next deposit needs his identity.
+    let cashier_token = login(&djego, "cashier", demo::PASSWORD_CASHIER).await;
+    let (status, players) = api(
+        &djego,
+        reqwest::Method::GET,
+        "/api/v1/users?role=player",
+        Some(&cashier_token),
+        None,
+    )
+    .await;
+    assert_eq!(status, 200, "{players}");
+    let bruno = players
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|u| u["username"] == "bruno")
+        .expect("the demo's bruno")["id"]
+        .as_str()
+        .unwrap()
+        .to_string();
+    for _ in 0..2 {
+        let (status, body) = api(
+            &djego,
+            reqwest::Method::POST,
+            "/api/v1/cage/deposits",
+            Some(&cashier_token),
+            Some(json!({ "player_id": bruno, "amount": "4000.00", "location": "Window 1" })),
+        )
+        .await;
+        assert_eq!(status, 201, "{body}");
+    }
+
     let mut found = Vec::new();
     let cashier = driver.browser(DESKTOP.0, DESKTOP.1).await;
     cashier
         .sign_in(&djego, "cashier", demo::PASSWORD_CASHIER, "/console")
         .await;
     audit_console(&cashier, "cashier", &mut found).await;
+    // A deposit stopped for identity, the identity form open; then the identity recorded and
+    // the deposit offered again.
+    cashier.click("#tab-cage").await;
+    cashier.click(r#"button.cage-player[data-username="bruno"]"#).await;
+    cashier
+        .wait_text("#cage-identity-line", "2000.00 more in deposits")
+        .await;
+    cashier.type_into("#cage-location", "Window 2").await;
+    cashier.type_into("#deposit-amount", "4000.00").await;
+    cashier.click("#deposit-button").await;
+    cashier.wait_text("#cage-problem", "Identity needed first").await;
+    cashier.find("#identity-form").await;
+    audit(
+        &cashier,
+        "console as cashier, a deposit stopped for identity",
+        &mut found,
+    )
+    .await;
+    cashier.type_into("#identity-full-name", "Bruno Almeida Costa").await;
+    cashier
+        .run_js("document.getElementById('identity-date-of-birth').value = '1985-06-15'; return true;")
+        .await;
+    cashier
+        .type_into("#identity-address", "4 Rua do Carmo, Porto 4050-164, Portugal")
+        .await;
+    cashier.type_into("#identity-document-number", "P1234567").await;
+    cashier.type_into("#identity-document-issuer", "Portugal").await;
+    cashier.click("#identity-save").await;
+    cashier.find("#identity-retry").await;
+    cashier.wait_text("#cage-identity-line", "Identity on file.").await;
+    audit(&cashier, "console as cashier, the identity recorded", &mut found).await;
+    cashier.click("#identity-retry").await;
+    cashier.wait_text("#cage-result", "the balance is now 13000.00").await;
     cashier.close().await;
 
     let auditor = driver.browser(DESKTOP.0, DESKTOP.1).await;
@@ -521,6 +588,29 @@ async fn the_console_passes_the_audit_for_the_cashier_and_the_auditor() {
         &mut found,
     )
     .await;
+    // Compliance: bruno's report opened and a filing refused; the alert his split deposits
+    // raised escalated, and its record listed.
+    auditor.click("#tab-compliance").await;
+    auditor.click("#compliance-show-reports").await;
+    auditor.click(r#"button.report-open[data-patron="bruno"]"#).await;
+    auditor.wait_text("#report-document", "12000.00").await;
+    auditor.click("#report-file").await;
+    auditor.wait_text("#report-file-problem", "once that day is over").await;
+    audit(
+        &auditor,
+        "console as auditor, a report opened, its filing refused",
+        &mut found,
+    )
+    .await;
+    auditor.click("#compliance-show-alerts").await;
+    let alert = r#"article.alert-item[data-patron="bruno"]"#;
+    auditor
+        .type_into(&format!("{alert} textarea.alert-note"), "Split between windows.")
+        .await;
+    auditor.click(&format!("{alert} button.alert-escalate")).await;
+    auditor.wait_text("#alerts-result", "Escalated").await;
+    auditor.wait_text("#suspicious-list", "Split between windows.").await;
+    audit(&auditor, "console as auditor, an alert escalated", &mut found).await;
     auditor.close().await;
     assert_none(&found);
 }

@@ -7,6 +7,7 @@ mod harness;
 
 mod accessibility;
 mod account;
+mod compliance;
 mod console;
 mod dealer;
 mod peg_leg;

@@ -26,6 +26,13 @@ async fn a_player_sets_a_limit_and_takes_a_time_out_from_the_phone() {
     b.wait_text("#limit-list", "which you may confirm from").await;
     b.wait_text("[data-limit='loss-day']", "20.00").await;
 
+    // A reality check every 30 minutes of play, with the session in words.
+    b.wait_text("#session-line", "You see no reality check").await;
+    b.choose("#reality-minutes", "every 30 minutes").await;
+    b.click("#reality-button").await;
+    b.wait_text("#session-line", "You see a reality check every 30 minutes of play")
+        .await;
+
     // A time-out, asked twice.
     b.choose("#break-length", "24 hours (time-out)").await;
     b.click("#break-button").await;

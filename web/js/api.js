@@ -48,10 +48,12 @@ export function requireSession(roles) {
 
 /** An answer djego gave that is not a success, in its one error shape. */
 export class ApiProblem extends Error {
-  constructor(status, code, message) {
+  constructor(status, code, message, details) {
     super(message);
     this.status = status;
     this.code = code;
+    /** What the error shape's `details` adds (a refusal's figures), or null. */
+    this.details = details ?? null;
   }
   /** What to tell a person. */
   get sentence() {
@@ -108,7 +110,7 @@ export async function call(method, path, body, { idempotencyKey, accept } = {}) 
   const payload = isJson ? await response.json().catch(() => null) : await response.text();
   if (response.ok) return payload;
   const error = payload && payload.error ? payload.error : { code: "http_" + response.status, message: response.statusText };
-  const problem = new ApiProblem(response.status, error.code, error.message);
+  const problem = new ApiProblem(response.status, error.code, error.message, error.details);
   if (response.status === 401 && path !== "/api/v1/auth/login") signInAgain(problem.sentence);
   if (error.code === "password_change_required") location.assign("/?change=1");
   throw problem;

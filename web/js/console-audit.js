@@ -13,7 +13,10 @@ import { act, call, table as grid } from "./api.js";
 import { isContestRecall, isPegLegRecall, verifyShuffle, splitDocuments } from "./shuffle.js";
 import { gameName } from "./games.js";
 import { pegLegRecallView } from "./console-peg-leg.js";
-import { BET_KINDS, betName, transferName, EVENT_KINDS, eventName, detailLabel, humanise, accountWords } from "./words.js";
+import {
+  BET_KINDS, betName, transferName, EVENT_KINDS, eventName, detailLabel, humanise, accountWords, IDENTITY_PURPOSE_WORDS,
+  documentTypeName,
+} from "./words.js";
 import { payTableById } from "./player-paytable.js";
 
 /** Where each game's recall is read, in the order "Find out" tries them. */
@@ -322,13 +325,19 @@ function detailValue(key, v) {
   if (key === "table_id") return tableName(v);
   if (key === "game") return gameName(v);
   if (key === "kind") return PROPOSAL_KIND[v] || transferName(v);
+  if (key === "purpose") return IDENTITY_PURPOSE_WORDS[v] || humanise(v).toLowerCase();
+  if (key === "document_type") return documentTypeName(v);
+  if (key === "decision") return v === "escalate" ? "escalated" : v === "dismiss" ? "dismissed" : humanise(v).toLowerCase();
   if (typeof v === "boolean") return v ? "yes" : "no";
   return String(v);
 }
 
+/** Details' keys holding a record's id that people need not read (the event's subject names the patron). */
+const RECORD_KEYS = new Set(["alert_id", "report_id"]);
+
 function eventDetails(text, doc) {
   if (!doc) return el("span", { class: "small" }, String(text || ""));
-  const line = Object.entries(doc).map(([k, v]) => `${detailLabel(k)}: ${detailValue(k, v)}`).join(" · ");
+  const line = Object.entries(doc).filter(([k]) => !RECORD_KEYS.has(k)).map(([k, v]) => `${detailLabel(k)}: ${detailValue(k, v)}`).join(" · ");
   if (line.length <= 140) return el("span", { class: "small mono-ish" }, line);
   return el("details", { class: "small" }, el("summary", {}, line.slice(0, 120) + "…"),
     el("pre", { class: "mono json" }, JSON.stringify(doc, null, 2)));

@@ -1,14 +1,22 @@
 // Cage: find a player, see their wallet and its history; the cashier
 // deposits, withdraws and corrects (with a reason; above the approval rule's
 // limit a correction is only proposed). The pit boss and the auditor read.
+// Cash compliance (docs/compliance.md): each deposit and withdrawal carries
+// where it happened; the patron's cash today is shown against the report
+// threshold, and a movement that would pass it without the patron's identity
+// on file is refused, said in words, and retried once the cashier records the
+// identity from the document the patron shows.
 
 import {
-  isCashier, el, fill, get, when, field, selectField, alertBox, statusBox, value, amount, $, run, failed,
+  isCashier, isAuditor, el, fill, get, when, field, selectField, alertBox, statusBox, value, amount, $, run, failed,
   loadPeople, peopleList, nameOf, tableName, loadTables, shortId, proposalNotice, AMOUNT_PATTERN,
-  knowNames, idsInText, namesInText,
+  knowNames, idsInText, namesInText, showProblem,
 } from "./console-common.js";
-import { act } from "./api.js";
-import { transferName, accountWords } from "./words.js";
+import { act, ApiProblem, capitalise } from "./api.js";
+import { transferName, accountWords, DOCUMENT_TYPES, IDENTITY_FIELD_WORDS } from "./words.js";
+
+/** Where this tab's cashier works ("Window 2"), kept for the tab's session. */
+const LOCATION_KEY = "djego.cage.location";
 
 const PAGE = 25;
 let current = null; // the player shown
@@ -66,11 +74,50 @@ async function open(id) {
       el("h3", { id: "cage-wallet-title" }, `Wallet of ${u.username}`, u.display_name && u.display_name !== u.username ? el("span", { class: "muted" }, ` (${u.display_name})`) : null),
       el("p", { class: "balance-line" }, "Balance ", el("strong", { id: "cage-balance", class: "balance" }, "…"))),
     alertBox("cage-wallet-problem"),
+    seesCashToday() ? el("div", { id: "cage-today", class: "cage-today", "aria-live": "polite" }, el("p", { class: "muted" }, "Loading today's cash…")) : null,
     isCashier() ? cashierForms(u) : el("p", { class: "muted small" }, "Only a cashier moves money at the cage."),
     el("h4", {}, "History"),
     el("div", { id: "cage-history" }, el("p", { class: "muted" }, "Loading…")),
     el("button", { type: "button", id: "cage-more", class: "quiet", hidden: true, onclick: () => more() }, "Show older"));
-  await Promise.all([balance(), history()]);
+  await Promise.all([balance(), history(), cashToday()]);
+}
+
+/** The cashier and the auditor read a patron's cash today (the pit boss does not). */
+const seesCashToday = () => isCashier() || isAuditor();
+
+/**
+ * The patron's deposits and withdrawals this gaming day, and how far each may
+ * go before their identity is needed (GET /api/v1/cage/patrons/{id}/today).
+ */
+async function cashToday() {
+  if (!seesCashToday()) return;
+  const u = current;
+  try {
+    const t = await get(`/api/v1/cage/patrons/${encodeURIComponent(u.id)}/today`);
+    if (current !== u || !$("cage-today")) return; // another patron was chosen meanwhile
+    const box = $("cage-today");
+    box.dataset.identity = t.identity_on_file ? "on-file" : "needed";
+    fill(box,
+      el("p", { id: "cage-today-totals" },
+        el("strong", {}, "Today"), ` (gaming day ${t.gaming_day}): deposits `, el("strong", {}, t.deposits),
+        ", withdrawals ", el("strong", {}, t.withdrawals), "."),
+      el("p", { id: "cage-identity-line", class: t.identity_on_file ? "ok" : "" },
+        t.identity_on_file
+          ? "Identity on file."
+          : `${t.deposits_before_identity} more in deposits (${t.withdrawals_before_identity} in withdrawals) today before identity is needed.`,
+        isCashier() ? " " : null,
+        isCashier() ? el("button", {
+          type: "button", id: "identity-open", class: "quiet",
+          onclick: () => openIdentity(u, null),
+        }, t.identity_on_file ? "Record a new identity document…" : "Record the identity now…") : null),
+      el("p", { class: "muted small" },
+        `A deposit or withdrawal of ${t.log_threshold} or more goes into the multiple-transaction log; past ${t.report_threshold} `
+        + "in a gaming day, in either direction, the patron's identity must be on file and a currency transaction report is made."));
+  } catch (e) {
+    if (current !== u || !$("cage-today")) return;
+    fill($("cage-today"));
+    failed($("cage-wallet-problem"), e);
+  }
 }
 
 async function balance() {
@@ -133,15 +180,64 @@ function drawHistory() {
     el("tbody", {}, rows)));
 }
 
+/** A refusal for want of identity, in words, from its details. */
+function identityNeeded(u, direction, amountText, d) {
+  const what = direction === "withdrawal" ? "withdrawal" : "deposit";
+  const plural = direction === "withdrawal" ? "withdrawals" : "deposits";
+  const again = direction === "withdrawal" ? "pay out" : "deposit";
+  const figures = d && d.day_total_after
+    ? `this ${what} of ${amountText} would bring ${u.username}'s ${plural} this gaming day from ${d.day_total_before} to ${d.day_total_after}, `
+      + `over ${d.report_threshold}. `
+    : `this ${what} would bring ${u.username}'s ${plural} this gaming day over the report threshold. `;
+  return "Identity needed first: " + figures
+    + `Record the patron's identity below (full name, date of birth, address and an identity document), then ${again} again.`;
+}
+
+/** The movement refused for want of identity, to retry once it is recorded: {direction, body}. */
+let pending = null;
+/** Moves cash for the patron shown (set by `cashierForms`). */
+let moveCash = null;
+
 function cashierForms(u) {
+  pending = null;
   const problem = alertBox("cage-problem");
   const result = statusBox("cage-result");
   const amountAttrs = { inputmode: "decimal", pattern: AMOUNT_PATTERN, required: true, autocomplete: "off", size: 10 };
   const receipt = async (r, what) => {
     $("cage-balance").textContent = r.balance;
     fill(result, el("p", { class: "ok" }, `${what} ${r.transfer.amount}: the balance is now ${r.balance}.`));
-    await history();
+    await Promise.all([history(), cashToday()]);
   };
+  const place = () => {
+    const where = value("cage-location").trim();
+    sessionStorage.setItem(LOCATION_KEY, where);
+    return where || null;
+  };
+
+  /** Moves cash; a refusal for want of identity opens the identity form and says what is needed. */
+  const move = async (direction, body, form) => {
+    let r;
+    try {
+      r = await act("POST", direction === "withdrawal" ? "/api/v1/cage/withdrawals" : "/api/v1/cage/deposits", body);
+    } catch (e) {
+      if (e instanceof ApiProblem && e.code === "identity_required") {
+        pending = { direction, body };
+        openIdentity(u, pending);
+        throw { sentence: identityNeeded(u, direction, body.amount, e.details), code: e.code, status: e.status };
+      }
+      throw e;
+    }
+    pending = null;
+    if (form) form.reset();
+    closeIdentity();
+    await receipt(r, direction === "withdrawal" ? "Paid out" : "Deposited");
+  };
+  moveCash = move;
+
+  const location = field("cage-location", "Location (cage window or place, e.g. Window 2)", {
+    maxlength: 60, autocomplete: "off", value: sessionStorage.getItem(LOCATION_KEY) || "",
+  });
+  location.querySelector("input").addEventListener("input", (event) => sessionStorage.setItem(LOCATION_KEY, event.target.value.trim()));
 
   const depositButton = el("button", { type: "submit", id: "deposit-button" }, "Deposit");
   const deposit = el("form", { id: "deposit-form", class: "cage-form" },
@@ -154,9 +250,7 @@ function cashierForms(u) {
     event.preventDefault();
     run(depositButton, problem, async () => {
       fill(result);
-      const r = await act("POST", "/api/v1/cage/deposits", { player_id: u.id, amount: amount("deposit-amount"), memo: value("deposit-memo").trim() || null });
-      deposit.reset();
-      await receipt(r, "Deposited");
+      await move("deposit", { player_id: u.id, amount: amount("deposit-amount"), memo: value("deposit-memo").trim() || null, location: place() }, deposit);
     });
   });
 
@@ -171,9 +265,7 @@ function cashierForms(u) {
     event.preventDefault();
     run(withdrawButton, problem, async () => {
       fill(result);
-      const r = await act("POST", "/api/v1/cage/withdrawals", { player_id: u.id, amount: amount("withdraw-amount"), memo: value("withdraw-memo").trim() || null });
-      withdraw.reset();
-      await receipt(r, "Paid out");
+      await move("withdrawal", { player_id: u.id, amount: amount("withdraw-amount"), memo: value("withdraw-memo").trim() || null, location: place() }, withdraw);
     });
   });
 
@@ -218,8 +310,121 @@ function cashierForms(u) {
 
   return el("div", { class: "subpanel" },
     problem, result,
+    el("div", { class: "row cage-location" }, location),
     el("div", { class: "cage-forms" }, deposit, withdraw),
+    identityBox(u),
     el("details", { id: "correction-details", class: "cage-correction" },
       el("summary", { id: "correction-open" }, "Correction, with a reason…"),
       correction));
+}
+
+// ---- a patron's identity ---------------------------------------------------------------------
+
+/** A refusal of an identity ("date_of_birth must be in the past") with its fields in words. */
+function identityRefusal(e) {
+  if (!(e instanceof ApiProblem) || e.code !== "invalid_identity") return e;
+  let m = String(e.message || "");
+  for (const [code, words] of Object.entries(IDENTITY_FIELD_WORDS)) m = m.split(code).join(words);
+  return { sentence: "The identity was not recorded: " + capitalise(m).replace(/^./, (c) => c.toLowerCase()), code: e.code, status: e.status };
+}
+
+/** The form a cashier fills from the patron's identity document (hidden until asked for). */
+function identityBox(u) {
+  const problem = alertBox("identity-problem");
+  const save = el("button", { type: "submit", id: "identity-save" }, "Record the identity");
+  const form = el("form", { id: "identity-form", class: "cage-form identity-form" },
+    el("p", { class: "muted small" },
+      "As on the document the patron shows you. It is kept sealed; only cashiers and auditors may read it, and every reading is recorded."),
+    el("div", { class: "grid" },
+      field("identity-full-name", "Full name, as on the document", { required: true, maxlength: 200, autocomplete: "off" }),
+      field("identity-date-of-birth", "Date of birth", { type: "date", required: true }),
+      field("identity-address", "Permanent address (street, city, region, postal code, country)", { required: true, maxlength: 300, autocomplete: "off" }),
+      selectField("identity-document-type", "Document", DOCUMENT_TYPES, "passport"),
+      field("identity-document-number", "Document number", { required: true, maxlength: 60, autocomplete: "off" }),
+      field("identity-document-issuer", "Issued by (country, or state and country)", { required: true, maxlength: 200, autocomplete: "off" }),
+      field("identity-occupation", "Occupation (optional)", { maxlength: 200, autocomplete: "off" })),
+    el("div", { class: "row" },
+      save,
+      el("button", { type: "button", id: "identity-cancel", class: "quiet", onclick: () => closeIdentity() }, "Not now")));
+  form.addEventListener("submit", (event) => {
+    event.preventDefault();
+    run(save, problem, async () => {
+      const occupation = value("identity-occupation").trim();
+      const identity = {
+        full_name: value("identity-full-name").trim(),
+        date_of_birth: value("identity-date-of-birth"),
+        address: value("identity-address").trim(),
+        document_type: value("identity-document-type"),
+        document_number: value("identity-document-number").trim(),
+        document_issuer: value("identity-document-issuer").trim(),
+      };
+      if (occupation) identity.occupation = occupation;
+      try {
+        await act("PUT", `/api/v1/players/${encodeURIComponent(u.id)}/identity`, identity);
+      } catch (e) {
+        throw identityRefusal(e);
+      }
+      form.reset();
+      identityRecorded(u);
+      await cashToday();
+    });
+  });
+  return el("section", { id: "identity-box", class: "identity-box", "aria-labelledby": "identity-title", hidden: true },
+    el("h4", { id: "identity-title" }, `Identity of ${u.username}`),
+    form, problem,
+    el("div", { id: "identity-result", role: "status", class: "result" }));
+}
+
+/** Shows the identity form, saying what it is for when a movement waits for it. */
+function openIdentity(u, waiting) {
+  const box = $("identity-box");
+  if (!box) return;
+  box.hidden = false;
+  $("identity-form").hidden = false;
+  fill($("identity-result"));
+  showProblem($("identity-problem"), null);
+  if (!waiting) {
+    showProblem($("cage-problem"), null);
+    $("identity-full-name").focus();
+    box.scrollIntoView({ block: "nearest" });
+  } else {
+    // The refusal is said in the cage's alert; the form follows it.
+    setTimeout(() => $("identity-full-name") && $("identity-full-name").focus(), 0);
+  }
+}
+
+function closeIdentity() {
+  const box = $("identity-box");
+  if (!box) return;
+  box.hidden = true;
+  fill($("identity-result"));
+  showProblem($("identity-problem"), null);
+}
+
+/** The identity is on file: the movement that waited for it may be made again. */
+function identityRecorded(u) {
+  $("identity-form").hidden = true;
+  showProblem($("cage-problem"), null);
+  const waiting = pending;
+  if (!waiting) {
+    fill($("identity-result"),
+      el("p", { class: "ok" }, `Identity recorded for ${u.username}.`),
+      el("button", { type: "button", id: "identity-done", class: "quiet", onclick: () => closeIdentity() }, "Close"));
+    return;
+  }
+  const what = waiting.direction === "withdrawal" ? `Pay out ${waiting.body.amount} now` : `Deposit ${waiting.body.amount} now`;
+  const retryProblem = alertBox("identity-retry-problem");
+  const retry = el("button", {
+    type: "button", id: "identity-retry",
+    onclick: () => run(retry, retryProblem, async () => {
+      const form = waiting.direction === "withdrawal" ? $("withdraw-form") : $("deposit-form");
+      await moveCash(waiting.direction, waiting.body, form);
+    }),
+  }, what);
+  fill($("identity-result"),
+    el("p", { class: "ok" }, `Identity recorded for ${u.username}. The ${waiting.direction} of ${waiting.body.amount} may be made now.`),
+    el("div", { class: "row" }, retry,
+      el("button", { type: "button", id: "identity-done", class: "quiet", onclick: () => { pending = null; closeIdentity(); } }, "Not now")),
+    retryProblem);
+  retry.focus();
 }

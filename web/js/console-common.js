@@ -262,12 +262,14 @@ export const PROPOSAL_KIND = {
   change_staff_account: "Give a pit boss's or auditor's powers",
   reset_staff_password: "Reset a pit boss's or auditor's password",
   change_calendar: "Change the floor calendar",
+  change_compliance_rules: "Change the cash-compliance rules",
 };
 
 export function proposalSubject(p) {
   if (p.kind === "create_table" && p.request && p.request.name) return p.request.name;
   if (p.kind === "change_approval_rule") return "the approval rule";
   if (p.kind === "change_calendar") return "the floor calendar";
+  if (p.kind === "change_compliance_rules") return "the cash-compliance rules";
   if (p.kind === "create_staff_account" && p.request) return p.request.username;
   if (p.kind === "reset_staff_password" && p.request && p.request.username) return p.request.username;
   if (!p.subject) return "—";

@@ -59,6 +59,10 @@ function requestSummary(p) {
     ].filter(Boolean).join(", ") + ` for ${nameOf(p.subject)}`;
     case "reset_staff_password": return `a temporary password for ${r.username || nameOf(p.subject)} (not shown)`;
     case "change_calendar": return `${r.timezone}, days from ${r.day_starts_at}, shifts ${(r.shifts || []).map((x) => `${x.name} ${x.starts_at}`).join(", ")}`;
+    case "change_compliance_rules": return `log from ${r.log_threshold}, identity and a report past ${r.report_threshold} a day; `
+      + `${r.near_threshold_count} transactions within ${r.near_threshold_percent}% under a threshold in ${r.window_hours} hours raise an alert, `
+      + `as does cash in and out with under ${r.minimal_play_percent}% of it staked; `
+      + `casino: ${[r.casino_name, r.casino_address, r.casino_tax_id].filter((x) => x && x.trim()).join(", ") || "not named"}`;
     default: return "";
   }
 }

@@ -9,6 +9,7 @@ import * as users from "./console-users.js";
 import * as cage from "./console-cage.js";
 import * as audit from "./console-audit.js";
 import * as floor from "./console-floor.js";
+import * as compliance from "./console-compliance.js";
 import { loadGames } from "./games.js";
 
 /** Which roles see which tab (openapi.json's descriptions; docs/security.md). */
@@ -19,6 +20,7 @@ const TABS = [
   { name: "cage", module: cage, roles: ["cashier", "pitboss", "auditor"] },
   { name: "audit", module: audit, roles: ["auditor", "pitboss"] },
   { name: "floor", module: floor, roles: ["pitboss", "auditor"] },
+  { name: "compliance", module: compliance, roles: ["auditor"] },
 ];
 
 const session = requireSession(["pitboss", "cashier", "auditor"]);

@@ -19,8 +19,71 @@ export function openLimits() {
     $("break-form").addEventListener("submit", (e) => { e.preventDefault(); askBreak(); });
     $("break-cancel").addEventListener("click", () => { $("break-confirm-line").hidden = true; });
     $("break-confirm").addEventListener("click", takeBreak);
+    $("reality-form").addEventListener("submit", (e) => { e.preventDefault(); setRealityCheck(); });
   }
+  loadSession();
   return loadProtection();
+}
+
+// --- Reality checks ------------------------------------------------------
+
+let checkTimer = null;
+
+function sessionWords(s) {
+  if (!s.in_session) return "You are not in a session: no play in the last " + `${s.session_gap_minutes} minutes.`;
+  const net = s.net.startsWith("-") ? `down ${s.net.slice(1)}` : `up ${s.net}`;
+  return `You have played for ${s.minutes_played} minutes since ${when(s.started_at_us)}: staked ${s.staked}, won back ${s.returned}, ${net}.`;
+}
+
+function everyWords(minutes) {
+  return minutes === null ? "You see no reality check." : `You see a reality check every ${minutes} minutes of play.`;
+}
+
+async function loadSession() {
+  try {
+    const s = await get("/api/v1/me/session");
+    $("session-line").textContent = `${sessionWords(s)} ${everyWords(s.reality_check_minutes)}`;
+    $("reality-minutes").value = s.reality_check_minutes === null ? "" : String(s.reality_check_minutes);
+    schedule(s);
+  } catch (e) {
+    say($("reality-alert"), e);
+  }
+}
+
+async function setRealityCheck() {
+  const v = $("reality-minutes").value;
+  const s = await attempt($("reality-button"), $("reality-alert"), (onRetry) =>
+    act("PUT", "/api/v1/me/reality-check", { minutes: v === "" ? null : Number(v) }, { onRetry }));
+  if (!s) return;
+  $("session-line").textContent = `${sessionWords(s)} ${everyWords(s.reality_check_minutes)}`;
+  schedule(s);
+}
+
+// Shows the check when it is due; while no session runs, looks again in a minute.
+function schedule(s) {
+  clearTimeout(checkTimer);
+  if (s.reality_check_minutes === null) return;
+  const wait = s.next_check_at_us === null ? 60_000 : Math.max(1_000, s.next_check_at_us / 1000 - Date.now());
+  checkTimer = setTimeout(async () => {
+    try {
+      const now = await get("/api/v1/me/session");
+      if (now.in_session && now.next_check_at_us !== null && s.next_check_at_us !== null) showCheck(now);
+      schedule(now);
+    } catch { /* signed out: no more checks */ }
+  }, wait);
+}
+
+function showCheck(s) {
+  const dialog = $("reality-check");
+  $("reality-check-text").textContent = sessionWords(s);
+  $("reality-keep").onclick = () => dialog.close();
+  $("reality-stop").onclick = () => { dialog.close(); location.hash = "limits"; };
+  if (!dialog.open) dialog.showModal();
+}
+
+/** Starts the reality checks for a signed-in player, whatever tab they open first. */
+export function startRealityChecks() {
+  get("/api/v1/me/session").then(schedule).catch(() => {});
 }
 
 function until(us) {

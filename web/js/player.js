@@ -13,7 +13,7 @@ import { verifyPanel } from "./player-verify.js";
 import { openPrima, closePrima } from "./player-prima.js";
 import { openLobo, closeLobo } from "./player-lobo.js";
 import { openPegLeg, closePegLeg } from "./player-peg-leg.js";
-import { openLimits } from "./player-limits.js";
+import { openLimits, startRealityChecks } from "./player-limits.js";
 import { loadGames, gameName, gameOfTable } from "./games.js";
 import { termsList as pegLegTerms } from "./peg-leg.js";
 const s = requireSession(["player"]);
@@ -204,6 +204,7 @@ if (s) {
   for (const b of document.querySelectorAll(".back-to-tables")) b.addEventListener("click", () => go("tables"));
   window.addEventListener("hashchange", route);
   startWallet(s);
+  startRealityChecks();
   // Games are named by the registry; without it the app still works, naming them by id.
   loadGames().catch(() => null).then(route);
 }

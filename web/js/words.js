@@ -185,6 +185,14 @@ export const EVENT_WORDS = {
   approval_rule_changed: "Approval rule changed",
   player_limit_set: "Play limit set",
   player_excluded: "Player took a time-out or self-exclusion",
+  reality_check_set: "Player chose how often to see their session",
+  compliance_rules_changed: "Cash-compliance rules changed",
+  patron_identity_recorded: "Patron's identity recorded",
+  patron_identity_read: "Patron's identity read",
+  currency_transaction_report_filed: "Currency transaction report marked filed",
+  compliance_alert_reviewed: "Compliance alert reviewed",
+  exclusion_list_imported: "Exclusion list imported",
+  exclusion_list_match_reviewed: "Exclusion list match reviewed",
 };
 
 export const EVENT_KINDS = Object.keys(EVENT_WORDS);
@@ -196,4 +204,85 @@ export function eventName(kind) {
 /** An event detail's key as a label: "dealer_id" → "Dealer", "rounds_folded" → "Rounds folded". */
 export function detailLabel(key) {
   return humanise(String(key ?? "").replace(/_id$/, ""));
+}
+
+// ---- cash-transaction compliance (docs/compliance.md) ----------------------------------------------
+
+/** Which way cash moves at the cage (CashDirection in src/compliance/mod.rs). */
+export const DIRECTION_WORDS = { deposit: "Deposit", withdrawal: "Withdrawal" };
+
+export function directionName(direction) {
+  return DIRECTION_WORDS[direction] || humanise(direction);
+}
+
+/** The structuring patterns an alert names (Pattern::as_str in src/compliance/patterns.rs). */
+export const PATTERN_WORDS = {
+  near_threshold: "Several transactions just under a threshold",
+  split_transactions: "Cash split across cashiers, places or days",
+  minimal_play: "Cash in and out with little play",
+};
+
+export function patternName(pattern) {
+  return PATTERN_WORDS[pattern] || humanise(pattern);
+}
+
+/** An alert's state (AlertStatus in src/compliance/alerts.rs). */
+export const ALERT_STATUS_WORDS = { open: "Open", dismissed: "Dismissed", escalated: "Escalated" };
+
+export function alertStatusName(status) {
+  return ALERT_STATUS_WORDS[status] || humanise(status);
+}
+
+/** The identity documents a cashier examines (DocumentType in src/compliance/identity.rs), in the form's order. */
+export const DOCUMENT_TYPES = [
+  ["passport", "Passport"],
+  ["driving_licence", "Driving licence"],
+  ["national_identity_card", "National identity card"],
+  ["other", "Other"],
+];
+
+export function documentTypeName(type) {
+  const found = DOCUMENT_TYPES.find(([code]) => code === type);
+  return found ? found[1] : humanise(type);
+}
+
+/** Why an identity was read (Purpose in src/compliance/identity.rs), to follow "read for". */
+export const IDENTITY_PURPOSE_WORDS = {
+  identity: "a look at the identity itself",
+  cash_log: "the multiple-transaction log",
+  report: "a currency transaction report",
+  exclusion_list: "matching an exclusion list",
+};
+
+/**
+ * What a currency transaction report lacks before it can be filed (its `missing`
+ * array: the casino's facts by field name, and "identity").
+ */
+export const REPORT_MISSING_WORDS = {
+  identity: "the patron's identity",
+  casino_name: "the casino's legal name",
+  casino_address: "the casino's address",
+  casino_tax_id: "the casino's tax identification number",
+};
+
+export function missingName(field) {
+  return REPORT_MISSING_WORDS[field] || humanise(field).toLowerCase();
+}
+
+/** The fields of a patron's identity, as a refusal names them ("date_of_birth must be in the past"). */
+export const IDENTITY_FIELD_WORDS = {
+  full_name: "the full name",
+  date_of_birth: "the date of birth",
+  address: "the address",
+  document_type: "the document type",
+  document_number: "the document number",
+  document_issuer: "who issued the document",
+  occupation: "the occupation",
+};
+
+/** A list in words: ["a", "b", "c"] → "a, b and c". */
+export function listWords(items) {
+  const list = [...(items || [])].filter(Boolean);
+  if (list.length <= 1) return list.join("");
+  return `${list.slice(0, -1).join(", ")} and ${list[list.length - 1]}`;
 }

@@ -391,6 +391,28 @@ fn put(agent: &ureq::Agent, server: &Server, path: &str, token: &str) -> Result<
     }
 }
 
+/// A PUT with a JSON body that must answer 2xx.
+fn put_json(agent: &ureq::Agent, server: &Server, path: &str, token: &str, body: &Value) -> Result<(), String> {
+    let resp = agent
+        .put(&server.url(path))
+        .header("authorization", &format!("Bearer {token}"))
+        .header("content-type", "application/json")
+        .send(body.to_string());
+    let mut r = resp.map_err(|e| format!("set-up request PUT {path} failed: {e}"))?;
+    let text = r.body_mut().read_to_string().unwrap_or_default();
+    if r.status().is_success() {
+        Ok(())
+    } else {
+        Err(format!(
+            "set-up request PUT {path} failed with status {}: {text}",
+            r.status()
+        ))
+    }
+}
+
+/// The limit every player sets with `--limits`: checked on every wager, never reached.
+pub const BENCH_LIMIT: &str = "500000000.00";
+
 fn str_field(v: &Value, field: &str) -> Result<String, String> {
     v[field]
         .as_str()
@@ -456,6 +478,21 @@ impl Casino {
                         for i in (w..players).step_by(workers) {
                             let p =
                                 create_account(&agent, server, &pitboss.token, "player", &format!("bench-player-{i}"))?;
+                            // PLAYER_FUNDS is past the cage's report threshold: identity first.
+                            put_json(
+                                &agent,
+                                server,
+                                &format!("/api/v1/players/{}/identity", p.id),
+                                &cashier.token,
+                                &json!({
+                                    "full_name": format!("Bench Player {i}"),
+                                    "date_of_birth": "1980-01-01",
+                                    "address": "1 Bench Street",
+                                    "document_type": "passport",
+                                    "document_number": format!("B{i:07}"),
+                                    "document_issuer": "Benchland",
+                                }),
+                            )?;
                             call(
                                 &agent,
                                 server,
@@ -484,6 +521,24 @@ impl Casino {
             players: all.into_iter().map(|(_, p)| p).collect(),
             tables_made: AtomicUsize::new(0),
         })
+    }
+
+    /// Every player sets a daily limit on deposits, losses and stakes (far above anything a run
+    /// moves), so every wager is checked against running totals read under the head lock.
+    pub fn set_limits(&self, server: &Server) -> Result<(), String> {
+        let agent = load::agent();
+        for p in &self.players {
+            for kind in ["deposit", "loss", "stake"] {
+                put_json(
+                    &agent,
+                    server,
+                    &format!("/api/v1/me/limits/{kind}/day"),
+                    &p.token,
+                    &json!({ "amount": BENCH_LIMIT }),
+                )?;
+            }
+        }
+        Ok(())
     }
 
     /// `n` fresh, empty Prima Carta rounds, each at a new table (created,

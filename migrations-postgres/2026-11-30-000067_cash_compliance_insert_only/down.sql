@@ -1,0 +1,2 @@
+DROP TRIGGER suspicious_activity_reports_insert_only ON suspicious_activity_reports;
+DROP TRIGGER cash_transactions_insert_only ON cash_transactions;

@@ -1,0 +1,4 @@
+DROP TRIGGER suspicious_activity_reports_refuse_delete;
+DROP TRIGGER suspicious_activity_reports_refuse_update;
+DROP TRIGGER cash_transactions_refuse_delete;
+DROP TRIGGER cash_transactions_refuse_update;

@@ -1,0 +1,9 @@
+DROP TABLE exclusion_list_matches;
+DROP TABLE exclusion_list_entries;
+DROP TABLE exclusion_lists;
+DROP TABLE suspicious_activity_reports;
+DROP TABLE compliance_alerts;
+DROP TABLE currency_transaction_reports;
+DROP TABLE cash_day_totals;
+DROP TABLE cash_transactions;
+DROP TABLE patron_identities;
