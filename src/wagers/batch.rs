@@ -877,8 +877,19 @@ fn move_cash(
         cashier_id: &cash.cashier_id,
         location: cash.location.as_deref(),
     };
-    watch.check(conn, &request)?.map_err(WagerError::IdentityRequired)?;
     let wallet = AccountId::wallet(&cash.player_id);
+    // A withdrawal the wallet cannot pay is refused for that, before any question of identity
+    // (nor is it evidence of a split).
+    if let (CashDirection::Withdrawal, Some(balance)) = (cash.direction, appender.balance_minor(&wallet)) {
+        if balance < cash.amount.minor() {
+            return Err(WagerError::InsufficientFunds {
+                account: wallet.as_str().to_owned(),
+                balance: format_minor(balance),
+                needed: format_minor(cash.amount.minor()),
+            });
+        }
+    }
+    watch.check(conn, &request)?.map_err(WagerError::IdentityRequired)?;
     let (debit, credit, kind) = match cash.direction {
         CashDirection::Deposit => (AccountId::cage(), wallet.clone(), TransferKind::Deposit),
         CashDirection::Withdrawal => (wallet.clone(), AccountId::cage(), TransferKind::Withdrawal),
