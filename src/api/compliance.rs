@@ -232,9 +232,9 @@ pub struct CashToday {
     pub player_id: String,
     pub gaming_day: String,
     pub identity_on_file: bool,
-    #[schema(value_type = super::contract::Amount)]
+    /// A decimal string, "0.00" when none.
     pub deposits: String,
-    #[schema(value_type = super::contract::Amount)]
+    /// A decimal string, "0.00" when none.
     pub withdrawals: String,
     /// How much more the patron may deposit today before their identity is needed (None when
     /// it is on file).

@@ -166,9 +166,9 @@ pub struct ReportSummary {
     pub id: String,
     pub gaming_day: String,
     pub patron: RosterEntry,
-    #[schema(value_type = crate::api::contract::Amount)]
+    /// A decimal string, "0.00" when none.
     pub cash_in_total: String,
-    #[schema(value_type = crate::api::contract::Amount)]
+    /// A decimal string, "0.00" when none.
     pub cash_out_total: String,
     pub created_at_us: i64,
     pub filing: Option<Filing>,
@@ -186,7 +186,7 @@ pub struct Filing {
 /// One direction of a patron's day.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, ToSchema)]
 pub struct DirectionTotal {
-    #[schema(value_type = crate::api::contract::Amount)]
+    /// A decimal string, "0.00" when none.
     pub total: String,
     /// Whether it is more than the report threshold (what makes the report due).
     pub over_threshold: bool,
