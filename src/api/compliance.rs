@@ -37,7 +37,6 @@ impl From<IdentityError> for ApiError {
         let message = e.to_string();
         match e {
             IdentityError::Invalid(_) => ApiError::unprocessable("invalid_identity", message),
-            IdentityError::NoPlayer => ApiError::not_found("player"),
             IdentityError::Unreadable(_) => ApiError::internal(message),
             IdentityError::Db(d) => ApiError::from(d),
         }

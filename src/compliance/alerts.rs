@@ -8,10 +8,11 @@ use serde::{Deserialize, Serialize};
 use utoipa::ToSchema;
 
 use super::patterns::{Finding, Pattern};
+use super::Roster;
 use crate::significant_events::{self, EventKind};
 use crate::store::schema::{compliance_alerts as ca, suspicious_activity_reports as sar};
 use crate::store::{new_id, now_us, AnyConnection};
-use crate::users::{self, RosterEntry};
+use crate::users::RosterEntry;
 
 /// Most characters in a review note or a narrative.
 pub const MAX_NOTE_CHARS: usize = 2000;
@@ -121,22 +122,6 @@ macro_rules! alert_columns {
     };
 }
 
-fn names(conn: &mut AnyConnection, ids: Vec<String>) -> QueryResult<std::collections::HashMap<String, RosterEntry>> {
-    Ok(users::roster(conn, &ids)?
-        .into_iter()
-        .map(|r| (r.id.clone(), r))
-        .collect())
-}
-
-fn roster_or_id(names: &std::collections::HashMap<String, RosterEntry>, id: &str) -> RosterEntry {
-    names.get(id).cloned().unwrap_or_else(|| RosterEntry {
-        id: id.to_owned(),
-        username: id.to_owned(),
-        display_name: id.to_owned(),
-        role: crate::domain::Role::Player,
-    })
-}
-
 /// Alerts, newest first, in one state when asked.
 pub fn list(
     conn: &mut AnyConnection,
@@ -153,11 +138,11 @@ pub fn list(
         .limit(limit)
         .offset(offset)
         .load(conn)?;
-    let names = names(conn, rows.iter().map(|r| r.1.clone()).collect())?;
+    let names = Roster::read(conn, rows.iter().map(|r| r.1.clone()).collect())?;
     rows.into_iter()
         .map(|r| {
             Ok(Alert {
-                patron: roster_or_id(&names, &r.1),
+                patron: names.of(&r.1),
                 pattern: Pattern::parse(&r.2).ok_or_else(|| AlertError::Stored(format!("pattern {}", r.2)))?,
                 evidence: serde_json::from_str(&r.5).map_err(|e| AlertError::Stored(e.to_string()))?,
                 status: AlertStatus::parse(&r.6),
@@ -229,11 +214,11 @@ pub fn review(
             sar::created_at_us.eq(now),
         ))
         .execute(conn)?;
-    let names = names(conn, vec![player.clone()])?;
+    let names = Roster::read(conn, vec![player.clone()])?;
     Ok(Some(SuspiciousActivity {
         id: record_id,
         alert_id: id.to_owned(),
-        patron: roster_or_id(&names, &player),
+        patron: names.of(&player),
         narrative: note.to_owned(),
         created_by: auditor_id.to_owned(),
         created_at_us: now,
@@ -259,11 +244,11 @@ pub fn suspicious_activity(
             sar::created_at_us,
         ))
         .load(conn)?;
-    let names = names(conn, rows.iter().map(|r| r.2.clone()).collect())?;
+    let names = Roster::read(conn, rows.iter().map(|r| r.2.clone()).collect())?;
     Ok(rows
         .into_iter()
         .map(|r| SuspiciousActivity {
-            patron: roster_or_id(&names, &r.2),
+            patron: names.of(&r.2),
             id: r.0,
             alert_id: r.1,
             narrative: r.3,

@@ -236,38 +236,14 @@ impl CashWatch {
     fn recent(&mut self, conn: &mut AnyConnection, player_id: &str) -> QueryResult<Vec<CashEntry>> {
         if !self.recent.contains_key(player_id) {
             let since = self.now_us - self.rules.window_us().max(DAY_US);
-            let rows: Vec<(String, String, String, i64, String, String, Option<String>, i64)> = ct::table
-                .filter(ct::player_id.eq(player_id))
-                .filter(ct::at_us.ge(since))
-                .order((ct::at_us.asc(), ct::transfer_id.asc()))
-                .select((
-                    ct::transfer_id,
-                    ct::player_id,
-                    ct::direction,
-                    ct::amount_minor,
-                    ct::gaming_day,
-                    ct::cashier_id,
-                    ct::location,
-                    ct::at_us,
-                ))
-                .load(conn)?;
-            let mut entries: Vec<CashEntry> = rows
-                .into_iter()
-                .map(
-                    |(transfer_id, player_id, direction, amount_minor, gaming_day, cashier_id, location, at_us)| {
-                        CashEntry {
-                            transfer_id: Some(transfer_id),
-                            player_id,
-                            direction: CashDirection::parse(&direction).unwrap_or(CashDirection::Deposit),
-                            amount_minor,
-                            gaming_day,
-                            cashier_id,
-                            location,
-                            at_us,
-                        }
-                    },
-                )
-                .collect();
+            let mut entries = entries(
+                conn,
+                &Selection {
+                    player_id: Some(player_id),
+                    since_us: Some(since),
+                    ..Selection::default()
+                },
+            )?;
             entries.extend(self.added.get(player_id).cloned().unwrap_or_default());
             self.recent.insert(player_id.to_owned(), entries);
         }
@@ -482,6 +458,60 @@ impl CashWatch {
         }
         Ok(())
     }
+}
+
+/// Which cash transactions to read; every field left None selects all.
+#[derive(Default)]
+pub(super) struct Selection<'a> {
+    pub player_id: Option<&'a str>,
+    pub gaming_day: Option<&'a str>,
+    pub since_us: Option<i64>,
+    pub min_amount_minor: Option<i64>,
+}
+
+/// The cash transactions `selection` names, oldest first.
+pub(super) fn entries(conn: &mut AnyConnection, selection: &Selection) -> QueryResult<Vec<CashEntry>> {
+    let mut query = ct::table
+        .select((
+            ct::transfer_id,
+            ct::player_id,
+            ct::direction,
+            ct::amount_minor,
+            ct::gaming_day,
+            ct::cashier_id,
+            ct::location,
+            ct::at_us,
+        ))
+        .into_boxed();
+    if let Some(player) = selection.player_id {
+        query = query.filter(ct::player_id.eq(player));
+    }
+    if let Some(day) = selection.gaming_day {
+        query = query.filter(ct::gaming_day.eq(day));
+    }
+    if let Some(since) = selection.since_us {
+        query = query.filter(ct::at_us.ge(since));
+    }
+    if let Some(min) = selection.min_amount_minor {
+        query = query.filter(ct::amount_minor.ge(min));
+    }
+    let rows: Vec<(String, String, String, i64, String, String, Option<String>, i64)> =
+        query.order((ct::at_us.asc(), ct::transfer_id.asc())).load(conn)?;
+    Ok(rows
+        .into_iter()
+        .map(
+            |(transfer_id, player_id, direction, amount_minor, gaming_day, cashier_id, location, at_us)| CashEntry {
+                transfer_id: Some(transfer_id),
+                player_id,
+                direction: CashDirection::parse(&direction).unwrap_or(CashDirection::Deposit),
+                amount_minor,
+                gaming_day,
+                cashier_id,
+                location,
+                at_us,
+            },
+        )
+        .collect())
 }
 
 /// What `player` staked over the last 24 hours, as player protection counts it.

@@ -14,6 +14,7 @@ use std::collections::HashMap;
 use utoipa::ToSchema;
 
 use super::identity::{self, PatronIdentity, Purpose};
+use super::Roster;
 use crate::protection::exclusions::{self, ExclusionError};
 use crate::rounds::SeedVault;
 use crate::significant_events::{self, EventKind};
@@ -21,7 +22,7 @@ use crate::store::schema::{
     exclusion_list_entries as le, exclusion_list_matches as lm, exclusion_lists as el, patron_identities as pi,
 };
 use crate::store::{new_id, AnyConnection};
-use crate::users::{self, RosterEntry};
+use crate::users::RosterEntry;
 
 /// Most entries one import holds (the request's size limit usually comes first).
 pub const MAX_ENTRIES: usize = 10_000;
@@ -433,11 +434,7 @@ pub fn matches(
     players.sort_unstable();
     players.dedup();
     let identities = identity::read(conn, vault, &players, reader_id, Purpose::ExclusionList)?;
-    let names: HashMap<String, RosterEntry> =
-        users::roster(conn, &players.iter().map(|p| p.to_string()).collect::<Vec<_>>())?
-            .into_iter()
-            .map(|r| (r.id.clone(), r))
-            .collect();
+    let names = Roster::read(conn, players.iter().map(|p| p.to_string()).collect())?;
     rows.into_iter()
         .map(|r| {
             let listed: ListedPerson = vault
@@ -445,12 +442,7 @@ pub fn matches(
                 .and_then(|plain| serde_json::from_slice(&plain).ok())
                 .ok_or(ListError::Unreadable)?;
             Ok(MatchView {
-                patron: names.get(&r.4).cloned().unwrap_or_else(|| RosterEntry {
-                    id: r.4.clone(),
-                    username: r.4.clone(),
-                    display_name: r.4.clone(),
-                    role: crate::domain::Role::Player,
-                }),
+                patron: names.of(&r.4),
                 identity: identities.get(&r.4).map(|i| i.identity.clone()),
                 id: r.0,
                 list_id: r.1,

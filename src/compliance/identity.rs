@@ -62,8 +62,6 @@ pub struct PatronIdentity {
 pub enum IdentityError {
     #[error("{0}")]
     Invalid(String),
-    #[error("player not found")]
-    NoPlayer,
     /// The sealed row does not open with the configured key (a changed key, or a row moved).
     #[error("the identity kept for {0} does not open with the configured key")]
     Unreadable(String),

@@ -17,6 +17,33 @@ use serde::{Deserialize, Serialize};
 use utoipa::ToSchema;
 
 pub use cash::{CashRequest, CashWatch, IdentityRequired};
+
+use crate::store::AnyConnection;
+use crate::users::{self, RosterEntry};
+
+/// The accounts the compliance records name, as the staff's screens name them.
+struct Roster(std::collections::HashMap<String, RosterEntry>);
+
+impl Roster {
+    fn read(conn: &mut AnyConnection, ids: Vec<String>) -> diesel::QueryResult<Roster> {
+        Ok(Roster(
+            users::roster(conn, &ids)?
+                .into_iter()
+                .map(|r| (r.id.clone(), r))
+                .collect(),
+        ))
+    }
+
+    /// The account, or (gone from the roster) one named by its id.
+    fn of(&self, id: &str) -> RosterEntry {
+        self.0.get(id).cloned().unwrap_or_else(|| RosterEntry {
+            id: id.to_owned(),
+            username: id.to_owned(),
+            display_name: id.to_owned(),
+            role: crate::domain::Role::Player,
+        })
+    }
+}
 pub use rules::ComplianceRules;
 
 /// Which way cash moves at the cage.

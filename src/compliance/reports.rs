@@ -6,20 +6,21 @@
 use chrono::{DateTime, NaiveDate};
 use diesel::prelude::*;
 use serde::{Deserialize, Serialize};
-use std::collections::BTreeMap;
 use utoipa::ToSchema;
 
+use super::cash::{self, Selection};
 use super::identity::{self, IdentityError, PatronIdentity, Purpose};
 use super::patterns::CashEntry;
 use super::rules::ComplianceRules;
 use super::CashDirection;
+use super::Roster;
 use crate::domain::format_minor;
 use crate::floor::calendar::FloorCalendar;
 use crate::rounds::SeedVault;
 use crate::significant_events::{self, EventKind};
-use crate::store::schema::{cash_transactions as ct, currency_transaction_reports as ctr};
+use crate::store::schema::currency_transaction_reports as ctr;
 use crate::store::{now_us, AnyConnection};
-use crate::users::{self, RosterEntry};
+use crate::users::RosterEntry;
 
 /// Most characters in a filing reference.
 pub const MAX_REFERENCE_CHARS: usize = 100;
@@ -69,54 +70,6 @@ pub struct LogLine {
     pub location: Option<String>,
 }
 
-fn entries_of(rows: Vec<(String, String, String, i64, String, String, Option<String>, i64)>) -> Vec<CashEntry> {
-    rows.into_iter()
-        .map(
-            |(transfer_id, player_id, direction, amount_minor, gaming_day, cashier_id, location, at_us)| CashEntry {
-                transfer_id: Some(transfer_id),
-                player_id,
-                direction: CashDirection::parse(&direction).unwrap_or(CashDirection::Deposit),
-                amount_minor,
-                gaming_day,
-                cashier_id,
-                location,
-                at_us,
-            },
-        )
-        .collect()
-}
-
-macro_rules! entry_columns {
-    () => {
-        (
-            ct::transfer_id,
-            ct::player_id,
-            ct::direction,
-            ct::amount_minor,
-            ct::gaming_day,
-            ct::cashier_id,
-            ct::location,
-            ct::at_us,
-        )
-    };
-}
-
-fn roster_map(conn: &mut AnyConnection, ids: Vec<String>) -> QueryResult<BTreeMap<String, RosterEntry>> {
-    Ok(users::roster(conn, &ids)?
-        .into_iter()
-        .map(|r| (r.id.clone(), r))
-        .collect())
-}
-
-fn roster_of(names: &BTreeMap<String, RosterEntry>, id: &str) -> RosterEntry {
-    names.get(id).cloned().unwrap_or_else(|| RosterEntry {
-        id: id.to_owned(),
-        username: id.to_owned(),
-        display_name: id.to_owned(),
-        role: crate::domain::Role::Player,
-    })
-}
-
 /// The day's multiple-transaction log: every cash transaction at or above the log threshold,
 /// oldest first. Opens the identities it names (each read recorded).
 pub fn cash_log(
@@ -126,20 +79,22 @@ pub fn cash_log(
     day: NaiveDate,
     reader_id: &str,
 ) -> Result<Vec<LogLine>, ReportError> {
-    let rows = ct::table
-        .filter(ct::gaming_day.eq(day.to_string()))
-        .filter(ct::amount_minor.ge(rules.log_threshold.minor()))
-        .order((ct::at_us.asc(), ct::transfer_id.asc()))
-        .select(entry_columns!())
-        .load(conn)?;
-    let entries = entries_of(rows);
+    let day = day.to_string();
+    let entries = cash::entries(
+        conn,
+        &Selection {
+            gaming_day: Some(&day),
+            min_amount_minor: Some(rules.log_threshold.minor()),
+            ..Selection::default()
+        },
+    )?;
     let mut ids: Vec<String> = entries
         .iter()
         .flat_map(|e| [e.player_id.clone(), e.cashier_id.clone()])
         .collect();
     ids.sort_unstable();
     ids.dedup();
-    let names = roster_map(conn, ids)?;
+    let names = Roster::read(conn, ids)?;
     let mut players: Vec<&str> = entries.iter().map(|e| e.player_id.as_str()).collect();
     players.sort_unstable();
     players.dedup();
@@ -152,9 +107,9 @@ pub fn cash_log(
             gaming_day: e.gaming_day.clone(),
             direction: e.direction,
             amount: format_minor(e.amount_minor),
-            patron: roster_of(&names, &e.player_id),
+            patron: names.of(&e.player_id),
             patron_name: identities.get(&e.player_id).map(|i| i.identity.full_name.clone()),
-            cashier: roster_of(&names, &e.cashier_id),
+            cashier: names.of(&e.cashier_id),
             location: e.location.clone(),
         })
         .collect())
@@ -272,13 +227,14 @@ fn filing_of(row: &ReportRow) -> Option<Filing> {
 }
 
 fn day_entries(conn: &mut AnyConnection, player: &str, day: &str) -> QueryResult<Vec<CashEntry>> {
-    let rows = ct::table
-        .filter(ct::player_id.eq(player))
-        .filter(ct::gaming_day.eq(day))
-        .order((ct::at_us.asc(), ct::transfer_id.asc()))
-        .select(entry_columns!())
-        .load(conn)?;
-    Ok(entries_of(rows))
+    cash::entries(
+        conn,
+        &Selection {
+            player_id: Some(player),
+            gaming_day: Some(day),
+            ..Selection::default()
+        },
+    )
 }
 
 fn total(entries: &[CashEntry], direction: CashDirection) -> i64 {
@@ -311,14 +267,14 @@ pub fn list(
         .limit(limit)
         .offset(offset)
         .load(conn)?;
-    let names = roster_map(conn, rows.iter().map(|r| r.1.clone()).collect())?;
+    let names = Roster::read(conn, rows.iter().map(|r| r.1.clone()).collect())?;
     let mut out = Vec::with_capacity(rows.len());
     for row in rows {
         let entries = day_entries(conn, &row.1, &row.2)?;
         out.push(ReportSummary {
             id: row.0.clone(),
             gaming_day: row.2.clone(),
-            patron: roster_of(&names, &row.1),
+            patron: names.of(&row.1),
             cash_in_total: format_minor(total(&entries, CashDirection::Deposit)),
             cash_out_total: format_minor(total(&entries, CashDirection::Withdrawal)),
             created_at_us: row.3,
@@ -375,7 +331,7 @@ fn live_document(
     ids.push(row.1.clone());
     ids.sort_unstable();
     ids.dedup();
-    let names = roster_map(conn, ids)?;
+    let names = Roster::read(conn, ids)?;
     let identity = identity::read(conn, vault, &[&row.1], reader_id, Purpose::Report)?
         .remove(&row.1)
         .map(|i| i.identity);
@@ -392,7 +348,7 @@ fn live_document(
                     transfer_id: e.transfer_id.clone().unwrap_or_default(),
                     at_us: e.at_us,
                     amount: format_minor(e.amount_minor),
-                    cashier: roster_of(&names, &e.cashier_id).username,
+                    cashier: names.of(&e.cashier_id).username,
                     location: e.location.clone(),
                 })
                 .collect(),
@@ -418,7 +374,7 @@ fn live_document(
             tax_id: rules.casino_tax_id.clone(),
         },
         player_id: row.1.clone(),
-        patron: roster_of(&names, &row.1).username,
+        patron: names.of(&row.1).username,
         identity,
         report_threshold: format_minor(threshold),
         cash_in: direction_total(CashDirection::Deposit),

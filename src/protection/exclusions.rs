@@ -48,32 +48,9 @@ pub fn from_list(
     reviewer_id: &str,
     list_id: &str,
 ) -> Result<ExclusionView, ExclusionError> {
-    let id = new_id();
     let kind = ExclusionKind::SelfExclusion;
-    diesel::insert_into(px::table)
-        .values((
-            px::id.eq(&id),
-            px::player_id.eq(player),
-            px::kind.eq(kind.as_str()),
-            px::starts_at_us.eq(now_us),
-            px::ends_at_us.eq(ends_at_us),
-            px::created_at_us.eq(now_us),
-        ))
-        .execute(conn)?;
-    significant_events::record(
-        conn,
-        EventKind::PlayerExcluded,
-        Some(reviewer_id),
-        Some(player),
-        serde_json::json!({ "kind": kind.as_str(), "ends_at_us": ends_at_us, "exclusion_list": list_id }),
-    )?;
-    Ok(ExclusionView {
-        id,
-        kind,
-        starts_at_us: now_us,
-        ends_at_us,
-        in_force: true,
-    })
+    let details = serde_json::json!({ "kind": kind.as_str(), "ends_at_us": ends_at_us, "exclusion_list": list_id });
+    start(conn, player, kind, ends_at_us, now_us, reviewer_id, details)
 }
 
 #[derive(Serialize, ToSchema, Debug, Clone, PartialEq, Eq)]
@@ -111,6 +88,20 @@ pub fn take(
         (ExclusionKind::SelfExclusion, Length::Permanent) => None,
         (ExclusionKind::SelfExclusion, _) => return Err(ExclusionError::SelfExclusionLength),
     };
+    let details = serde_json::json!({ "kind": kind.as_str(), "ends_at_us": ends_at_us });
+    start(conn, player, kind, ends_at_us, now_us, player, details)
+}
+
+/// Inserts an exclusion in force from `now_us` and records it as `actor_id`'s.
+fn start(
+    conn: &mut AnyConnection,
+    player: &str,
+    kind: ExclusionKind,
+    ends_at_us: Option<i64>,
+    now_us: i64,
+    actor_id: &str,
+    details: serde_json::Value,
+) -> Result<ExclusionView, ExclusionError> {
     let id = new_id();
     diesel::insert_into(px::table)
         .values((
@@ -122,13 +113,7 @@ pub fn take(
             px::created_at_us.eq(now_us),
         ))
         .execute(conn)?;
-    significant_events::record(
-        conn,
-        EventKind::PlayerExcluded,
-        Some(player),
-        Some(player),
-        serde_json::json!({ "kind": kind.as_str(), "ends_at_us": ends_at_us }),
-    )?;
+    significant_events::record(conn, EventKind::PlayerExcluded, Some(actor_id), Some(player), details)?;
     Ok(ExclusionView {
         id,
         kind,

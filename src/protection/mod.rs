@@ -421,41 +421,20 @@ pub fn rules(conn: &mut AnyConnection, players: &[&str], now_us: i64) -> QueryRe
     Ok(out)
 }
 
-/// Fills in the totals of every standing with a limit, from the ledger as it is now: under the
-/// ledger head's lock, no other writer moves it before this transaction's own writes.
-pub fn count(conn: &mut AnyConnection, standings: &mut HashMap<String, Standing>, now_us: i64) -> QueryResult<()> {
-    let limited: Vec<&str> = standings
-        .iter()
-        .filter(|(_, s)| !s.limits.is_empty())
-        .map(|(p, _)| p.as_str())
-        .collect();
-    for (player, totals) in totals(conn, &limited, now_us)? {
-        if let Some(s) = standings.get_mut(&player) {
-            s.totals = totals;
-        }
-    }
-    Ok(())
-}
-
 /// Checks one request toward play (a seat, a Lobo round, a contest entry) against the player's
 /// standing, inside the caller's write transaction. A player with a limit gets the ledger head's
 /// lock first, as every writer of transfers takes it, so their totals cannot move between this
 /// check and the caller's own transfers: a stake split across the wager path and these paths
 /// still meets the limit whole.
 pub fn admit(conn: &mut AnyConnection, player: &str, play: Play, now_us: i64) -> Result<(), AdmitError> {
-    let mut standings = rules(conn, &[player], now_us)?;
-    let Some(standing) = standings.get_mut(player) else {
+    let Some(mut standing) = rules(conn, &[player], now_us)?.remove(player) else {
         return Ok(());
     };
     if standing.excluded.is_none() && !standing.limits.is_empty() {
         crate::ledger::lock_head_row(conn)?;
-        count(conn, &mut standings, now_us)?;
+        standing.totals = totals(conn, &[player], now_us)?.remove(player).unwrap_or_default();
     }
-    standings
-        .remove(player)
-        .unwrap_or_default()
-        .check(play)
-        .map_err(AdmitError::Refused)
+    standing.check(play).map_err(AdmitError::Refused)
 }
 
 #[derive(Debug, thiserror::Error)]

@@ -374,21 +374,7 @@ fn call(agent: &ureq::Agent, server: &Server, path: &str, token: Option<&str>, b
 }
 
 fn put(agent: &ureq::Agent, server: &Server, path: &str, token: &str) -> Result<(), String> {
-    let resp = agent
-        .put(&server.url(path))
-        .header("authorization", &format!("Bearer {token}"))
-        .header("content-type", "application/json")
-        .send("{}");
-    let mut r = resp.map_err(|e| format!("set-up request PUT {path} failed: {e}"))?;
-    let text = r.body_mut().read_to_string().unwrap_or_default();
-    if r.status().is_success() {
-        Ok(())
-    } else {
-        Err(format!(
-            "set-up request PUT {path} failed with status {}: {text}",
-            r.status()
-        ))
-    }
+    put_json(agent, server, path, token, &json!({}))
 }
 
 /// A PUT with a JSON body that must answer 2xx.
