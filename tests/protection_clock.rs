@@ -1,5 +1,6 @@
-//! A raise of a limit waits out its 24 hours and then the player's confirmation, and a time-out
-//! ends when it says: through HTTP on both databases, with this program's clock moved forward
+//! A raise of a limit waits out its 24 hours and then the player's confirmation, a time-out
+//! ends when it says, and a session limit stops stakes once the session has run its length
+//! until a pause ends the session: through HTTP on both databases, with this program's clock moved forward
 //! (`djego::store::clock`). The clock is the whole process's, so this program holds one test,
 //! which runs on SQLite and then on PostgreSQL.
 
@@ -96,8 +97,166 @@ async fn a_raise_waits_and_a_time_out_ends(backend: Backend) {
     assert_eq!(me["exclusions"][0]["in_force"], false, "{me}");
 }
 
+const MINUTE_US: i64 = 60_000_000;
+
+/// A player at an open Prima Carta table with a round taking bets, funded.
+async fn a_betting_round(app: &TestApp) -> (TestUser, TestUser, String) {
+    let pitboss = app.create_user(Role::Pitboss).await;
+    let dealer = app.create_user(Role::Dealer).await;
+    let cashier = app.create_user(Role::Cashier).await;
+    let player = app.create_user(Role::Player).await;
+    let table = app
+        .create_table(
+            &pitboss,
+            &json!({ "name": "Sessions", "config": {
+                "game": "prima_carta", "variant": "classic", "unit": "1.00", "seat_fee": null,
+                "corte": true, "cobre": "carry", "min_bet": "1.00", "max_bet": "100.00",
+                "max_exposure_per_round": "500.00", "strategy_advice": true
+            } }),
+        )
+        .await;
+    let table = table["id"].as_str().unwrap().to_owned();
+    app.put(
+        &format!("/api/v1/tables/{table}/dealers/{}", dealer.id),
+        Some(&pitboss.token),
+        &json!({}),
+        None,
+    )
+    .await
+    .expect(200);
+    app.post(
+        &format!("/api/v1/tables/{table}/open"),
+        Some(&pitboss.token),
+        &json!({}),
+        None,
+    )
+    .await
+    .expect(200);
+    app.fund(&cashier, &player.id, "100.00").await;
+    let round = app
+        .post(
+            &format!("/api/v1/tables/{table}/rounds"),
+            Some(&dealer.token),
+            &json!({}),
+            None,
+        )
+        .await
+        .expect(201);
+    (player, cashier, round["id"].as_str().unwrap().to_owned())
+}
+
+async fn a_session_stops_at_its_length(backend: Backend) {
+    let app = TestApp::spawn(backend).await;
+    let (mut player, mut cashier, round) = a_betting_round(&app).await;
+    let bet = |token: String| {
+        let app = &app;
+        let path = format!("/api/v1/rounds/{round}/bets");
+        async move {
+            app.post(
+                &path,
+                Some(&token),
+                &json!({ "kind": "conto_alto", "amount": "1.00" }),
+                None,
+            )
+            .await
+        }
+    };
+    let set = |minutes: serde_json::Value| {
+        let app = &app;
+        let token = player.token.clone();
+        async move {
+            app.put(
+                "/api/v1/me/session-limit",
+                Some(&token),
+                &json!({ "minutes": minutes }),
+                None,
+            )
+            .await
+        }
+    };
+    set(json!(5)).await.assert_error(422, "invalid_minutes");
+    let limit = set(json!(10)).await.expect(200);
+    assert_eq!(limit["minutes"], 10, "a first limit is in force at once: {limit}");
+
+    // Bets 6 minutes apart: one session (the floor's gap is 30 minutes) of 6 minutes, then 12.
+    bet(player.token.clone()).await.expect(201);
+    let first = app.get("/api/v1/me/session", Some(&player.token)).await.expect(200);
+    let started = first["started_at_us"].as_i64().unwrap();
+    assert_eq!(
+        first["play_stops_at_us"].as_i64(),
+        Some(started + 10 * MINUTE_US),
+        "{first}"
+    );
+    clock::move_forward_for_tests(6 * MINUTE_US);
+    let second = bet(player.token.clone()).await.expect(201);
+    let second_at = second["placed_at_us"].as_i64().unwrap();
+    clock::move_forward_for_tests(6 * MINUTE_US);
+    let refused = bet(player.token.clone()).await;
+    refused.assert_error(409, "session_limit_reached");
+    let details = &refused.json()["error"]["details"];
+    assert_eq!(details["limit_minutes"], 10, "{}", refused.text);
+    assert_eq!(details["started_at_us"].as_i64(), Some(started), "{}", refused.text);
+    assert_eq!(
+        details["resumes_at_us"].as_i64(),
+        Some(second_at + 30 * MINUTE_US),
+        "{}",
+        refused.text
+    );
+    assert!(refused.text.contains("reached the 10 minutes"), "{}", refused.text);
+    // A seat is a stake too, checked in its own transaction against the same session.
+    app.post(
+        &format!("/api/v1/rounds/{round}/seats"),
+        Some(&player.token),
+        &json!({ "suit": "cups", "client_seed": "a seat past the session's length" }),
+        None,
+    )
+    .await
+    .assert_error(409, "session_limit_reached");
+    // The cage still takes a deposit: a session limit bounds play, not cash.
+    app.fund(&cashier, &player.id, "5.00").await;
+    // A longer limit waits its 24 hours; a refused stake does not keep the session going, so
+    // after the floor's gap from the last play, play starts again.
+    let longer = set(json!(60)).await.expect(200);
+    assert_eq!(
+        (longer["minutes"].clone(), longer["pending"]["minutes"].clone()),
+        (json!(10), json!(60))
+    );
+    // 32 minutes after the first play, 26 after the last: still the same session.
+    clock::move_forward_for_tests(20 * MINUTE_US);
+    bet(player.token.clone())
+        .await
+        .assert_error(409, "session_limit_reached");
+    clock::move_forward_for_tests(5 * MINUTE_US);
+    bet(player.token.clone()).await.expect(201);
+    let fresh = app.get("/api/v1/me/session", Some(&player.token)).await.expect(200);
+    assert_eq!(fresh["minutes_played"], 0, "a new session: {fresh}");
+    app.post(
+        "/api/v1/me/session-limit/confirm",
+        Some(&player.token),
+        &json!({}),
+        None,
+    )
+    .await
+    .assert_error(409, "cooling_off");
+    a_day_later(&app, &mut [&mut player, &mut cashier]).await;
+    let confirmed = app
+        .post(
+            "/api/v1/me/session-limit/confirm",
+            Some(&player.token),
+            &json!({}),
+            None,
+        )
+        .await
+        .expect(200);
+    assert_eq!(confirmed["minutes"], 60, "{confirmed}");
+    let me = app.get("/api/v1/me/protection", Some(&player.token)).await.expect(200);
+    assert_eq!(me["session_limit"]["minutes"], 60, "{me}");
+}
+
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_raise_waits_a_day_and_a_confirmation_and_a_time_out_ends_on_both_databases() {
     a_raise_waits_and_a_time_out_ends(Backend::Sqlite).await;
     a_raise_waits_and_a_time_out_ends(Backend::Postgres).await;
+    a_session_stops_at_its_length(Backend::Sqlite).await;
+    a_session_stops_at_its_length(Backend::Postgres).await;
 }

@@ -43,9 +43,9 @@ GRANT UPDATE ON accounts, ledger_head, users, casino_tables, idempotency_keys, l
 GRANT UPDATE ON rounds, bets, round_exposures, round_bet_totals TO :"service";
 GRANT UPDATE ON peg_leg_rounds, peg_leg_bets TO :"service";
 GRANT UPDATE ON lobo_contests, lobo_contest_entries TO :"service";
--- A player's own limits (lowered at once, raised after the cooling-off) and reality checks
--- (docs/protection.md).
-GRANT UPDATE ON player_limits, player_reality_checks TO :"service";
+-- A player's own limits on money and on a session's length (lowered at once, raised after the
+-- cooling-off) and reality checks (docs/protection.md).
+GRANT UPDATE ON player_limits, player_session_limits, player_reality_checks TO :"service";
 -- A patron's identity re-captured; their day's cash totals added to; a currency transaction report filed; an alert or a list match reviewed
 -- (docs/compliance.md).
 GRANT UPDATE ON patron_identities, cash_day_totals, currency_transaction_reports, compliance_alerts, exclusion_list_matches

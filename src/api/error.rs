@@ -211,6 +211,14 @@ impl From<crate::protection::Refusal> for ApiError {
                 "used": format_minor(used_minor), "asked": format_minor(asked_minor),
                 "left": format_minor((limit_minor - used_minor).max(0)),
             })),
+            R::SessionLength {
+                limit_minutes,
+                started_at_us,
+                resumes_at_us,
+            } => ApiError::conflict(r.code(), message).with_details(serde_json::json!({
+                "limit_minutes": limit_minutes, "started_at_us": started_at_us,
+                "resumes_at_us": resumes_at_us,
+            })),
         }
     }
 }

@@ -47,6 +47,7 @@ use utoipa::{Modify, OpenApi};
         users::create_user, users::list_users, users::roster, users::update_user, users::end_sessions, users::unlock, users::reset_password,
         cage::deposit, cage::withdraw, cage::correction, cage::get_wallet, cage::my_wallet, cage::wallet_history,
         protection::my_protection, protection::player_protection, protection::set_limit, protection::confirm_limit,
+        protection::set_session_limit, protection::confirm_session_limit,
         protection::take_time_out, protection::exclude_self, protection::set_reality_check, protection::my_session,
         compliance::get_rules, compliance::propose_rules, compliance::record_identity, compliance::read_identity,
         compliance::cash_today, compliance::cash_log, compliance::list_reports, compliance::export_reports,
@@ -165,6 +166,8 @@ pub fn routes(cfg: &mut web::ServiceConfig) {
         .service(protection::player_protection)
         .service(protection::set_limit)
         .service(protection::confirm_limit)
+        .service(protection::set_session_limit)
+        .service(protection::confirm_session_limit)
         .service(protection::take_time_out)
         .service(protection::exclude_self)
         .service(protection::set_reality_check)

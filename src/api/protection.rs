@@ -11,6 +11,7 @@ use crate::auth::Caller;
 use crate::domain::{format_minor, Amount, AmountError, Role};
 use crate::protection::exclusions::{self, ExclusionError, ExclusionView, Length};
 use crate::protection::limits::{self, LimitError, LimitView};
+use crate::protection::session_limits::{self, SessionLimitView, SessionMinutes};
 use crate::protection::{ExclusionKind, LimitKind, Period};
 use crate::store::now_us;
 
@@ -19,6 +20,7 @@ impl From<LimitError> for ApiError {
         let message = e.to_string();
         match e {
             LimitError::NothingPending => ApiError::conflict("nothing_pending", message),
+            LimitError::SessionMinutes => ApiError::unprocessable("invalid_minutes", message),
             LimitError::CoolingOff { from_us } => ApiError::conflict("cooling_off", message)
                 .with_details(serde_json::json!({ "confirmable_from_us": from_us })),
             LimitError::Db(d) => ApiError::from(d),
@@ -49,6 +51,8 @@ pub struct ProtectionView {
     pub excluded: Option<ExclusionView>,
     /// Every kind and period (deposit, loss, stake × day, week, month).
     pub limits: Vec<LimitView>,
+    /// How long a session may run.
+    pub session_limit: SessionLimitView,
     /// Every time-out and self-exclusion taken, newest first.
     pub exclusions: Vec<ExclusionView>,
     /// Day, week and month, the windows the limits count over.
@@ -79,6 +83,7 @@ fn protection_of(conn: &mut crate::store::AnyConnection, player_id: &str) -> Res
         player_id: player_id.to_owned(),
         excluded,
         limits: limits::list(conn, player_id)?,
+        session_limit: session_limits::view(conn, player_id)?,
         exclusions,
         totals: Period::ALL
             .into_iter()
@@ -227,6 +232,64 @@ pub async fn confirm_limit(
     let view = state
         .blocking(move |s| {
             Ok(s.db.write(|conn| limits::confirm(conn, &caller.user_id, kind, period, now_us()))?)
+        })
+        .await?;
+    Ok(web::Json(view))
+}
+
+#[derive(Deserialize, Serialize, ToSchema)]
+#[serde(deny_unknown_fields)]
+pub struct SetSessionLimitRequest {
+    /// Minutes a session may run, 10 to 1440; null removes the limit. A first or shorter limit
+    /// is in force at once; a longer one, or a removal, waits 24 hours for confirmation.
+    #[schema(minimum = 10, maximum = 1440, example = 120)]
+    #[serde(default, deserialize_with = "crate::domain::whole::option")]
+    pub minutes: Option<u32>,
+}
+
+/// Sets how long the caller's sessions may run (player): once a session (play with no pause
+/// longer than the floor's session gap) has run this long, every stake is refused until a pause
+/// ends it. A significant event.
+#[utoipa::path(tag = "protection", security(("bearer" = [])),
+    request_body = SetSessionLimitRequest,
+    responses(
+        (status = 200, body = SessionLimitView, description = "In force at once, or waiting (`pending`) for its confirmation"),
+        (status = 400, body = super::error::ErrorBody),
+        (status = 403, body = super::error::ErrorBody),
+        (status = 422, body = super::error::ErrorBody),
+))]
+#[put("/api/v1/me/session-limit")]
+pub async fn set_session_limit(
+    state: web::Data<AppState>,
+    caller: Caller,
+    body: web::Json<SetSessionLimitRequest>,
+) -> ApiResult<web::Json<SessionLimitView>> {
+    caller.require(&[Role::Player])?;
+    let minutes = body.into_inner().minutes.map(SessionMinutes::parse).transpose()?;
+    let view = state
+        .blocking(move |s| {
+            Ok(s.db.write(|conn| session_limits::set(conn, &caller.user_id, minutes, now_us()))?)
+        })
+        .await?;
+    Ok(web::Json(view))
+}
+
+/// Confirms a longer session limit (or its removal) once its 24 hours have passed (player); 409
+/// `cooling_off` before, `nothing_pending` when none waits. A significant event.
+#[utoipa::path(tag = "protection", security(("bearer" = [])), responses(
+    (status = 200, body = SessionLimitView),
+    (status = 403, body = super::error::ErrorBody),
+    (status = 409, body = super::error::ErrorBody),
+))]
+#[post("/api/v1/me/session-limit/confirm")]
+pub async fn confirm_session_limit(
+    state: web::Data<AppState>,
+    caller: Caller,
+) -> ApiResult<web::Json<SessionLimitView>> {
+    caller.require(&[Role::Player])?;
+    let view = state
+        .blocking(move |s| {
+            Ok(s.db.write(|conn| session_limits::confirm(conn, &caller.user_id, now_us()))?)
         })
         .await?;
     Ok(web::Json(view))

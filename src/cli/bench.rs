@@ -97,8 +97,9 @@ pub struct WagersArgs {
     /// Skip the half-peak run.
     #[arg(long, overrides_with = "half_peak")]
     pub no_half_peak: bool,
-    /// Every player sets daily limits on deposits, losses and stakes first (never reached), so
-    /// each wager is checked against their running totals: compare with a run without.
+    /// Every player sets daily limits on deposits, losses and stakes and a day's session limit
+    /// first (never reached), so each wager is checked against their running totals and session:
+    /// compare with a run without.
     #[arg(long)]
     pub limits: bool,
 }
@@ -165,7 +166,7 @@ pub fn wagers(args: WagersArgs) -> Result<ExitCode, String> {
         eprintln!("setting up staff and {max_clients} funded players over the API…");
         let casino = Casino::set_up(&server, max_clients).map_err(|e| format!("{e}\n{}", server.log_tail()))?;
         if args.limits {
-            eprintln!("every player sets daily limits on deposits, losses and stakes…");
+            eprintln!("every player sets daily limits on deposits, losses and stakes, and a session limit…");
             casino
                 .set_limits(&server)
                 .map_err(|e| format!("{e}\n{}", server.log_tail()))?;

@@ -19,6 +19,8 @@ pub enum LimitError {
     NothingPending,
     #[error("the raise may be confirmed from {}, 24 hours after it was asked for", super::utc_minute(*from_us))]
     CoolingOff { from_us: i64 },
+    #[error("a session limit is 10 to 1440 minutes (24 hours), or none")]
+    SessionMinutes,
     #[error(transparent)]
     Db(#[from] diesel::result::Error),
     #[error(transparent)]
@@ -143,6 +145,16 @@ fn store(
     Ok(())
 }
 
+/// Whether asking for `asked` (`None`: no limit) where `current` is in force takes effect at
+/// once: a first limit or a lower one does; a higher one or a removal waits.
+pub(super) fn at_once(current: Option<i64>, asked: Option<i64>) -> bool {
+    match (current, asked) {
+        (None, _) => true,
+        (Some(c), Some(a)) => a <= c,
+        (Some(_), None) => false,
+    }
+}
+
 /// Sets the limit on `kind` over `period` to `amount_minor` (`None`: no limit). A first limit
 /// or a lower one is in force at once; a higher one or a removal waits (see the module).
 pub fn set(
@@ -155,11 +167,7 @@ pub fn set(
 ) -> Result<LimitView, LimitError> {
     let row = find(conn, player, kind, period)?;
     let current = row.as_ref().and_then(|r| r.2);
-    let at_once = match (current, amount_minor) {
-        (None, _) => true,
-        (Some(c), Some(a)) => a <= c,
-        (Some(_), None) => false,
-    };
+    let at_once = at_once(current, amount_minor);
     let (in_force, pending) = if at_once {
         (amount_minor, None)
     } else {

@@ -1,6 +1,6 @@
 //! Player protection (docs/protection.md): the limits a player sets on their deposits, losses
-//! and stakes, and the time-outs and self-exclusions they take, and the player's *standing*
-//! that every money-moving request toward play is checked against.
+//! and stakes and on the length of a session, and the time-outs and self-exclusions they take,
+//! and the player's *standing* that every money-moving request toward play is checked against.
 //!
 //! What a player has deposited, staked and lost over a rolling window is read from the ledger
 //! itself (their wallet's transfers), never kept beside it, so no path that moves money can
@@ -12,6 +12,7 @@
 pub mod exclusions;
 pub mod limits;
 pub mod reality_checks;
+pub mod session_limits;
 pub mod tally;
 
 use diesel::prelude::*;
@@ -20,13 +21,17 @@ use std::collections::HashMap;
 use utoipa::ToSchema;
 
 use crate::domain::format_minor;
-use crate::store::schema::{player_exclusions as px, player_limits as pl, transfers as tr};
+use crate::store::schema::{
+    player_exclusions as px, player_limits as pl, player_session_limits as psl, transfers as tr,
+};
 use crate::store::AnyConnection;
 
 /// Microseconds in an hour.
 pub const HOUR_US: i64 = 3_600_000_000;
 /// Microseconds in a day.
 pub const DAY_US: i64 = 24 * HOUR_US;
+/// Microseconds in a minute.
+pub const MINUTE_US: i64 = 60_000_000;
 /// A raise of a limit waits this long before the player may confirm it.
 pub const COOLING_OFF_US: i64 = DAY_US;
 
@@ -169,6 +174,14 @@ pub enum Refusal {
         used_minor: i64,
         asked_minor: i64,
     },
+    /// The session has run as long as the player allowed it.
+    SessionLength {
+        limit_minutes: u32,
+        started_at_us: i64,
+        /// When the session ends, a pause of the floor's gap after its last play, and play may
+        /// start again.
+        resumes_at_us: i64,
+    },
 }
 
 impl std::fmt::Display for Refusal {
@@ -211,6 +224,17 @@ impl std::fmt::Display for Refusal {
                 format_minor(limit_minor),
                 format_minor((limit_minor - used_minor).max(0)),
             ),
+            Refusal::SessionLength {
+                limit_minutes,
+                started_at_us,
+                resumes_at_us,
+            } => write!(
+                f,
+                "the player's session began at {} and has reached the {limit_minutes} minutes they set as its \
+                 limit: play starts again from {}, after a pause",
+                utc_minute(started_at_us),
+                utc_minute(resumes_at_us),
+            ),
         }
     }
 }
@@ -230,6 +254,7 @@ impl Refusal {
         match self {
             Refusal::Excluded { .. } => "excluded_from_play",
             Refusal::Limit { .. } => "play_limit_reached",
+            Refusal::SessionLength { .. } => "session_limit_reached",
         }
     }
 }
@@ -259,6 +284,29 @@ pub struct PlayMove {
     pub deposited: i64,
     pub staked: i64,
     pub lost: i64,
+}
+
+impl PlayMove {
+    /// Money to or from play, not the cage: what a session is made of.
+    pub fn is_play(&self) -> bool {
+        self.staked != 0 || self.lost != 0
+    }
+}
+
+/// The plays of the session running at `now_us`, newest first: back from now while no pause
+/// (between two plays, or since the last one) is longer than `gap_us`. The floor's rule for a
+/// session (docs/floor.md, "Player ratings"), for the reality checks and the session limits.
+pub fn current_session<T>(
+    plays_newest_first: impl IntoIterator<Item = (i64, T)>,
+    now_us: i64,
+    gap_us: i64,
+) -> impl Iterator<Item = (i64, T)> {
+    let mut later_us = now_us;
+    plays_newest_first.into_iter().take_while(move |(at_us, _)| {
+        let within = later_us - *at_us <= gap_us;
+        later_us = *at_us;
+        within
+    })
 }
 
 /// The players whose wallet a transfer touches, and what it adds to each one's totals: a deposit
@@ -334,13 +382,69 @@ pub struct Standing {
     pub excluded: Option<(ExclusionKind, Option<i64>)>,
     pub limits: Vec<Limit>,
     pub totals: Totals,
+    /// The session limit in force, with the session as it stands.
+    pub session: Option<SessionClock>,
+}
+
+/// A session limit and the session it bounds, as of one moment.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct SessionClock {
+    pub limit_minutes: u32,
+    /// A pause longer than this ends a session (the floor's rating rule).
+    pub gap_us: i64,
+    pub now_us: i64,
+    /// The session's first and last play; None outside a session.
+    pub span_us: Option<(i64, i64)>,
+}
+
+impl SessionClock {
+    /// Sets the session at `now_us` from the player's moves, oldest first.
+    fn from_moves(&mut self, moves: &[PlayMove], now_us: i64) {
+        self.now_us = now_us;
+        let plays = moves.iter().rev().filter(|m| m.is_play()).map(|m| (m.at_us, ()));
+        let mut session = current_session(plays, self.now_us, self.gap_us);
+        self.span_us = session.next().map(|(last, ())| {
+            let first = session.last().map_or(last, |(at, ())| at);
+            (first, last)
+        });
+    }
+
+    fn refusal(&self) -> Option<Refusal> {
+        let (started_at_us, last_us) = self.span_us?;
+        let limit_us = i64::from(self.limit_minutes) * MINUTE_US;
+        (self.now_us - started_at_us >= limit_us).then_some(Refusal::SessionLength {
+            limit_minutes: self.limit_minutes,
+            started_at_us,
+            resumes_at_us: last_us + self.gap_us,
+        })
+    }
 }
 
 impl Standing {
+    /// Whether the wager path must count this player's play: a limit of either sort.
+    pub fn counts_play(&self) -> bool {
+        !self.limits.is_empty() || self.session.is_some()
+    }
+
+    /// Sets the totals and the session from the player's moves of the last 30 days, oldest first.
+    pub fn count(&mut self, moves: &[PlayMove], now_us: i64) {
+        let mut totals = Totals::default();
+        for m in moves {
+            totals.add(m, now_us);
+        }
+        self.totals = totals;
+        if let Some(clock) = &mut self.session {
+            clock.from_moves(moves, now_us);
+        }
+    }
+
     /// Whether `play` fits: not excluded, and within every limit on what it adds to.
     pub fn check(&self, play: Play) -> Result<(), Refusal> {
         if let Some((kind, until_us)) = self.excluded {
             return Err(Refusal::Excluded { kind, until_us });
+        }
+        if let (Play::Stake(_), Some(refusal)) = (play, self.session.and_then(|c| c.refusal())) {
+            return Err(refusal);
         }
         let (asked, kinds): (i64, &[LimitKind]) = match play {
             Play::Stake(m) => (m, &[LimitKind::Stake, LimitKind::Loss]),
@@ -366,6 +470,10 @@ impl Standing {
 
     /// Counts `play`, once it moved money.
     pub fn record(&mut self, play: Play) {
+        if let (Play::Stake(_), Some(clock)) = (play, &mut self.session) {
+            let first = clock.span_us.map_or(clock.now_us, |(first, _)| first);
+            clock.span_us = Some((first, clock.now_us));
+        }
         for i in 0..3 {
             match play {
                 Play::Stake(m) => {
@@ -378,8 +486,9 @@ impl Standing {
     }
 }
 
-/// The exclusions and limits in force of `players` (only those with either appear): what does
-/// not move with the ledger, so the wager path reads it before the ledger head's lock.
+/// The exclusions and limits in force of `players` (only those with any appear): what does
+/// not move with the ledger, so the wager path reads it before the ledger head's lock. A
+/// session limit's clock stands at `now_us`, outside a session until the moves are counted.
 pub fn rules(conn: &mut AnyConnection, players: &[&str], now_us: i64) -> QueryResult<HashMap<String, Standing>> {
     let mut out: HashMap<String, Standing> = HashMap::new();
     if players.is_empty() {
@@ -418,7 +527,32 @@ pub fn rules(conn: &mut AnyConnection, players: &[&str], now_us: i64) -> QueryRe
             });
         }
     }
+    let sessions: Vec<(String, i32)> = psl::table
+        .filter(psl::player_id.eq_any(players))
+        .filter(psl::minutes.is_not_null())
+        .select((psl::player_id, psl::minutes.assume_not_null()))
+        .load(conn)?;
+    if !sessions.is_empty() {
+        let gap_us = session_gap_us(conn)?;
+        for (player, minutes) in sessions {
+            out.entry(player).or_default().session = Some(SessionClock {
+                limit_minutes: minutes.max(0) as u32,
+                gap_us,
+                now_us,
+                span_us: None,
+            });
+        }
+    }
     Ok(out)
+}
+
+/// The floor's session gap (its rating rule), in microseconds.
+pub fn session_gap_us(conn: &mut AnyConnection) -> QueryResult<i64> {
+    let rule = crate::floor::rating_rule(conn).map_err(|e| match e {
+        crate::floor::FloorError::Database(d) => d,
+        other => diesel::result::Error::DeserializationError(other.to_string().into()),
+    })?;
+    Ok(i64::from(rule.spec().session_gap_minutes) * MINUTE_US)
 }
 
 /// Checks one request toward play (a seat, a Lobo round, a contest entry) against the player's
@@ -430,9 +564,12 @@ pub fn admit(conn: &mut AnyConnection, player: &str, play: Play, now_us: i64) ->
     let Some(mut standing) = rules(conn, &[player], now_us)?.remove(player) else {
         return Ok(());
     };
-    if standing.excluded.is_none() && !standing.limits.is_empty() {
+    if standing.excluded.is_none() && standing.counts_play() {
         crate::ledger::lock_head_row(conn)?;
-        standing.totals = totals(conn, &[player], now_us)?.remove(player).unwrap_or_default();
+        let moves = moves(conn, &[player], now_us - Period::Month.window_us())?
+            .remove(player)
+            .unwrap_or_default();
+        standing.count(&moves, now_us);
     }
     standing.check(play).map_err(AdmitError::Refused)
 }
@@ -447,20 +584,35 @@ pub enum AdmitError {
 
 /// Every wallet's deposits, stakes and losses over the three windows ending at `now_us`, from
 /// the ledger's transfers since the longest window began.
+pub fn totals(conn: &mut AnyConnection, players: &[&str], now_us: i64) -> QueryResult<HashMap<String, Totals>> {
+    let moves = moves(conn, players, now_us - Period::Month.window_us())?;
+    Ok(moves
+        .into_iter()
+        .map(|(player, moves)| {
+            let mut totals = Totals::default();
+            for m in &moves {
+                totals.add(m, now_us);
+            }
+            (player, totals)
+        })
+        .collect())
+}
+
+/// Each wallet's moves to and from play and from the cage since `since_us`, oldest first, read
+/// from the ledger's transfers ([`plays_of`]).
 ///
 /// Toward play: a transfer from the wallet to anything but the cage. Back from play: one from
 /// anything but the cage to the wallet. Staked is toward play less what came back unrisked (a
 /// void's refund, a game's return of untouched escrow: `game_registry::returns_unrisked`);
 /// lost is toward play less everything back from play.
-pub fn totals(conn: &mut AnyConnection, players: &[&str], now_us: i64) -> QueryResult<HashMap<String, Totals>> {
-    let mut out = HashMap::new();
+pub fn moves(conn: &mut AnyConnection, players: &[&str], since_us: i64) -> QueryResult<HashMap<String, Vec<PlayMove>>> {
+    let mut out: HashMap<String, Vec<PlayMove>> = HashMap::new();
     if players.is_empty() {
         return Ok(out);
     }
-    let since = now_us - Period::Month.window_us();
     // The first transfer of the window, by the time index; then each wallet's by its own.
     let first_seq: Option<i64> = tr::table
-        .filter(tr::created_at_us.ge(since))
+        .filter(tr::created_at_us.ge(since_us))
         .select(diesel::dsl::min(tr::seq))
         .first(conn)?;
     let Some(first_seq) = first_seq else { return Ok(out) };
@@ -472,6 +624,7 @@ pub fn totals(conn: &mut AnyConnection, players: &[&str], now_us: i64) -> QueryR
                 .eq_any(&wallets)
                 .or(tr::credit_account.eq_any(&wallets)),
         )
+        .order(tr::seq.asc())
         .select((
             tr::debit_account,
             tr::credit_account,
@@ -482,7 +635,7 @@ pub fn totals(conn: &mut AnyConnection, players: &[&str], now_us: i64) -> QueryR
         .load(conn)?;
     for (debit, credit, kind, amount, at_us) in rows {
         for (player, play) in plays_of(&debit, &credit, &kind, amount, at_us) {
-            out.entry(player.to_owned()).or_default().add(&play, now_us);
+            out.entry(player.to_owned()).or_default().push(play);
         }
     }
     Ok(out)

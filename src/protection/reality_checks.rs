@@ -8,14 +8,14 @@ use diesel::prelude::*;
 use serde::Serialize;
 use utoipa::ToSchema;
 
+use super::MINUTE_US;
 use crate::domain::format_minor;
 use crate::significant_events::{self, EventKind};
-use crate::store::schema::{player_reality_checks as rc, transfers as tr};
+use crate::store::schema::player_reality_checks as rc;
 use crate::store::AnyConnection;
 
 /// The intervals a player may choose, in minutes.
 pub const INTERVAL_MINUTES: std::ops::RangeInclusive<u32> = 10..=240;
-const MINUTE_US: i64 = 60_000_000;
 
 #[derive(Debug, thiserror::Error)]
 pub enum RealityCheckError {
@@ -79,6 +79,11 @@ pub struct SessionView {
     pub next_check_at_us: Option<i64>,
     /// A pause longer than this ends a session.
     pub session_gap_minutes: u32,
+    /// The length the player allows a session (None: no limit).
+    pub session_limit_minutes: Option<u32>,
+    /// When this session reaches that limit and stakes are refused until a pause ends it (None
+    /// without a limit or outside a session).
+    pub play_stops_at_us: Option<i64>,
 }
 
 /// The player's current session at `now_us` under a gap of `gap_minutes`.
@@ -90,44 +95,21 @@ pub fn session(conn: &mut AnyConnection, player: &str, gap_minutes: u32, now_us:
         .optional()?
         .flatten()
         .map(|m| m as u32);
-    let wallet = format!("wallet:{player}");
-    let cage = crate::ledger::AccountId::cage();
-    let since = now_us - crate::protection::DAY_US;
-    let first_seq: Option<i64> = tr::table
-        .filter(tr::created_at_us.ge(since))
-        .select(diesel::dsl::min(tr::seq))
-        .first(conn)?;
-    let rows: Vec<(String, String, i64, i64)> = match first_seq {
-        None => Vec::new(),
-        Some(first) => tr::table
-            .filter(tr::seq.ge(first))
-            .filter(tr::debit_account.eq(&wallet).or(tr::credit_account.eq(&wallet)))
-            .order(tr::seq.desc())
-            .select((
-                tr::debit_account,
-                tr::credit_account,
-                tr::amount_minor,
-                tr::created_at_us,
-            ))
-            .load(conn)?,
-    };
+    let limit = super::session_limits::view(conn, player)?.minutes;
+    let moves = super::moves(conn, &[player], now_us - super::DAY_US)?
+        .remove(player)
+        .unwrap_or_default();
     let gap_us = i64::from(gap_minutes) * MINUTE_US;
-    // Newest first: the session runs back while no pause between plays is longer than the gap.
-    let (mut staked, mut returned, mut started, mut last) = (0i64, 0i64, None, now_us);
-    for (debit, credit, amount, at_us) in rows {
-        if debit == cage.as_str() || credit == cage.as_str() {
-            continue;
-        }
-        if last - at_us > gap_us {
-            break;
-        }
-        if debit == wallet {
-            staked += amount;
+    let plays = moves.iter().rev().filter(|m| m.is_play()).map(|m| (m.at_us, m.lost));
+    // To play: the loss it adds; back from play: what it takes off.
+    let (mut staked, mut returned, mut started) = (0i64, 0i64, None);
+    for (at_us, lost) in super::current_session(plays, now_us, gap_us) {
+        if lost > 0 {
+            staked += lost;
         } else {
-            returned += amount;
+            returned -= lost;
         }
         started = Some(at_us);
-        last = at_us;
     }
     let minutes_played = started.map_or(0, |s| (now_us - s) / MINUTE_US);
     let next_check_at_us = match (started, interval) {
@@ -147,5 +129,7 @@ pub fn session(conn: &mut AnyConnection, player: &str, gap_minutes: u32, now_us:
         reality_check_minutes: interval,
         next_check_at_us,
         session_gap_minutes: gap_minutes,
+        session_limit_minutes: limit,
+        play_stops_at_us: started.zip(limit).map(|(s, m)| s + i64::from(m) * MINUTE_US),
     })
 }

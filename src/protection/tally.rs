@@ -11,7 +11,7 @@ use lru::LruCache;
 use std::collections::{HashMap, VecDeque};
 use std::num::NonZeroUsize;
 
-use super::{plays_of, Period, PlayMove, Standing, Totals};
+use super::{plays_of, Period, PlayMove, Standing};
 use crate::store::schema::transfers as tr;
 use crate::store::AnyConnection;
 
@@ -38,7 +38,7 @@ impl Default for Tallies {
 }
 
 impl Tallies {
-    /// Fills the totals of the limited players among `standings` as of `now_us`. `head_seq`
+    /// Fills the totals and sessions of the limited players among `standings` as of `now_us`. `head_seq`
     /// is the ledger head's sequence number read under its lock: every transfer up to it is
     /// committed and visible, and none after it can commit before this batch does.
     pub fn count(
@@ -50,7 +50,7 @@ impl Tallies {
     ) -> QueryResult<()> {
         let limited: Vec<String> = standings
             .iter()
-            .filter(|(_, s)| !s.limits.is_empty())
+            .filter(|(_, s)| s.counts_play())
             .map(|(p, _)| p.clone())
             .collect();
         if limited.is_empty() {
@@ -119,12 +119,8 @@ impl Tallies {
             while t.moves.front().is_some_and(|m| m.at_us < now_us - month_us) {
                 t.moves.pop_front();
             }
-            let mut totals = Totals::default();
-            for m in &t.moves {
-                totals.add(m, now_us);
-            }
             if let Some(s) = standings.get_mut(p) {
-                s.totals = totals;
+                s.count(t.moves.make_contiguous(), now_us);
             }
         }
         Ok(())

@@ -310,6 +310,16 @@ diesel::table! {
 }
 
 diesel::table! {
+    player_session_limits (player_id) {
+        player_id -> Text,
+        minutes -> Nullable<Integer>,
+        pending_minutes -> Nullable<Integer>,
+        pending_asked_at_us -> Nullable<BigInt>,
+        updated_at_us -> BigInt,
+    }
+}
+
+diesel::table! {
     patron_identities (player_id) {
         player_id -> Text,
         sealed -> Text,
@@ -583,6 +593,7 @@ diesel::allow_tables_to_appear_in_same_query!(
     player_limits,
     player_exclusions,
     player_reality_checks,
+    player_session_limits,
     patron_identities,
     cash_transactions,
     cash_day_totals,

@@ -5,7 +5,9 @@
 // where it happened; the patron's cash today is shown against the report
 // threshold, and a movement that would pass it without the patron's identity
 // on file is refused, said in words, and retried once the cashier records the
-// identity from the document the patron shows.
+// identity from the document the patron shows. The patron's own protection
+// (a time-out, a self-exclusion, deposit limits) is shown beside it, so a
+// refused deposit can be explained before it is tried.
 
 import {
   isCashier, isAuditor, el, fill, get, when, field, selectField, alertBox, statusBox, value, amount, $, run, failed,
@@ -13,6 +15,7 @@ import {
   knowNames, idsInText, namesInText, showProblem,
 } from "./console-common.js";
 import { act, ApiProblem, capitalise } from "./api.js";
+import { cents, money } from "./money.js";
 import { transferName, accountWords, DOCUMENT_TYPES, IDENTITY_FIELD_WORDS } from "./words.js";
 
 /** Where this tab's cashier works ("Window 2"), kept for the tab's session. */
@@ -74,12 +77,45 @@ async function open(id) {
       el("h3", { id: "cage-wallet-title" }, `Wallet of ${u.username}`, u.display_name && u.display_name !== u.username ? el("span", { class: "muted" }, ` (${u.display_name})`) : null),
       el("p", { class: "balance-line" }, "Balance ", el("strong", { id: "cage-balance", class: "balance" }, "…"))),
     alertBox("cage-wallet-problem"),
+    el("div", { id: "cage-protection", "aria-live": "polite" }),
     seesCashToday() ? el("div", { id: "cage-today", class: "cage-today", "aria-live": "polite" }, el("p", { class: "muted" }, "Loading today's cash…")) : null,
     isCashier() ? cashierForms(u) : el("p", { class: "muted small" }, "Only a cashier moves money at the cage."),
     el("h4", {}, "History"),
     el("div", { id: "cage-history" }, el("p", { class: "muted" }, "Loading…")),
     el("button", { type: "button", id: "cage-more", class: "quiet", hidden: true, onclick: () => more() }, "Show older"));
-  await Promise.all([balance(), history(), cashToday()]);
+  await Promise.all([balance(), history(), cashToday(), protection()]);
+}
+
+const PERIOD_SPAN = { day: "24 hours", week: "7 days", month: "30 days" };
+
+/**
+ * The patron's own protection as the cage needs it: whether they may deposit
+ * at all, and what each deposit limit leaves (GET /api/v1/players/{id}/protection).
+ */
+async function protection() {
+  const u = current;
+  try {
+    const p = await get(`/api/v1/players/${encodeURIComponent(u.id)}/protection`);
+    if (current !== u || !$("cage-protection")) return;
+    const lines = [];
+    if (p.excluded) {
+      const what = p.excluded.kind === "time_out" ? "On a time-out" : "Self-excluded";
+      const until = p.excluded.ends_at_us === null ? "for good" : `until ${when(p.excluded.ends_at_us)}`;
+      lines.push(el("p", { id: "cage-protection-line", class: "bad" },
+        `${what} ${until}: no deposit and no play. Withdrawals stay open.`));
+    }
+    for (const l of p.limits.filter((x) => x.kind === "deposit" && x.amount !== null)) {
+      const used = p.totals.find((t) => t.period === l.period);
+      const rest = cents(l.amount) - cents(used ? used.deposited : "0");
+      const left = rest > 0n ? rest : 0n;
+      lines.push(el("p", { class: "cage-deposit-limit" },
+        `The patron limits their deposits to ${l.amount} over ${PERIOD_SPAN[l.period]}: ${money(left)} left.`));
+    }
+    fill($("cage-protection"), lines);
+  } catch (e) {
+    if (current !== u) return;
+    failed($("cage-wallet-problem"), e);
+  }
 }
 
 /** The cashier and the auditor read a patron's cash today (the pit boss does not). */

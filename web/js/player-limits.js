@@ -1,6 +1,6 @@
 // "My limits": the player's own protection — what they deposited, staked and lost over the
-// last day, week and month, their limits (a raise waits 24 hours and a confirmation), and a
-// time-out or self-exclusion, asked twice before it starts.
+// last day, week and month, their limits on money and on a session's length (a raise waits 24
+// hours and a confirmation), and a time-out or self-exclusion, asked twice before it starts.
 
 import { $, act, el, fill, get, table, when } from "./api.js";
 import { attempt, say } from "./player-common.js";
@@ -20,6 +20,7 @@ export function openLimits() {
     $("break-cancel").addEventListener("click", () => { $("break-confirm-line").hidden = true; });
     $("break-confirm").addEventListener("click", takeBreak);
     $("reality-form").addEventListener("submit", (e) => { e.preventDefault(); setRealityCheck(); });
+    $("session-limit-form").addEventListener("submit", (e) => { e.preventDefault(); setSessionLimit(); });
   }
   loadSession();
   return loadProtection();
@@ -32,7 +33,8 @@ let checkTimer = null;
 function sessionWords(s) {
   if (!s.in_session) return "You are not in a session: no play in the last " + `${s.session_gap_minutes} minutes.`;
   const net = s.net.startsWith("-") ? `down ${s.net.slice(1)}` : `up ${s.net}`;
-  return `You have played for ${s.minutes_played} minutes since ${when(s.started_at_us)}: staked ${s.staked}, won back ${s.returned}, ${net}.`;
+  const stops = s.play_stops_at_us === null ? "" : ` Your session length stops your bets at ${when(s.play_stops_at_us)}.`;
+  return `You have played for ${s.minutes_played} minutes since ${when(s.started_at_us)}: staked ${s.staked}, won back ${s.returned}, ${net}.${stops}`;
 }
 
 function everyWords(minutes) {
@@ -113,6 +115,7 @@ async function loadProtection() {
       ["Now", (l) => el("span", { "data-limit": `${l.kind}-${l.period}` }, l.amount === null ? "no limit" : l.amount)],
       ["Waiting", (l) => pendingCell(l)],
     ], set, { caption: "Your limits" }) : el("p", { class: "empty" }, "You have set no limit."));
+    showSessionLimit(p.session_limit);
     fill($("exclusion-list"), p.exclusions.length ? table([
       ["What", (x) => BREAK_WORDS[x.kind]],
       ["From", (x) => when(x.starts_at_us)],
@@ -152,6 +155,48 @@ async function setLimit() {
     ? `${what}: ${view.pending.amount === null ? "no limit" : view.pending.amount} waits 24 hours; confirm it here from ${when(view.pending.confirmable_from_us)}. Until then ${view.amount === null ? "no limit" : view.amount} applies.`
     : `${what}: ${view.amount === null ? "no limit" : view.amount}, from now.`;
   await loadProtection();
+}
+
+// --- Session length -------------------------------------------------------
+
+function lengthWords(minutes) {
+  if (minutes === null) return "no limit";
+  if (minutes % 60 === 0) return minutes === 60 ? "an hour" : `${minutes / 60} hours`;
+  return `${minutes} minutes`;
+}
+
+function showSessionLimit(limit) {
+  const line = $("session-limit-line");
+  const now = limit.minutes === null
+    ? "Your sessions have no length limit."
+    : `Your sessions end after ${lengthWords(limit.minutes)}.`;
+  $("session-limit-minutes").value = limit.minutes === null ? "" : String(limit.minutes);
+  if (!limit.pending) {
+    fill(line, now);
+    return;
+  }
+  const to = lengthWords(limit.pending.minutes);
+  const from = limit.pending.confirmable_from_us;
+  if (Date.now() * 1000 < from) {
+    fill(line, `${now} You asked for ${to}, which you may confirm from ${when(from)}.`);
+    return;
+  }
+  const button = el("button", { type: "button", class: "quiet", id: "session-limit-confirm" }, `Confirm ${to}`);
+  button.addEventListener("click", () => attempt(button, $("session-limit-alert"), async (onRetry) => {
+    await act("POST", "/api/v1/me/session-limit/confirm", undefined, { onRetry });
+    await loadProtection();
+    await loadSession();
+  }));
+  fill(line, `${now} You asked for ${to}: `, button);
+}
+
+async function setSessionLimit() {
+  const v = $("session-limit-minutes").value;
+  const limit = await attempt($("session-limit-button"), $("session-limit-alert"), (onRetry) =>
+    act("PUT", "/api/v1/me/session-limit", { minutes: v === "" ? null : Number(v) }, { onRetry }));
+  if (!limit) return;
+  showSessionLimit(limit);
+  await loadSession();
 }
 
 function breakBody() {

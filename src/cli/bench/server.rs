@@ -510,10 +510,18 @@ impl Casino {
     }
 
     /// Every player sets a daily limit on deposits, losses and stakes (far above anything a run
-    /// moves), so every wager is checked against running totals read under the head lock.
+    /// moves) and a session limit of a day, so every wager is checked against running totals and
+    /// the session read under the head lock.
     pub fn set_limits(&self, server: &Server) -> Result<(), String> {
         let agent = load::agent();
         for p in &self.players {
+            put_json(
+                &agent,
+                server,
+                "/api/v1/me/session-limit",
+                &p.token,
+                &json!({ "minutes": 1440 }),
+            )?;
             for kind in ["deposit", "loss", "stake"] {
                 put_json(
                     &agent,
