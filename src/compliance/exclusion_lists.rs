@@ -540,6 +540,10 @@ pub struct ListView {
     pub entries: i32,
     pub imported_by: String,
     pub imported_at_us: i64,
+    /// The patrons it matched, when it was imported or since: every match, reviewed or not.
+    pub matches: i64,
+    /// Of those, the matches waiting for review.
+    pub pending: i64,
 }
 
 pub fn lists(conn: &mut AnyConnection, limit: i64, offset: i64) -> QueryResult<Vec<ListView>> {
@@ -556,15 +560,36 @@ pub fn lists(conn: &mut AnyConnection, limit: i64, offset: i64) -> QueryResult<V
             el::imported_at_us,
         ))
         .load(conn)?;
+    // (matches, pending) by list.
+    let ids: Vec<&str> = rows.iter().map(|r| r.0.as_str()).collect();
+    let mut counts: HashMap<String, (i64, i64)> = HashMap::new();
+    if !ids.is_empty() {
+        let found: Vec<(String, String)> = lm::table
+            .filter(lm::list_id.eq_any(&ids))
+            .select((lm::list_id, lm::status))
+            .load(conn)?;
+        for (list, status) in found {
+            let count = counts.entry(list).or_default();
+            count.0 += 1;
+            if status == MatchStatus::Pending.as_str() {
+                count.1 += 1;
+            }
+        }
+    }
     Ok(rows
         .into_iter()
-        .map(|(id, name, sha256, entries, imported_by, imported_at_us)| ListView {
-            id,
-            name,
-            sha256,
-            entries,
-            imported_by,
-            imported_at_us,
+        .map(|(id, name, sha256, entries, imported_by, imported_at_us)| {
+            let (matches, pending) = counts.get(&id).copied().unwrap_or_default();
+            ListView {
+                id,
+                name,
+                sha256,
+                entries,
+                imported_by,
+                imported_at_us,
+                matches,
+                pending,
+            }
         })
         .collect())
 }

@@ -526,6 +526,12 @@ both_backends!(
             (&json!(2), &json!(1), &json!(1)),
             "accents, case, spacing and punctuation do not hide José; Maria's ended: {imported}"
         );
+        let lists = app.get("/api/v1/exclusion-lists", Some(&auditor)).await.expect(200);
+        assert_eq!(
+            (&lists[0]["entries"], &lists[0]["matches"], &lists[0]["pending"]),
+            (&json!(2), &json!(1), &json!(1)),
+            "the list counts its matches: {lists}"
+        );
 
         let pending = app
             .get("/api/v1/exclusion-lists/matches?status=pending", Some(&pitboss.token))
@@ -618,6 +624,13 @@ both_backends!(
         cash(&app, &cashier, "deposits", &carla, "10.00", "Window 1")
             .await
             .expect(201);
+        // Every match the list made, at the import and since, reviewed: none waits.
+        let lists = app.get("/api/v1/exclusion-lists", Some(&auditor)).await.expect(200);
+        assert_eq!(
+            (&lists[0]["matches"], &lists[0]["pending"]),
+            (&json!(2), &json!(0)),
+            "{lists}"
+        );
         assert_eq!(app.events("exclusion_list_imported").await.len(), 1);
         assert_eq!(app.events("exclusion_list_match_reviewed").await.len(), 2);
     }

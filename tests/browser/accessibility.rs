@@ -467,6 +467,25 @@ async fn the_console_passes_the_audit_for_the_pit_boss_on_every_tab() {
     b.click("#export-load").await;
     b.wait_data("#export-count", "count", "0").await;
     audit(&b, "console as pit boss, an empty export", &mut found).await;
+
+    // An exclusion list: a malformed one refused, then one imported (no patron has an identity
+    // on file here, so it matches nobody).
+    b.click("#tab-compliance").await;
+    b.type_into("#exclusion-name", "State voluntary exclusion list, December 2026")
+        .await;
+    b.type_into("#exclusion-csv", "name,born\nAna,1970-01-01\n").await;
+    b.click("#exclusion-import").await;
+    b.wait_text("#exclusion-import-problem", "Nothing was imported").await;
+    audit(&b, "console as pit boss, an exclusion list refused", &mut found).await;
+    b.type_into(
+        "#exclusion-csv",
+        "full_name,date_of_birth\nMarta Vieira Lopes,1979-02-28\n",
+    )
+    .await;
+    b.click("#exclusion-import").await;
+    b.wait_text("#exclusion-import-result", "It matches no patron").await;
+    b.wait_data("#exclusion-lists", "count", "1").await;
+    audit(&b, "console as pit boss, an exclusion list imported", &mut found).await;
     b.close().await;
     assert_none(&found);
 }
@@ -557,6 +576,22 @@ async fn the_console_passes_the_audit_for_the_cashier_and_the_auditor() {
     cashier.wait_text("#cage-result", "the balance is now 13000.00").await;
     cashier.close().await;
 
+    // A state's exclusion list naming bruno, imported by the pit boss: its match waits for the
+    // auditor.
+    let pit_boss = login(&djego, demo::PIT_BOSS, demo::PASSWORD_PIT_BOSS).await;
+    let (status, body) = api(
+        &djego,
+        reqwest::Method::POST,
+        "/api/v1/exclusion-lists",
+        Some(&pit_boss),
+        Some(json!({
+            "name": "State voluntary exclusion list, December 2026",
+            "csv": "full_name,date_of_birth\nBruno Almeida Costa,1985-06-15\nMarta Vieira Lopes,1979-02-28\n",
+        })),
+    )
+    .await;
+    assert_eq!((status, &body["matches"]), (201, &json!(1)), "{body}");
+
     let auditor = driver.browser(DESKTOP.0, DESKTOP.1).await;
     auditor
         .sign_in(&djego, "auditor", demo::PASSWORD_AUDITOR, "/console")
@@ -611,6 +646,32 @@ async fn the_console_passes_the_audit_for_the_cashier_and_the_auditor() {
     auditor.wait_text("#alerts-result", "Escalated").await;
     auditor.wait_text("#suspicious-list", "Split between windows.").await;
     audit(&auditor, "console as auditor, an alert escalated", &mut found).await;
+    // bruno's exclusion-list match: a confirmation without a note refused, then asked twice.
+    auditor.click("#compliance-show-exclusions").await;
+    let card = r#"article.exclusion-match[data-patron="bruno"]"#;
+    auditor.click(&format!("{card} button.exclusion-confirm")).await;
+    auditor
+        .wait_text(&format!("{card} .exclusion-review-problem"), "Write a note")
+        .await;
+    audit(
+        &auditor,
+        "console as auditor, an exclusion-list match without a note",
+        &mut found,
+    )
+    .await;
+    auditor
+        .type_into(&format!("{card} textarea.exclusion-note"), "The same person.")
+        .await;
+    auditor.click(&format!("{card} button.exclusion-confirm")).await;
+    auditor
+        .wait_text(&format!("{card} .exclusion-sure"), "It cannot be undone")
+        .await;
+    audit(
+        &auditor,
+        "console as auditor, an exclusion-list match being confirmed",
+        &mut found,
+    )
+    .await;
     auditor.close().await;
     assert_none(&found);
 }

@@ -327,3 +327,257 @@ async fn a_cashier_is_stopped_for_identity_records_it_and_the_auditor_reads_the_
     no_codes(&events, &["patron_identity", "cash_log", bruno.as_str()], "the events");
     b.close().await;
 }
+
+/// The id of the one pending exclusion-list match, and its list's, as an auditor reads them.
+async fn pending_match(djego: &Djego, auditor_token: &str) -> (String, String) {
+    let (status, pending) = api(
+        djego,
+        Method::GET,
+        "/api/v1/exclusion-lists/matches?status=pending",
+        Some(auditor_token),
+        None,
+    )
+    .await;
+    assert_eq!(status, 200, "{pending}");
+    let pending = pending.as_array().unwrap();
+    assert_eq!(pending.len(), 1, "{pending:?}");
+    (
+        pending[0]["id"].as_str().unwrap().to_string(),
+        pending[0]["list_id"].as_str().unwrap().to_string(),
+    )
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn a_pit_boss_imports_an_exclusion_list_and_an_auditor_confirms_its_match_from_the_console() {
+    let djego = Djego::start();
+    let driver = Driver::start();
+    let cashier_token = login(&djego, "cashier", demo::PASSWORD_CASHIER).await;
+    let auditor_token = login(&djego, "auditor", demo::PASSWORD_AUDITOR).await;
+    let pit_boss_token = login(&djego, demo::PIT_BOSS, demo::PASSWORD_PIT_BOSS).await;
+    let bruno = player_id(&djego, &cashier_token, "bruno").await;
+
+    // A cashier has recorded bruno's identity from his driving licence.
+    let (status, body) = api(
+        &djego,
+        Method::PUT,
+        &format!("/api/v1/players/{bruno}/identity"),
+        Some(&cashier_token),
+        Some(json!({
+            "full_name": "Bruno Almeida Costa",
+            "date_of_birth": "1985-06-15",
+            "address": "4 Rua do Carmo, Porto 4050-164, Portugal",
+            "document_type": "driving_licence",
+            "document_number": "P-7781234",
+            "document_issuer": "Portugal",
+        })),
+    )
+    .await;
+    assert_eq!(status, 200, "{body}");
+
+    // The state's list, as the file the regulator sent: bruno as the list writes him (case and
+    // spacing its own), and someone who is no patron here.
+    let dir = tempfile::tempdir().unwrap();
+    let file = dir.path().join("state-exclusions-2026-12.csv");
+    std::fs::write(
+        &file,
+        "full_name,date_of_birth,document_number,ends_on\n\
+         BRUNO  ALMEIDA COSTA,1985-06-15,,\n\
+         Marta Vieira Lopes,1979-02-28,X9911223,2031-12-31\n",
+    )
+    .unwrap();
+    let list_name = "State voluntary exclusion list, Gaming Control Board, December 2026";
+
+    // The pit boss imports it from the Compliance tab, where exclusion lists are their one section.
+    let pit = driver.browser(1280, 900).await;
+    pit.sign_in(&djego, demo::PIT_BOSS, demo::PASSWORD_PIT_BOSS, "/console")
+        .await;
+    pit.click("#tab-compliance").await;
+    pit.find("#compliance-exclusions").await;
+    assert!(
+        !pit.is_shown("#compliance-show-alerts").await && !pit.is_shown("#compliance-alerts").await,
+        "the alerts are the auditor's"
+    );
+    pit.wait_data("#exclusion-lists", "count", "0").await;
+    pit.type_into("#exclusion-name", list_name).await;
+    pit.find("#exclusion-file")
+        .await
+        .send_keys(file.to_str().unwrap())
+        .await
+        .expect("the file is chosen");
+    pit.wait_text("#exclusion-import-result", "Read state-exclusions-2026-12.csv: 3 lines")
+        .await;
+    pit.wait_js(
+        "return document.getElementById('exclusion-csv').value.includes('Marta Vieira Lopes');",
+        "the file's text in the CSV field",
+    )
+    .await;
+    pit.click("#exclusion-import").await;
+    let imported = pit.wait_text("#exclusion-import-result", "It matches 1 patron").await;
+    assert!(
+        imported.contains(&format!("Imported “{list_name}”: 2 people excluded.")),
+        "{imported}"
+    );
+
+    // The list, with who imported it and what it matched.
+    pit.wait_data("#exclusion-lists", "count", "1").await;
+    let row = "#exclusion-lists tr.exclusion-list";
+    pit.wait_data(row, "matches", "1").await;
+    pit.wait_data(row, "pending", "1").await;
+    let cells = pit
+        .run_js("return [...document.querySelectorAll('#exclusion-lists tr.exclusion-list > *')].map((c) => c.textContent);")
+        .await;
+    let cells: Vec<&str> = cells.as_array().unwrap().iter().map(|c| c.as_str().unwrap()).collect();
+    assert_eq!(cells[0], list_name, "{cells:?}");
+    assert_eq!(cells[1], "admin (you)", "{cells:?}");
+    assert!(!cells[2].is_empty(), "when: {cells:?}");
+    assert_eq!(
+        &cells[3..],
+        ["2", "1", "1"],
+        "people on it, matched, waiting: {cells:?}"
+    );
+
+    // The match, bruno by name beside the list's entry, and why it matched.
+    let card = r#"#exclusion-matches article.exclusion-match[data-patron="bruno"]"#;
+    pit.wait_data(card, "status", "pending").await;
+    let text = pit.text(card).await;
+    for expected in [
+        &format!("bruno, on “{list_name}”"),
+        "Matched on the name and date of birth, by line 2 of the list, which admin (you) imported at",
+        "The list excludes this person permanently.",
+        "BRUNO ALMEIDA COSTA",
+        "Bruno Almeida Costa",
+        "1985-06-15",
+        "Driving licence P-7781234, issued by Portugal",
+        "Waiting for review.",
+    ] {
+        assert!(text.contains(expected), "the match lacks {expected:?}:\n{text}");
+    }
+    // Whoever imported the list is told why its matches are not theirs to review.
+    let own = pit.text(&format!("{card} .exclusion-own")).await;
+    assert!(
+        own.starts_with(&format!(
+            "You imported “{list_name}”, so you cannot review its matches: a second person, another pit boss or an auditor,"
+        )),
+        "{own}"
+    );
+    assert!(
+        !pit.is_shown(&format!("{card} button.exclusion-confirm")).await,
+        "no confirm button for the importer"
+    );
+    pit.screenshot("console-exclusion-lists").await;
+    // And djego refuses them anyway.
+    let (match_id, list_id) = pending_match(&djego, &auditor_token).await;
+    let (status, body) = api(
+        &djego,
+        Method::POST,
+        &format!("/api/v1/exclusion-lists/matches/{match_id}/review"),
+        Some(&pit_boss_token),
+        Some(json!({ "decision": "confirm", "note": "mine" })),
+    )
+    .await;
+    assert_eq!((status, &body["error"]["code"]), (403, &json!("forbidden")), "{body}");
+    let (status, me) = api(&djego, Method::GET, "/api/v1/me", Some(&pit_boss_token), None).await;
+    assert_eq!(status, 200, "{me}");
+    let codes = [
+        bruno.as_str(),
+        me["id"].as_str().unwrap(),
+        match_id.as_str(),
+        list_id.as_str(),
+        "name_and_date_of_birth",
+        "pending",
+        "forbidden",
+        "driving_licence",
+    ];
+    let section = pit.text("#compliance-exclusions").await;
+    no_codes(&section, &codes, "the pit boss's exclusion lists");
+    pit.close().await;
+
+    // Nothing is excluded until a second person confirms.
+    let (status, standing) = api(
+        &djego,
+        Method::GET,
+        &format!("/api/v1/players/{bruno}/protection"),
+        Some(&cashier_token),
+        None,
+    )
+    .await;
+    assert_eq!(status, 200, "{standing}");
+    assert!(standing["excluded"].is_null(), "{standing}");
+
+    // The auditor reviews it: a note first, then asked twice, and confirmed.
+    let b = driver.browser(1280, 900).await;
+    b.sign_in(&djego, "auditor", demo::PASSWORD_AUDITOR, "/console").await;
+    b.click("#tab-compliance").await;
+    b.click("#compliance-show-exclusions").await;
+    b.wait_data(card, "status", "pending").await;
+    let text = b.text(card).await;
+    assert!(
+        text.contains("which admin imported at") && !text.contains("You imported"),
+        "{text}"
+    );
+    b.click(&format!("{card} button.exclusion-confirm")).await;
+    b.wait_text(
+        &format!("{card} .exclusion-review-problem"),
+        "Write a note saying why before you confirm this match.",
+    )
+    .await;
+    b.type_into(
+        &format!("{card} textarea.exclusion-note"),
+        "Name and date of birth agree with his driving licence; the photograph on the state's record is his.",
+    )
+    .await;
+    b.click(&format!("{card} button.exclusion-confirm")).await;
+    b.wait_text(
+        &format!("{card} .exclusion-sure"),
+        "Exclude bruno from play and deposits permanently? It cannot be undone or shortened.",
+    )
+    .await;
+    b.screenshot("console-exclusion-list-review").await;
+    b.click(&format!("{card} button.exclusion-confirm-yes")).await;
+    b.wait_text(
+        "#exclusion-review-result",
+        &format!("Confirmed: bruno is excluded from play and deposits permanently, as “{list_name}” says."),
+    )
+    .await;
+    // It leaves the queue; the list counts it, reviewed.
+    b.wait_text("#exclusion-matches", "No match is waiting for review.")
+        .await;
+    b.wait_data(row, "pending", "0").await;
+    b.wait_data(row, "matches", "1").await;
+    b.choose("#exclusion-match-status", "Confirmed").await;
+    b.click("#exclusion-matches-load").await;
+    b.wait_data(card, "status", "confirmed").await;
+    let text = b
+        .wait_text(card, "Confirmed by auditor (you): bruno is excluded as the list says.")
+        .await;
+    assert!(text.contains("Note: Name and date of birth agree"), "{text}");
+    let section = b.text("#compliance-exclusions").await;
+    no_codes(&section, &codes, "the auditor's exclusion lists");
+    b.close().await;
+
+    // bruno is excluded: the cage refuses his deposit, and his standing says so, for good.
+    let (status, body) = api(
+        &djego,
+        Method::POST,
+        "/api/v1/cage/deposits",
+        Some(&cashier_token),
+        Some(json!({ "player_id": bruno, "amount": "10.00", "location": "Window 1" })),
+    )
+    .await;
+    assert_eq!(
+        (status, &body["error"]["code"]),
+        (403, &json!("excluded_from_play")),
+        "{body}"
+    );
+    let (status, standing) = api(
+        &djego,
+        Method::GET,
+        &format!("/api/v1/players/{bruno}/protection"),
+        Some(&cashier_token),
+        None,
+    )
+    .await;
+    assert_eq!(status, 200, "{standing}");
+    assert_eq!(standing["excluded"]["kind"], "self_exclusion", "{standing}");
+    assert!(standing["excluded"]["ends_at_us"].is_null(), "permanent: {standing}");
+}

@@ -36,11 +36,29 @@ impl Drop for Reaped {
     }
 }
 
-/// djego itself: `djego serve --demo` on SQLite in a temporary directory.
+/// djego itself: `djego serve --demo` on SQLite in a temporary directory (or, for a test that
+/// moves djego's clock, the same service inside the test program: `start_in_process`).
 pub struct Djego {
-    _process: Reaped,
+    _process: Option<Reaped>,
+    server: Option<actix_web::dev::ServerHandle>,
     _dir: tempfile::TempDir,
     pub base: String,
+}
+
+impl Drop for Djego {
+    fn drop(&mut self) {
+        if let Some(server) = &self.server {
+            // Sends the stop command at once, before the directory goes.
+            drop(server.stop(false));
+        }
+    }
+}
+
+/// `djego serve`'s options, parsed as the command line and the environment give them.
+#[derive(clap::Parser)]
+struct ServeCommand {
+    #[command(flatten)]
+    args: djego::config::ServeArgs,
 }
 
 impl Djego {
@@ -73,10 +91,62 @@ impl Djego {
         // Keep reading its output so the pipe never fills.
         std::thread::spawn(move || for _ in lines.lines() {});
         Djego {
-            _process: process,
+            _process: Some(process),
+            server: None,
             _dir: dir,
             base,
         }
+    }
+
+    /// `djego serve --demo` on SQLite in a temporary directory, run inside this test program
+    /// rather than as a process of its own, so that the test can move its clock forward
+    /// (`move_clock_forward`). That clock is the whole test program's: only a test on a djego
+    /// started here may move it, and every other browser test starts its own process (`start`),
+    /// whose clock nothing moves. The demo's pit boss has a password of its own here (the
+    /// process's environment does not give one); the other demo accounts are as `start` makes them.
+    pub async fn start_in_process() -> Djego {
+        use clap::Parser;
+        let dir = tempfile::tempdir().unwrap();
+        let database_url = format!("sqlite://{}/djego.db", dir.path().display());
+        let ServeCommand { args } = ServeCommand::parse_from([
+            "djego",
+            "--demo",
+            "--bind",
+            "127.0.0.1:0",
+            "--database-url",
+            database_url.as_str(),
+        ]);
+        let settings = djego::config::Settings::resolve(&args).expect("the settings resolve");
+        let app = djego::startup::Application::build(settings.clone()).expect("djego starts");
+        djego::bootstrap::demo(&app.state.db, &settings).expect("the demo casino is seeded");
+        let base = format!("http://127.0.0.1:{}", app.port);
+        let server = app.server.handle();
+        tokio::spawn(app.server);
+        // Checkpoints, Lobo's timeouts and the floor's meters stay off (their handles dropped
+        // with `app`): nothing runs on a timer of its own while the clock jumps.
+        wait_for_port(app.port, "djego");
+        Djego {
+            _process: None,
+            server: Some(server),
+            _dir: dir,
+            base,
+        }
+    }
+
+    /// djego's clock now, in microseconds since the epoch (a djego of `start_in_process`).
+    pub fn now_us(&self) -> i64 {
+        assert!(self.server.is_some(), "only a djego in this process has its clock here");
+        djego::store::now_us()
+    }
+
+    /// Moves djego's clock forward by `by_us` (a djego of `start_in_process`): every later
+    /// answer reads the moved clock. It never goes back.
+    pub fn move_clock_forward(&self, by_us: i64) {
+        assert!(
+            self.server.is_some(),
+            "only a djego in this process has its clock moved"
+        );
+        djego::store::clock::move_forward_for_tests(by_us);
     }
 
     pub fn url(&self, path: &str) -> String {

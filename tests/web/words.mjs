@@ -1,7 +1,8 @@
 // Checks web/js/words.js, the words every page shows for djego's codes: each
-// bet kind, transfer kind and significant event the Rust source names has
-// words of its own (read from src/, so a new kind without words fails here),
-// an unknown code is humanised, and a wallet memo never shows an account id.
+// bet kind, transfer kind, significant event, and exclusion-list match basis
+// and state the Rust source names has words of its own (read from src/, so a
+// new kind without words fails here), an unknown code is humanised, and a
+// wallet memo never shows an account id.
 //
 //   node tests/web/words.mjs
 //
@@ -13,6 +14,7 @@ import { fileURLToPath } from "node:url";
 
 import {
   BET_NAMES, TRANSFER_WORDS, EVENT_WORDS, betName, transferName, eventName, memoWords, humanise, detailLabel, accountWords,
+  MATCH_BASIS_WORDS, MATCH_STATUS_WORDS, matchBasisName, matchStatusName,
 } from "../../web/js/words.js";
 
 const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), "../..");
@@ -40,6 +42,13 @@ check("the Rust source names the kinds", bets.length >= 8 && transfers.length >=
 for (const k of bets) check(`bet ${k} has a name`, BET_NAMES[k] && betName(k) === BET_NAMES[k], betName(k));
 for (const k of transfers) check(`transfer ${k} has words`, TRANSFER_WORDS[k] && transferName(k) === TRANSFER_WORDS[k], transferName(k));
 for (const k of events) check(`event ${k} has words`, EVENT_WORDS[k] && eventName(k) === EVENT_WORDS[k], eventName(k));
+const bases = codesIn("src/compliance/exclusion_lists.rs", "Basis");
+const matchStatuses = codesIn("src/compliance/exclusion_lists.rs", "MatchStatus");
+check("the Rust source names how a list matches and a match's states", bases.length >= 3 && matchStatuses.length >= 3,
+  `${bases.length} bases, ${matchStatuses.length} states`);
+for (const k of bases) check(`match basis ${k} has words`, MATCH_BASIS_WORDS[k] && matchBasisName(k) === MATCH_BASIS_WORDS[k], matchBasisName(k));
+for (const k of matchStatuses) check(`match status ${k} has words`, MATCH_STATUS_WORDS[k] && matchStatusName(k) === MATCH_STATUS_WORDS[k],
+  matchStatusName(k));
 
 check("a certified bet with its number", betName("cartas 13") === "Cartas 13", betName("cartas 13"));
 check("a bet with a number given", betName("cartas", 12) === "Cartas 12", betName("cartas", 12));

@@ -3,25 +3,33 @@
 // suspicious-activity records escalations made; the currency transaction
 // reports, each read whole (identity, totals, transactions, what a filing
 // lacks) and marked filed once filed with the authority, and a day's reports
-// exported; the multiple-transaction log of a gaming day, and its CSV.
+// exported; the multiple-transaction log of a gaming day, and its CSV; and the
+// external exclusion lists (console-exclusion-lists.js), the one section the
+// pit boss sees here.
 // People are named, patterns and directions said in words; ids never shown.
 // Reading the log or a report opens patrons' identities, and djego records
 // every such reading: the log is read when asked for, not on arrival.
 
 import {
   el, fill, get, when, field, selectField, alertBox, statusBox, value, $, run, failed, showProblem,
-  loadPeople, nameOf, knowNames, downloadButton, facts, person,
+  loadPeople, nameOf, knowNames, downloadButton, facts, person, ctx,
 } from "./console-common.js";
+import { exclusionListsSection, loadExclusionLists } from "./console-exclusion-lists.js";
 import { act, ApiProblem, capitalise, table as grid } from "./api.js";
 import {
   directionName, patternName, alertStatusName, documentTypeName, missingName, listWords,
 } from "./words.js";
 
-const SECTIONS = [
-  { name: "alerts", title: "Alerts" },
-  { name: "reports", title: "Reports" },
-  { name: "log", title: "Cash log" },
+/** The sections, and the roles each is for (the API decides anyway). */
+const ALL_SECTIONS = [
+  { name: "alerts", title: "Alerts", roles: ["auditor"], draw: alertsSection },
+  { name: "reports", title: "Reports", roles: ["auditor"], draw: reportsSection },
+  { name: "log", title: "Cash log", roles: ["auditor"], draw: logSection },
+  { name: "exclusions", title: "Exclusion lists", roles: ["auditor", "pitboss"], draw: exclusionListsSection },
 ];
+
+/** The sections of the role signed in (set on render). */
+let SECTIONS = [];
 
 /** The compliance rules in force (thresholds for the sentences), once read. */
 let rules = null;
@@ -33,24 +41,25 @@ let ready = false;
 const loaded = new Set();
 
 export function render(panel, what) {
+  SECTIONS = ALL_SECTIONS.filter((s) => s.roles.includes(ctx.role));
   fill(panel,
     el("h2", {}, "Compliance"),
-    el("div", { class: "subtabs", role: "group", "aria-label": "Compliance sections" },
+    // One section alone needs no buttons to choose it.
+    SECTIONS.length > 1 ? el("div", { class: "subtabs", role: "group", "aria-label": "Compliance sections" },
       SECTIONS.map((s) => el("button", {
         type: "button", id: "compliance-show-" + s.name, class: "subtab", "aria-pressed": "false",
         onclick: () => showSection(s.name),
-      }, s.title))),
+      }, s.title))) : null,
     alertBox("compliance-problem"),
     SECTIONS.map((s) => el("section", {
       class: "panel compliance-section", id: "compliance-" + s.name, "aria-labelledby": `compliance-${s.name}-title`, hidden: true,
     })));
-  alertsSection($("compliance-alerts"));
-  reportsSection($("compliance-reports"));
-  logSection($("compliance-log"));
+  for (const s of SECTIONS) s.draw($("compliance-" + s.name));
   showSection(SECTIONS[0].name);
+  const auditing = SECTIONS.some((s) => s.name === "log");
   Promise.all([
-    get("/api/v1/floor/calendar").then((c) => { today = c.now.gaming_day; }),
-    get("/api/v1/compliance/rules").then((r) => { rules = r; }),
+    auditing ? get("/api/v1/floor/calendar").then((c) => { today = c.now.gaming_day; }) : null,
+    auditing ? get("/api/v1/compliance/rules").then((r) => { rules = r; }) : null,
     loadPeople().catch(() => null),
   ]).catch((e) => failed($("compliance-problem"), e)).then(() => {
     ready = true;
@@ -61,7 +70,7 @@ export function render(panel, what) {
 }
 
 export function shown(what) {
-  if (what && what.report) {
+  if (what && what.report && SECTIONS.some((s) => s.name === "reports")) {
     showSection("reports");
     openReport(what.report);
     return;
@@ -73,7 +82,8 @@ export function shown(what) {
 function showSection(name) {
   for (const s of SECTIONS) {
     $("compliance-" + s.name).hidden = s.name !== name;
-    $("compliance-show-" + s.name).setAttribute("aria-pressed", s.name === name ? "true" : "false");
+    const button = $("compliance-show-" + s.name);
+    if (button) button.setAttribute("aria-pressed", s.name === name ? "true" : "false");
   }
   // Each section loads the first time it is shown, once the day and the rules are known.
   if (!ready || loaded.has(name)) return;
@@ -81,11 +91,12 @@ function showSection(name) {
   if (name === "alerts") { loadAlerts(); loadSuspicious(); }
   if (name === "reports") loadReports();
   if (name === "log") loadLog();
+  if (name === "exclusions") loadExclusionLists();
 }
 
 /** The rules' numbers in the sections' explanations. */
 function explainThresholds() {
-  if (!rules) return;
+  if (!rules || !$("cash-log-explained")) return;
   $("cash-log-explained").textContent = `Every deposit and withdrawal of ${rules.log_threshold} or more in a gaming day, `
     + "with when, who handled it and where. Showing it reads the identities on file of the patrons it names, and each reading is recorded.";
   $("reports-explained").textContent = `A patron whose deposits, or whose withdrawals, add up to more than ${rules.report_threshold} `

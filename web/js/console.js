@@ -20,7 +20,7 @@ const TABS = [
   { name: "cage", module: cage, roles: ["cashier", "pitboss", "auditor"] },
   { name: "audit", module: audit, roles: ["auditor", "pitboss"] },
   { name: "floor", module: floor, roles: ["pitboss", "auditor"] },
-  { name: "compliance", module: compliance, roles: ["auditor"] },
+  { name: "compliance", module: compliance, roles: ["auditor", "pitboss"] },
 ];
 
 const session = requireSession(["pitboss", "cashier", "auditor"]);

@@ -61,16 +61,23 @@ async function setRealityCheck() {
   schedule(s);
 }
 
-// Shows the check when it is due; while no session runs, looks again in a minute.
-function schedule(s) {
+// Shows the check when it is due by the service's clock, not the device's: the
+// check waited for is due once, in the same session, the service names a later
+// one as next. A device clock running ahead only makes the page ask again (every
+// 5 seconds), never show a check early or twice. While no session runs, looks
+// again in a minute.
+function schedule(s, atLeastMs = 1_000) {
   clearTimeout(checkTimer);
   if (s.reality_check_minutes === null) return;
-  const wait = s.next_check_at_us === null ? 60_000 : Math.max(1_000, s.next_check_at_us / 1000 - Date.now());
+  const wait = s.next_check_at_us === null ? 60_000 : Math.max(atLeastMs, s.next_check_at_us / 1000 - Date.now());
   checkTimer = setTimeout(async () => {
     try {
       const now = await get("/api/v1/me/session");
-      if (now.in_session && now.next_check_at_us !== null && s.next_check_at_us !== null) showCheck(now);
-      schedule(now);
+      const sameSession = now.in_session && now.started_at_us === s.started_at_us;
+      const due = sameSession && s.next_check_at_us !== null && now.next_check_at_us > s.next_check_at_us;
+      if (due) showCheck(now);
+      const early = sameSession && !due && now.next_check_at_us === s.next_check_at_us;
+      schedule(now, early ? 5_000 : 1_000);
     } catch { /* signed out: no more checks */ }
   }, wait);
 }

@@ -280,6 +280,24 @@ export const IDENTITY_FIELD_WORDS = {
   occupation: "the occupation",
 };
 
+/** How an exclusion list's entry matched a patron (Basis in src/compliance/exclusion_lists.rs), to follow "matched on". */
+export const MATCH_BASIS_WORDS = {
+  name_and_date_of_birth: "the name and date of birth",
+  document: "the document number",
+  both: "the name and date of birth, and the document number",
+};
+
+export function matchBasisName(basis) {
+  return MATCH_BASIS_WORDS[basis] || humanise(basis).toLowerCase();
+}
+
+/** An exclusion list match's state (MatchStatus in src/compliance/exclusion_lists.rs). */
+export const MATCH_STATUS_WORDS = { pending: "Waiting for review", confirmed: "Confirmed", rejected: "Rejected" };
+
+export function matchStatusName(status) {
+  return MATCH_STATUS_WORDS[status] || humanise(status);
+}
+
 /** A list in words: ["a", "b", "c"] → "a, b and c". */
 export function listWords(items) {
   const list = [...(items || [])].filter(Boolean);
