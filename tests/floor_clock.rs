@@ -107,28 +107,8 @@ async fn floor(app: &TestApp) -> Floor {
             "corte": false, "cobre": "off", "min_bet": "1.00", "max_bet": "100.00",
             "max_exposure_per_round": "500.00", "strategy_advice": false
         });
-        let table = app
-            .create_table(&pitboss, &json!({ "name": name, "config": config }))
-            .await;
-        let id = s(&table["id"]).to_owned();
-        for d in &dealers {
-            app.put(
-                &format!("/api/v1/tables/{id}/dealers/{}", d.id),
-                Some(&pitboss.token),
-                &json!({}),
-                None,
-            )
-            .await
-            .expect(200);
-        }
-        app.post(
-            &format!("/api/v1/tables/{id}/open"),
-            Some(&pitboss.token),
-            &json!({}),
-            None,
-        )
-        .await
-        .expect(200);
+        let dealers: Vec<&TestUser> = dealers.iter().collect();
+        let id = app.open_table(&pitboss, &dealers, &name, config).await;
         tables.push(id);
     }
     let mut players = Vec::new();

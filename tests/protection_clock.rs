@@ -105,33 +105,12 @@ async fn a_betting_round(app: &TestApp) -> (TestUser, TestUser, String) {
     let dealer = app.create_user(Role::Dealer).await;
     let cashier = app.create_user(Role::Cashier).await;
     let player = app.create_user(Role::Player).await;
-    let table = app
-        .create_table(
-            &pitboss,
-            &json!({ "name": "Sessions", "config": {
-                "game": "prima_carta", "variant": "classic", "unit": "1.00", "seat_fee": null,
-                "corte": true, "cobre": "carry", "min_bet": "1.00", "max_bet": "100.00",
-                "max_exposure_per_round": "500.00", "strategy_advice": true
-            } }),
-        )
-        .await;
-    let table = table["id"].as_str().unwrap().to_owned();
-    app.put(
-        &format!("/api/v1/tables/{table}/dealers/{}", dealer.id),
-        Some(&pitboss.token),
-        &json!({}),
-        None,
-    )
-    .await
-    .expect(200);
-    app.post(
-        &format!("/api/v1/tables/{table}/open"),
-        Some(&pitboss.token),
-        &json!({}),
-        None,
-    )
-    .await
-    .expect(200);
+    let config = json!({
+        "game": "prima_carta", "variant": "classic", "unit": "1.00", "seat_fee": null,
+        "corte": true, "cobre": "carry", "min_bet": "1.00", "max_bet": "100.00",
+        "max_exposure_per_round": "500.00", "strategy_advice": true
+    });
+    let table = app.open_table(&pitboss, &[&dealer], "Sessions", config).await;
     app.fund(&cashier, &player.id, "100.00").await;
     let round = app
         .post(

@@ -155,6 +155,15 @@ pub(super) fn at_once(current: Option<i64>, asked: Option<i64>) -> bool {
     }
 }
 
+/// Whether a raise asked for at `asked_at_us` may be confirmed at `now_us`.
+pub(super) fn cooled_off(asked_at_us: i64, now_us: i64) -> Result<(), LimitError> {
+    let from_us = asked_at_us + COOLING_OFF_US;
+    if now_us < from_us {
+        return Err(LimitError::CoolingOff { from_us });
+    }
+    Ok(())
+}
+
 /// Sets the limit on `kind` over `period` to `amount_minor` (`None`: no limit). A first limit
 /// or a lower one is in force at once; a higher one or a removal waits (see the module).
 pub fn set(
@@ -189,10 +198,7 @@ pub fn confirm(
     let (_, _, _, pending_amount, Some(asked_at_us)) = row else {
         return Err(LimitError::NothingPending);
     };
-    let from_us = asked_at_us + COOLING_OFF_US;
-    if now_us < from_us {
-        return Err(LimitError::CoolingOff { from_us });
-    }
+    cooled_off(asked_at_us, now_us)?;
     store(conn, player, kind, period, pending_amount, None, now_us, true)?;
     changed(
         conn,

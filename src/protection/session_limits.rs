@@ -8,7 +8,7 @@ use diesel::prelude::*;
 use serde::Serialize;
 use utoipa::ToSchema;
 
-use super::limits::{at_once, LimitError};
+use super::limits::{at_once, cooled_off, LimitError};
 use super::COOLING_OFF_US;
 use crate::significant_events::{self, EventKind};
 use crate::store::schema::player_session_limits as psl;
@@ -140,10 +140,7 @@ pub fn confirm(conn: &mut AnyConnection, player: &str, now_us: i64) -> Result<Se
     let Some((_, pending, Some(asked_at_us))) = row(conn, player)? else {
         return Err(LimitError::NothingPending);
     };
-    let from_us = asked_at_us + COOLING_OFF_US;
-    if now_us < from_us {
-        return Err(LimitError::CoolingOff { from_us });
-    }
+    cooled_off(asked_at_us, now_us)?;
     store(conn, player, pending, None, now_us)?;
     changed(conn, player, ("confirmed", pending), pending, false)
 }

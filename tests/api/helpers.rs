@@ -597,6 +597,36 @@ impl TestApp {
             .await
     }
 
+    /// Creates a table named `name` with `config` (through two pit bosses), assigns `dealers` and
+    /// opens it; returns its id.
+    pub async fn open_table(&self, pitboss: &TestUser, dealers: &[&TestUser], name: &str, config: Value) -> String {
+        let table = self
+            .create_table(pitboss, &serde_json::json!({ "name": name, "config": config }))
+            .await;
+        let id = table["id"].as_str().expect("a table's id").to_owned();
+        for d in dealers {
+            self.put(
+                &format!("/api/v1/tables/{id}/dealers/{}", d.id),
+                Some(&pitboss.token),
+                &serde_json::json!({}),
+                None,
+            )
+            .await
+            .expect(200);
+        }
+        let opened = self
+            .post(
+                &format!("/api/v1/tables/{id}/open"),
+                Some(&pitboss.token),
+                &serde_json::json!({}),
+                None,
+            )
+            .await
+            .expect(200);
+        assert_eq!(opened["status"], "open", "{opened}");
+        id
+    }
+
     /// Changes the floor calendar: `pitboss` proposes it, a second pit boss approves; returns the
     /// calendar as the approval answers it (the change pending from the next gaming day).
     pub async fn set_calendar(&self, pitboss: &TestUser, calendar: &Value) -> Value {
