@@ -77,6 +77,15 @@ impl CheckpointKeyArgs {
 pub struct ServeArgs {
     #[command(flatten)]
     pub database: DatabaseArgs,
+    /// A read replica (a PostgreSQL standby) for the floor's reports, the
+    /// auditor's exports and the live views' first reads; never written to
+    /// (docs/operations.md, "Reports from a replica").
+    #[arg(long, env = "DJEGO_READ_DATABASE_URL", hide_env_values = true)]
+    pub read_database_url: Option<String>,
+    /// The most a replica may be behind, in milliseconds, and still be read;
+    /// further behind, or not streaming, the primary is read instead.
+    #[arg(long, env = "DJEGO_READ_MAX_LAG_MS", default_value_t = 5_000)]
+    pub read_max_lag_ms: u64,
     /// Address to listen on.
     #[arg(long, env = "DJEGO_BIND", default_value = "127.0.0.1:8080")]
     pub bind: String,
@@ -144,6 +153,8 @@ pub struct Settings {
     /// The longest a request waits for the database (503 after), and
     /// PostgreSQL's statement and idle-in-transaction timeouts.
     pub db_timeout_ms: u64,
+    /// Where reports may be read, when not from the primary.
+    pub read_replica: Option<ReadReplica>,
     pub bind: String,
     pub jwt_secret: Vec<u8>,
     /// Retiring secrets whose tokens are still accepted.
@@ -203,11 +214,22 @@ impl Settings {
         };
         let seed_key = parse_key(&seed_key_hex)?;
         let checkpoint_key = args.checkpoint_key.resolve(&args.database.database_url)?;
+        let read_replica = match &args.read_database_url {
+            None => None,
+            Some(url) if backend == Backend::Postgres && Backend::of_url(url) == Backend::Postgres => {
+                Some(ReadReplica {
+                    url: url.clone(),
+                    max_lag_ms: args.read_max_lag_ms,
+                })
+            }
+            Some(_) => return Err("DJEGO_READ_DATABASE_URL needs PostgreSQL, for it and for DATABASE_URL".into()),
+        };
         Ok(Settings {
             database_url: args.database.database_url.clone(),
             migration_database_url: args.database.migration_database_url.clone(),
             db_max_connections: args.database.db_max_connections,
             db_timeout_ms: args.db_timeout_ms,
+            read_replica,
             bind: args.bind.clone(),
             jwt_secret,
             jwt_previous_secrets,
@@ -226,6 +248,13 @@ impl Settings {
             floor_meters_interval_ms: 10_000,
         })
     }
+}
+
+/// A read replica and how stale a read from it may be.
+#[derive(Clone, Debug)]
+pub struct ReadReplica {
+    pub url: String,
+    pub max_lag_ms: u64,
 }
 
 pub fn parse_key(hex_text: &str) -> Result<[u8; 32], String> {

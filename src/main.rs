@@ -192,6 +192,10 @@ enum BenchCommand {
     /// The bulk round replay (`djego verify rounds`) on random rounds of every kind, alternated
     /// with an anchor (parsing the same JSON); prints rounds/s min/median/max and the ratio.
     Verify(cli::bench::VerifyBenchArgs),
+    /// The failover drill on a Patroni cluster (deploy/ha/README.md): under bets, deposits and
+    /// a dealer's rounds, kill and freeze the primary again and again; check every acknowledged
+    /// wager is in the ledger once and the ledger verifies; print each failover's write outage.
+    Failover(cli::bench::FailoverArgs),
     /// Peg Leg's quotes: the time to price every count after each card of random deals
     /// (min/median/max per card, exact or simulated), against a plain Monte Carlo anchor.
     PegLeg(cli::bench::PegLegBenchArgs),
@@ -619,6 +623,9 @@ fn run(cli: Cli) -> Result<ExitCode, String> {
         Command::Bench {
             command: BenchCommand::Wagers(args),
         } => cli::bench::wagers(args),
+        Command::Bench {
+            command: BenchCommand::Failover(args),
+        } => cli::bench::failover(args),
         Command::Bench {
             command: BenchCommand::Verify(args),
         } => cli::bench::verify(args),

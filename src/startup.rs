@@ -52,6 +52,14 @@ impl Application {
             crate::bootstrap::record_token_keys(db, &keys)
         })
         .map_err(|e| e.to_string())?;
+        let replica = match &settings.read_replica {
+            Some(r) => Some(api::replica::Replica {
+                db: Database::connect_replica(&r.url, settings.db_max_connections, Some(settings.db_timeout_ms))
+                    .map_err(|e| format!("the read replica: {e}"))?,
+                max_lag_ms: r.max_lag_ms,
+            }),
+            None => None,
+        };
         let listener = TcpListener::bind(&settings.bind).map_err(|e| format!("cannot bind {}: {e}", settings.bind))?;
         let port = listener.local_addr().map_err(|e| e.to_string())?.port();
         let vault = crate::rounds::SeedVault::new(&settings.seed_key);
@@ -61,6 +69,7 @@ impl Application {
         let state = AppState {
             committer: crate::wagers::Committer::start(db.clone()),
             db,
+            replica,
             settings,
             vault,
             live: crate::live::LiveHub::new(),

@@ -43,7 +43,7 @@ pub async fn events(
     state: web::Data<AppState>,
     caller: Caller,
     query: web::Query<EventsQuery>,
-) -> ApiResult<web::Json<Vec<EventView>>> {
+) -> ApiResult<HttpResponse> {
     caller.require(&[Role::Auditor, Role::Pitboss])?;
     let q = query.into_inner();
     let page = Page::new(q.limit, q.offset)?;
@@ -54,14 +54,14 @@ pub async fn events(
         limit: page.limit,
         offset: page.offset,
     };
-    let list = state
-        .blocking(move |s| {
-            let mut conn = s.db.conn()?;
+    let (list, from) = state
+        .report(move |_, db| {
+            let mut conn = db.conn()?;
             let events = significant_events::list(&mut conn, &filter)?;
             Ok(significant_events::named(&mut conn, events)?)
         })
         .await?;
-    Ok(web::Json(list))
+    Ok(from.mark(HttpResponse::Ok().json(list)))
 }
 
 #[derive(Deserialize, IntoParams)]
@@ -88,7 +88,7 @@ pub async fn ledger(
     state: web::Data<AppState>,
     caller: Caller,
     query: web::Query<LedgerQuery>,
-) -> ApiResult<web::Json<Vec<TransferView>>> {
+) -> ApiResult<HttpResponse> {
     caller.require(&[Role::Auditor])?;
     let q = query.into_inner();
     let page = Page::new(q.limit, q.offset)?;
@@ -101,16 +101,16 @@ pub async fn ledger(
         offset: page.offset,
         newest_first: false,
     };
-    let list = state
-        .blocking(move |s| {
-            let mut conn = s.db.conn()?;
+    let (list, from) = state
+        .report(move |_, db| {
+            let mut conn = db.conn()?;
             Ok(read::transfers(&mut conn, &filter)?
                 .iter()
                 .map(TransferView::from)
-                .collect())
+                .collect::<Vec<TransferView>>())
         })
         .await?;
-    Ok(web::Json(list))
+    Ok(from.mark(HttpResponse::Ok().json(list)))
 }
 
 #[derive(Deserialize, IntoParams)]
@@ -159,9 +159,9 @@ pub async fn transcripts(
     }
     let page = Page::new(Some(1), q.offset)?;
     let viewer = crate::transcript::Viewer::new(&caller.user_id, caller.role);
-    let body = state
-        .blocking(move |s| {
-            let mut conn = s.db.conn()?;
+    let (body, from) = state
+        .report(move |s, db| {
+            let mut conn = db.conn()?;
             let finished = crate::rounds::finished_between(&mut conn, q.from_us, q.to_us, limit, page.offset)?;
             let mut out = String::new();
             for one in &finished {
@@ -180,7 +180,7 @@ pub async fn transcripts(
             Ok(out)
         })
         .await?;
-    Ok(HttpResponse::Ok().content_type("application/x-ndjson").body(body))
+    Ok(from.mark(HttpResponse::Ok().content_type("application/x-ndjson").body(body)))
 }
 
 /// Every account's balance and their sum, which must be zero (auditor).

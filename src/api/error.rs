@@ -90,8 +90,23 @@ impl ApiError {
         )
         .retry_after(1)
     }
+    /// The database cannot be reached (or a connection to it was lost):
+    /// during a failover, until the new primary takes connections.
     pub fn unavailable(message: impl Into<String>) -> ApiError {
-        ApiError::new(StatusCode::SERVICE_UNAVAILABLE, "database_unavailable", message)
+        ApiError::new(StatusCode::SERVICE_UNAVAILABLE, "database_unavailable", message).retry_after(1)
+    }
+    /// The server behind the connection takes no writes (a primary being
+    /// demoted, or a standby): a failover is under way.
+    pub fn read_only(message: impl Into<String>) -> ApiError {
+        ApiError::new(
+            StatusCode::SERVICE_UNAVAILABLE,
+            "database_read_only",
+            format!(
+                "{}; the database is changing primaries: retry with the same Idempotency-Key",
+                message.into()
+            ),
+        )
+        .retry_after(1)
     }
 }
 
@@ -151,6 +166,7 @@ impl From<StoreError> for ApiError {
             StoreError::Unavailable(m) => ApiError::unavailable(m),
             StoreError::Query(q) => ApiError::from(q),
             StoreError::Migration(m) => ApiError::internal(m),
+            StoreError::ReadOnly(m) => ApiError::read_only(m),
         }
     }
 }
@@ -172,6 +188,7 @@ impl From<crate::rounds::record::RoundError> for ApiError {
 impl From<diesel::result::Error> for ApiError {
     fn from(e: diesel::result::Error) -> ApiError {
         use diesel::result::{DatabaseErrorKind, Error};
+        crate::store::health::note_error(&e);
         match e {
             Error::NotFound => ApiError::not_found("record"),
             Error::DatabaseError(DatabaseErrorKind::UniqueViolation, info) => {
@@ -184,6 +201,9 @@ impl From<diesel::result::Error> for ApiError {
                 DatabaseErrorKind::ClosedConnection | DatabaseErrorKind::UnableToSendCommand,
                 info,
             ) => ApiError::unavailable(info.message().to_string()),
+            Error::DatabaseError(DatabaseErrorKind::ReadOnlyTransaction, info) => {
+                ApiError::read_only(info.message().to_string())
+            }
             other => {
                 tracing::error!(error = %other, "database error");
                 ApiError::internal("database error")
@@ -267,6 +287,9 @@ impl From<crate::wagers::WagerError> for ApiError {
             W::IdempotencyKeyReused => ApiError::conflict("idempotency_key_reused", message),
             W::GamingDayClosed(_) => ApiError::conflict("gaming_day_closed", message),
             W::Unavailable(m) => ApiError::unavailable(m),
+            W::OutcomeUnknown => {
+                ApiError::new(StatusCode::SERVICE_UNAVAILABLE, "outcome_unknown", message).retry_after(1)
+            }
             W::Internal(m) => ApiError::internal(m),
         }
     }

@@ -293,22 +293,23 @@ async fn period_report<T: Serialize + Send + 'static>(
     caller.require(&[Role::Pitboss, Role::Auditor])?;
     let csv = is_csv(q.format.as_deref())?;
     let period = period(&q.gaming_day, &q.from, &q.to)?;
-    let report = state
-        .blocking(move |s| {
-            if meters == Meters::CatchUp {
-                catch_up_meters(&s.db);
-            }
-            s.db.read(|conn| {
+    if meters == Meters::CatchUp {
+        // On the primary: the meters are written.
+        state.blocking(|s| Ok(catch_up_meters(&s.db))).await?;
+    }
+    let (report, from) = state
+        .report(move |_, db| {
+            db.read(|conn| {
                 let period = floor::period_or_today(conn, period)?;
                 read(conn, period).map_err(ApiError::from)
             })
         })
         .await?;
-    if csv {
-        Ok(HttpResponse::Ok().content_type("text/csv").body(to_csv(&report)))
+    Ok(from.mark(if csv {
+        HttpResponse::Ok().content_type("text/csv").body(to_csv(&report))
     } else {
-        Ok(HttpResponse::Ok().json(report))
-    }
+        HttpResponse::Ok().json(report)
+    }))
 }
 
 /// Brings the floor's minute meters up to the ledger before a report reads them. Only for speed:
@@ -662,15 +663,15 @@ pub async fn gaming_day_view(
     caller.require(&[Role::Pitboss, Role::Auditor])?;
     let day = day_in_path(&path)?;
     let csv = is_csv(q.format.as_deref())?;
-    let view = state
-        .blocking(move |s| s.db.read(|conn| floor::close::view(conn, day).map_err(ApiError::from)))
+    let (view, from) = state
+        .report(move |_, db| db.read(|conn| floor::close::view(conn, day).map_err(ApiError::from)))
         .await?;
-    if csv {
+    Ok(from.mark(if csv {
         let body = floor::close::to_csv(&view)?;
-        Ok(HttpResponse::Ok().content_type("text/csv").body(body))
+        HttpResponse::Ok().content_type("text/csv").body(body)
     } else {
-        Ok(HttpResponse::Ok().json(view))
-    }
+        HttpResponse::Ok().json(view)
+    }))
 }
 
 #[derive(Deserialize, IntoParams)]
@@ -755,15 +756,15 @@ pub async fn floor_plot(
     let figure = path.into_inner();
     let q = query.into_inner();
     let period = period(&q.gaming_day, &q.from, &q.to)?;
-    let svg = state
-        .blocking(move |s| {
-            catch_up_meters(&s.db);
-            s.db.read(|conn| {
+    state.blocking(|s| Ok(catch_up_meters(&s.db))).await?;
+    let (svg, from) = state
+        .report(move |_, db| {
+            db.read(|conn| {
                 let period = floor::period_or_today(conn, period)?;
                 let days = floor::daily_lines(conn, period)?;
                 floor::plots::svg(figure, &days).map_err(ApiError::from)
             })
         })
         .await?;
-    Ok(HttpResponse::Ok().content_type("image/svg+xml").body(svg))
+    Ok(from.mark(HttpResponse::Ok().content_type("image/svg+xml").body(svg)))
 }

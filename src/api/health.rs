@@ -33,8 +33,10 @@ pub struct Ready {
 /// probe timeout.
 pub const READY_TIMEOUT_MS: u64 = 1_000;
 
-/// Readiness: the database answers within a second (503 otherwise, also when
-/// it has gone silent).
+/// Readiness: the database answers within a second and takes writes (503
+/// otherwise: `database_unavailable` when it does not answer or has gone
+/// silent, `database_read_only` when the server behind the pool is a standby,
+/// as during a failover).
 #[utoipa::path(tag = "operations", responses(
     (status = 200, body = Ready),
     (status = 503, body = super::error::ErrorBody),
@@ -48,7 +50,7 @@ pub async fn ready(state: web::Data<AppState>) -> ApiResult<web::Json<Ready>> {
     let probe = actix_web::web::block(move || db.ping(READY_TIMEOUT_MS));
     match tokio::time::timeout(std::time::Duration::from_millis(READY_TIMEOUT_MS), probe).await {
         Ok(Ok(Ok(()))) => {}
-        Ok(Ok(Err(e))) => return Err(ApiError::unavailable(e.to_string())),
+        Ok(Ok(Err(e))) => return Err(e.into()),
         Ok(Err(e)) => return Err(e.into()),
         Err(_) => {
             return Err(ApiError::unavailable(format!(

@@ -25,6 +25,7 @@ pub mod peg_leg;
 pub mod prima_carta;
 pub mod proofs;
 pub mod protection;
+pub mod replica;
 pub mod state;
 pub mod tables;
 pub mod users;

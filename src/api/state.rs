@@ -9,6 +9,8 @@ use crate::wagers::Committer;
 #[derive(Clone)]
 pub struct AppState {
     pub db: Database,
+    /// A read replica for reports, when one is configured (api::replica).
+    pub replica: Option<super::replica::Replica>,
     pub settings: Settings,
     pub vault: SeedVault,
     pub live: LiveHub,

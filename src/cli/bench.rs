@@ -6,11 +6,13 @@
 
 mod anchor;
 mod cpu;
+mod failover;
 mod load;
 mod peg_leg;
 mod server;
 mod verify;
 
+pub use failover::{run as failover, FailoverArgs};
 pub use peg_leg::{run as peg_leg, PegLegBenchArgs};
 pub use verify::{run as verify, VerifyBenchArgs};
 

@@ -334,6 +334,13 @@ impl Appender {
         self.now_us
     }
 
+    /// The id of the last transfer appended, if any. Its writer's transaction
+    /// commits all or nothing, so finding this one row committed says the
+    /// whole transaction was.
+    pub fn last_transfer_id(&self) -> Option<&str> {
+        self.posted.last().map(|t| t.id.as_str())
+    }
+
     /// An account's running balance, if it was loaded and exists.
     pub fn balance_minor(&self, id: &AccountId) -> Option<i64> {
         self.balances.get(id).map(|(b, _)| *b)

@@ -7,6 +7,7 @@
 //! database has one process by design; WAL lets readers proceed meanwhile).
 
 pub mod clock;
+pub mod health;
 pub mod pg_with;
 pub mod schema;
 mod wal_checkpointer;
@@ -15,8 +16,9 @@ pub use wal_checkpointer::SQLITE_NO_AUTOCHECKPOINT;
 
 use diesel::migration::{Migration, MigrationSource};
 use diesel::prelude::*;
-use diesel::r2d2::{ConnectionManager, CustomizeConnection, Pool, PooledConnection};
+use diesel::r2d2::{CustomizeConnection, Pool, PooledConnection};
 use diesel_migrations::{embed_migrations, EmbeddedMigrations, MigrationHarness};
+use health::{Manager, ServerRole};
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
@@ -70,6 +72,16 @@ pub enum AnyConnection {
 }
 
 impl AnyConnection {
+    /// Connects to the backend `url` names. (diesel's own `establish` tries
+    /// each backend in turn and, when the server is down, reports only
+    /// "Invalid connection url for multiconnection".)
+    pub fn connect(url: &str) -> diesel::ConnectionResult<AnyConnection> {
+        match Backend::of_url(url) {
+            Backend::Postgres => diesel::PgConnection::establish(url).map(AnyConnection::Postgresql),
+            Backend::Sqlite => diesel::SqliteConnection::establish(url).map(AnyConnection::Sqlite),
+        }
+    }
+
     pub fn backend(&self) -> Backend {
         match self {
             AnyConnection::Postgresql(_) => Backend::Postgres,
@@ -102,9 +114,12 @@ pub enum StoreError {
     Query(#[from] diesel::result::Error),
     #[error("migration failed: {0}")]
     Migration(String),
+    /// The pool's server takes no writes: a standby, or a primary being demoted.
+    #[error("the database is read-only: {0}")]
+    ReadOnly(String),
 }
 
-pub type PooledConn = PooledConnection<ConnectionManager<AnyConnection>>;
+pub type PooledConn = PooledConnection<Manager>;
 
 /// SQLite's per-connection settings: WAL so readers never wait for the writer;
 /// `synchronous = FULL` so that a commit is on disk before it is acknowledged
@@ -123,12 +138,23 @@ pub const SQLITE_PRAGMAS: &str = "PRAGMA journal_mode = WAL; PRAGMA synchronous 
 /// batch across many rounds finds the pages it updates in memory.
 pub const SQLITE_COMMITTER_PRAGMAS: &str = "PRAGMA cache_size = -65536;";
 
+/// What every new pooled connection is set up with: SQLite's pragmas; on a
+/// replica's pool, read-only sessions, so that nothing can write through it
+/// even by mistake.
 #[derive(Debug)]
-struct SqlitePragmas;
+struct SessionSetup {
+    read_only: bool,
+}
 
-impl CustomizeConnection<AnyConnection, diesel::r2d2::Error> for SqlitePragmas {
+impl CustomizeConnection<AnyConnection, diesel::r2d2::Error> for SessionSetup {
     fn on_acquire(&self, conn: &mut AnyConnection) -> Result<(), diesel::r2d2::Error> {
-        apply_sqlite_pragmas(conn).map_err(diesel::r2d2::Error::QueryError)
+        apply_sqlite_pragmas(conn).map_err(diesel::r2d2::Error::QueryError)?;
+        if let (AnyConnection::Postgresql(c), true) = (conn, self.read_only) {
+            use diesel::connection::SimpleConnection;
+            c.batch_execute("SET SESSION CHARACTERISTICS AS TRANSACTION READ ONLY")
+                .map_err(diesel::r2d2::Error::QueryError)?;
+        }
+        Ok(())
     }
 }
 
@@ -162,8 +188,11 @@ impl Drop for WriterTurn<'_> {
 
 #[derive(Clone)]
 pub struct Database {
-    pool: Pool<ConnectionManager<AnyConnection>>,
+    pool: Pool<Manager>,
     backend: Backend,
+    /// What the pool's connections must lead to: the primary, or (a read
+    /// replica's pool) any server.
+    role: ServerRole,
     /// The URL as the driver takes it, for connections outside the pool.
     driver_url: Arc<String>,
     /// Held for the whole of a SQLite write transaction (see module docs).
@@ -219,6 +248,21 @@ impl Database {
     /// carry [`with_pg_timeouts`] (the service's pool; the commands run
     /// without them, so a long verification or report is never cut short).
     pub fn connect_with(url: &str, max_connections: u32, timeout_ms: Option<u64>) -> Result<Database, StoreError> {
+        Database::connect_as(url, max_connections, timeout_ms, ServerRole::Primary)
+    }
+
+    /// A pool for reads only, on a server that may be a standby (a read
+    /// replica): `--read-database-url`. Nothing writes through it.
+    pub fn connect_replica(url: &str, max_connections: u32, timeout_ms: Option<u64>) -> Result<Database, StoreError> {
+        Database::connect_as(url, max_connections, timeout_ms, ServerRole::Replica)
+    }
+
+    fn connect_as(
+        url: &str,
+        max_connections: u32,
+        timeout_ms: Option<u64>,
+        role: ServerRole,
+    ) -> Result<Database, StoreError> {
         let backend = Backend::of_url(url);
         if backend == Backend::Sqlite {
             let path = url.strip_prefix("sqlite://").unwrap_or(url);
@@ -233,20 +277,24 @@ impl Database {
             (Backend::Postgres, Some(ms)) => with_pg_timeouts(url, ms),
             _ => url.strip_prefix("sqlite://").unwrap_or(url).to_string(),
         };
-        let manager = ConnectionManager::<AnyConnection>::new(url.clone());
-        // No `SELECT 1` at every check-out: a broken connection fails its
-        // query and r2d2 discards it (`has_broken`).
+        let manager = Manager::new(url.clone());
+        // A check-out tests its connection only while a server failure is
+        // suspected (store::health); otherwise a broken transaction is found
+        // by r2d2 (`has_broken`) and a lost connection by its query.
         let pool = Pool::builder()
             .max_size(max_connections)
             .min_idle(Some(0))
-            .test_on_check_out(false)
+            .test_on_check_out(true)
             .connection_timeout(Duration::from_secs(5))
-            .connection_customizer(Box::new(SqlitePragmas))
+            .connection_customizer(Box::new(SessionSetup {
+                read_only: role == ServerRole::Replica,
+            }))
             .build(manager)
             .map_err(|e| StoreError::Unavailable(e.to_string()))?;
         Ok(Database {
             pool,
             backend,
+            role,
             driver_url: Arc::new(url),
             sqlite_writer: Arc::new(Mutex::new(())),
         })
@@ -357,7 +405,11 @@ impl Database {
         let _writer = self.writer_turn();
         let mut pooled = self.conn()?;
         let conn: &mut AnyConnection = &mut pooled;
-        write_transaction(conn, f)
+        let result = write_transaction(conn, f);
+        if result.is_err() {
+            health::check_after_failed_write(conn, self.role);
+        }
+        result
     }
 
     /// SQLite's one writer at a time (see the module docs); nothing on PostgreSQL.
@@ -376,8 +428,7 @@ impl Database {
     /// A connection of its own, outside the pool, for a long-lived worker (the
     /// wager committer), with the same settings as pooled ones.
     pub fn dedicated_connection(&self) -> Result<AnyConnection, StoreError> {
-        let mut conn =
-            AnyConnection::establish(&self.driver_url).map_err(|e| StoreError::Unavailable(e.to_string()))?;
+        let mut conn = AnyConnection::connect(&self.driver_url).map_err(|e| StoreError::Unavailable(e.to_string()))?;
         apply_sqlite_pragmas(&mut conn)?;
         Ok(conn)
     }
@@ -404,15 +455,56 @@ impl Database {
         f(&mut conn)
     }
 
-    /// Checks the database answers, waiting at most `timeout_ms` for a
+    /// Checks the database answers, and that a primary's pool still leads to
+    /// a server that takes writes, waiting at most `timeout_ms` for a
     /// connection: readiness must answer well within its probe's timeout.
     pub fn ping(&self, timeout_ms: u64) -> Result<(), StoreError> {
+        let failed = |e: StoreError| {
+            health::note_failure();
+            e
+        };
         let mut conn = self
             .pool
             .get_timeout(Duration::from_millis(timeout_ms))
-            .map_err(|e| StoreError::Unavailable(e.to_string()))?;
-        diesel::sql_query("SELECT 1").execute(&mut *conn)?;
+            .map_err(|e| failed(StoreError::Unavailable(e.to_string())))?;
+        let read_only = health::read_only(&mut conn).map_err(|e| {
+            health::poison(&mut conn);
+            failed(e.into())
+        })?;
+        if read_only && self.role == ServerRole::Primary {
+            // Drop it: a new connection may find the new primary.
+            health::poison(&mut conn);
+            return Err(failed(StoreError::ReadOnly("the server takes no writes".into())));
+        }
         Ok(())
+    }
+
+    /// How far behind its primary this pool's server is, in milliseconds, as
+    /// the server itself knows: 0 for a primary (or SQLite) and for a standby
+    /// that has replayed everything it received; the age of the last replayed
+    /// commit for one that has WAL still to replay. `None` when it cannot say:
+    /// a standby that is not streaming from a primary (its role needs
+    /// `pg_read_all_stats` to see that it is).
+    pub fn replay_lag_ms(&self) -> Result<Option<i64>, StoreError> {
+        #[derive(QueryableByName)]
+        struct Lag {
+            #[diesel(sql_type = diesel::sql_types::Nullable<diesel::sql_types::BigInt>)]
+            lag_ms: Option<i64>,
+        }
+        let mut conn = self.conn()?;
+        let AnyConnection::Postgresql(c) = &mut *conn else {
+            return Ok(Some(0));
+        };
+        let lag: Lag = diesel::sql_query(
+            "SELECT CASE WHEN NOT pg_is_in_recovery() THEN 0::bigint \
+                    WHEN NOT EXISTS (SELECT 1 FROM pg_stat_wal_receiver WHERE status = 'streaming') THEN NULL \
+                    WHEN pg_last_wal_receive_lsn() = pg_last_wal_replay_lsn() THEN 0::bigint \
+                    ELSE GREATEST(0, (EXTRACT(EPOCH FROM clock_timestamp() - pg_last_xact_replay_timestamp()) \
+                                      * 1000)::bigint) \
+               END AS lag_ms",
+        )
+        .get_result(c)?;
+        Ok(lag.lag_ms)
     }
 }
 
@@ -539,6 +631,24 @@ mod tests {
         assert!(
             !own.contains("statement_timeout") && own.matches("keepalives_idle").count() == 1,
             "{own}"
+        );
+    }
+
+    /// A PostgreSQL server that is down is reported as such (diesel's own
+    /// multi-backend `establish` would say only that the URL is invalid).
+    #[test]
+    fn a_server_that_is_down_is_named_as_down() {
+        let listener = std::net::TcpListener::bind("127.0.0.1:0").expect("a port");
+        let port = listener.local_addr().expect("its address").port();
+        drop(listener);
+        let error = AnyConnection::connect(&format!("postgres://nobody@127.0.0.1:{port}/none?connect_timeout=2"))
+            .err()
+            .expect("nothing listens there")
+            .to_string();
+        assert!(!error.contains("Invalid connection url"), "{error}");
+        assert!(
+            error.contains(&port.to_string()) || error.contains("refused"),
+            "{error}"
         );
     }
 

@@ -35,12 +35,17 @@ use crate::tables::config::PrimaCartaConfig;
 use crate::users::{self, Session};
 use write::write;
 
+mod outcome;
+
 impl From<diesel::result::Error> for WagerError {
     fn from(e: diesel::result::Error) -> WagerError {
         use diesel::result::{DatabaseErrorKind, Error};
+        crate::store::health::note_error(&e);
         match e {
             Error::DatabaseError(
-                DatabaseErrorKind::ClosedConnection | DatabaseErrorKind::UnableToSendCommand,
+                DatabaseErrorKind::ClosedConnection
+                | DatabaseErrorKind::UnableToSendCommand
+                | DatabaseErrorKind::ReadOnlyTransaction,
                 info,
             ) => WagerError::Unavailable(info.message().to_string()),
             other => {
@@ -158,7 +163,10 @@ impl Batcher {
 
     /// Commits `requests` and answers each. When the batch as a whole fails
     /// (a database error, not a refused wager), its requests are committed
-    /// one by one, so a request that breaks a batch fails alone.
+    /// one by one, so a request that breaks a batch fails alone; a lone
+    /// request whose connection was lost is tried once more on a new one.
+    /// Either way the failed batch committed nothing (`try_commit` finds out
+    /// when its commit's outcome was lost).
     ///
     /// `hand_off` is called once the batch has written everything and only
     /// its commit is left (or once it has failed): another lane may then
@@ -168,15 +176,27 @@ impl Batcher {
         hand_off();
         match first {
             Ok(outcomes) => outcomes,
-            Err(e) if requests.len() > 1 => {
+            Err(e) if requests.len() > 1 || matches!(e, WagerError::Unavailable(_)) => {
                 tracing::warn!(error = %e, size = requests.len(), "a wager batch failed; committing its requests one by one");
+                // Once the database cannot be reached the rest are not tried:
+                // each attempt would wait out a connection timeout.
+                let mut unreachable: Option<String> = None;
                 requests
                     .iter()
-                    .map(|one| match self.try_commit(std::slice::from_ref(one), &mut || {}) {
-                        Ok(mut single) => single
-                            .pop()
-                            .unwrap_or_else(|| Err(WagerError::Internal("no answer".into()))),
-                        Err(e) => Err(e),
+                    .map(|one| {
+                        if let Some(why) = &unreachable {
+                            return Err(WagerError::Unavailable(why.clone()));
+                        }
+                        match self.try_commit(std::slice::from_ref(one), &mut || {}) {
+                            Ok(mut single) => single
+                                .pop()
+                                .unwrap_or_else(|| Err(WagerError::Internal("no answer".into()))),
+                            Err(WagerError::Unavailable(why)) => {
+                                unreachable = Some(why.clone());
+                                Err(WagerError::Unavailable(why))
+                            }
+                            Err(e) => Err(e),
+                        }
                     })
                     .collect()
             }
@@ -210,12 +230,16 @@ impl Batcher {
         // When each phase ended, for the log of a slow batch.
         let started = Instant::now();
         let (mut begun, mut written) = (started, started);
+        // The batch's answers once everything is written, and its last
+        // transfer: if the commit then fails, both say what to find out.
+        let mut decided: Option<(Vec<Outcome>, Option<String>)> = None;
         let result = self.db.write_on(conn, |conn| {
             begun = Instant::now();
-            commit_batch(conn, kept, requests, &mut || {
+            decided = Some(commit_batch(conn, kept, requests, &mut || {
                 written = Instant::now();
                 hand_off()
-            })
+            })?);
+            Ok::<(), WagerError>(())
         });
         let ended = Instant::now();
         if ended - started >= SLOW_BATCH {
@@ -229,11 +253,27 @@ impl Batcher {
                 "a slow wager batch"
             );
         }
-        if result.is_err() {
-            // The connection may be what failed: start the next batch afresh.
-            self.conn = None;
+        let Err(error) = result else {
+            return Ok(decided.expect("a committed batch has its answers").0);
+        };
+        // The connection may be what failed: start the next batch afresh. What
+        // was kept may hold the failed batch's effects (a report opened).
+        self.conn = None;
+        self.kept = Kept::default();
+        match decided {
+            // Everything was written and the commit itself failed on a lost
+            // connection: it may have committed. Find out, never guess.
+            Some((outcomes, Some(last_transfer))) if matches!(error, WagerError::Unavailable(_)) => {
+                tracing::warn!(error = %error, size = requests.len(), "a wager batch lost its connection at commit; finding out whether it committed");
+                match outcome::committed(&self.db, &last_transfer) {
+                    Some(true) => Ok(outcomes),
+                    // Nothing was committed: the batch is retried as any failed one is.
+                    Some(false) => Err(error),
+                    None => Ok(requests.iter().map(|_| Err(WagerError::OutcomeUnknown)).collect()),
+                }
+            }
+            _ => Err(error),
         }
-        result
     }
 }
 
@@ -286,7 +326,7 @@ fn commit_batch(
     kept: &mut Kept,
     requests: &[&WagerRequest],
     hand_off: &mut dyn FnMut(),
-) -> Result<Vec<Outcome>, WagerError> {
+) -> Result<(Vec<Outcome>, Option<String>), WagerError> {
     // The rounds' ids; their rows are shared-locked first (load_unlocked).
     let round_ids: BTreeSet<&str> = requests
         .iter()
@@ -404,6 +444,7 @@ fn commit_batch(
         outcomes.push(outcome);
     }
 
+    let last_transfer = appender.last_transfer_id().map(str::to_string);
     write(conn, appender, writes, now)?;
     if let Some(CashPhase::Watching(watch)) = loaded.cash.take() {
         kept.open_reports.extend(watch.open_reports());
@@ -411,7 +452,7 @@ fn commit_batch(
     }
     // Only the commit is left: the next batch may start its unlocked reads.
     hand_off();
-    Ok(outcomes)
+    Ok((outcomes, last_transfer))
 }
 
 fn replay(stored: &str, asked: &str, first: impl FnOnce() -> Committed) -> Outcome {

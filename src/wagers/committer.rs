@@ -127,7 +127,7 @@ fn run(mut batcher: Batcher, jobs: &Mutex<mpsc::Receiver<Job>>) {
         for (job, outcome) in batch.into_iter().zip(outcomes) {
             let answered = match &outcome {
                 Ok(_) => "committed",
-                Err(WagerError::Unavailable(_) | WagerError::Internal(_)) => "failed",
+                Err(WagerError::Unavailable(_) | WagerError::OutcomeUnknown | WagerError::Internal(_)) => "failed",
                 Err(_) => "refused",
             };
             super::WAGERS_ANSWERED

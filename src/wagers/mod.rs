@@ -200,6 +200,13 @@ pub enum WagerError {
     GamingDayClosed(String),
     #[error("database unavailable: {0}")]
     Unavailable(String),
+    /// The connection was lost during the commit and the database could not
+    /// be asked again whether it committed.
+    #[error(
+        "the database was lost while this was committed, and whether it was is not known yet: \
+         retry with the same Idempotency-Key, which applies it at most once"
+    )]
+    OutcomeUnknown,
     #[error("{0}")]
     Internal(String),
 }
@@ -207,7 +214,10 @@ pub enum WagerError {
 impl From<crate::store::StoreError> for WagerError {
     fn from(e: crate::store::StoreError) -> WagerError {
         match e {
-            crate::store::StoreError::Unavailable(m) => WagerError::Unavailable(m),
+            crate::store::StoreError::Unavailable(m) | crate::store::StoreError::ReadOnly(m) => {
+                WagerError::Unavailable(m)
+            }
+            crate::store::StoreError::Query(q) => WagerError::from(q),
             other => WagerError::Internal(other.to_string()),
         }
     }

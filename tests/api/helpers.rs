@@ -198,6 +198,7 @@ pub fn test_settings(database_url: &str) -> Settings {
         db_max_connections: 10,
         // Generous: a loaded test machine is slow; the tests of a silent database set their own.
         db_timeout_ms: 30_000,
+        read_replica: None,
         bind: "127.0.0.1:0".to_string(),
         jwt_secret,
         jwt_previous_secrets: Vec::new(),

@@ -1,98 +1,21 @@
 //! A database that stops answering without closing anything: every request is
 //! still answered within its bound (503), and all is well once it answers again.
 //!
-//! PostgreSQL is reached through a TCP proxy in the test that can be frozen: it
-//! stops forwarding bytes but keeps every connection open, as a hung server or a
-//! network that drops packets would. SQLite cannot go silent that way; its
+//! PostgreSQL is reached through a TCP proxy in the test that can be frozen
+//! (tests/api/pg_proxy.rs): it stops forwarding bytes but keeps every
+//! connection open, as a hung server or a network that drops packets would. SQLite cannot go silent that way; its
 //! counterpart is another process holding the write lock.
 
 use crate::helpers::{Backend, TestApp};
+use crate::pg_proxy::PgProxy;
 use djego::domain::Role;
 use serde_json::json;
 use std::time::{Duration, Instant};
-use tokio::io::{AsyncReadExt, AsyncWriteExt};
-use tokio::sync::watch;
 
 /// The service's database timeout in these tests.
 const DB_TIMEOUT_MS: u64 = 2_000;
 /// What a loaded test machine may add to a bound.
 const SLACK_MS: u64 = 1_500;
-
-/// A TCP proxy whose forwarding can be frozen and thawed.
-struct FreezableProxy {
-    port: u16,
-    frozen: watch::Sender<bool>,
-    task: tokio::task::JoinHandle<()>,
-}
-
-impl Drop for FreezableProxy {
-    fn drop(&mut self) {
-        self.task.abort();
-    }
-}
-
-impl FreezableProxy {
-    async fn start(upstream: String) -> FreezableProxy {
-        let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.expect("a port");
-        let port = listener.local_addr().unwrap().port();
-        let (frozen, gate) = watch::channel(false);
-        let task = tokio::spawn(async move {
-            while let Ok((client, _)) = listener.accept().await {
-                let (upstream, gate) = (upstream.clone(), gate.clone());
-                tokio::spawn(async move {
-                    let Ok(server) = tokio::net::TcpStream::connect(&upstream).await else {
-                        return;
-                    };
-                    let (cr, cw) = client.into_split();
-                    let (sr, sw) = server.into_split();
-                    // Either side closing closes both.
-                    tokio::select! {
-                        _ = pump(cr, sw, gate.clone()) => {}
-                        _ = pump(sr, cw, gate) => {}
-                    }
-                });
-            }
-        });
-        FreezableProxy { port, frozen, task }
-    }
-
-    fn freeze(&self, frozen: bool) {
-        self.frozen.send_replace(frozen);
-    }
-}
-
-/// Copies bytes from `from` to `to`, holding them while the gate says frozen.
-async fn pump(
-    mut from: tokio::net::tcp::OwnedReadHalf,
-    mut to: tokio::net::tcp::OwnedWriteHalf,
-    mut gate: watch::Receiver<bool>,
-) {
-    let mut buf = vec![0u8; 16 * 1024];
-    loop {
-        let n = match from.read(&mut buf).await {
-            Ok(0) | Err(_) => return,
-            Ok(n) => n,
-        };
-        if gate.wait_for(|frozen| !frozen).await.is_err() {
-            return;
-        }
-        if to.write_all(&buf[..n]).await.is_err() {
-            return;
-        }
-    }
-}
-
-/// `url` with its host and port replaced by the proxy's; the upstream's `host:port`.
-fn through_proxy(url: &str, proxy_port: u16) -> (String, String) {
-    let (scheme_user, rest) = url.split_once('@').expect("a PostgreSQL URL with a user");
-    let (host_port, path) = rest.split_at(rest.find('/').unwrap_or(rest.len()));
-    let upstream = if host_port.contains(':') {
-        host_port.to_string()
-    } else {
-        format!("{host_port}:5432")
-    };
-    (format!("{scheme_user}@127.0.0.1:{proxy_port}{path}"), upstream)
-}
 
 async fn timed<T>(work: impl std::future::Future<Output = T>) -> (T, Duration) {
     let started = Instant::now();
@@ -113,12 +36,10 @@ both_backends!(
         let mut lock_holder = None;
         let app = match app.backend {
             Backend::Postgres => {
-                let (_, upstream) = through_proxy(app.db.url(), 0);
-                let p = FreezableProxy::start(upstream).await;
-                let port = p.port;
+                let (p, url) = PgProxy::in_front_of(app.db.url()).await;
                 proxy = Some(p);
                 TestApp::spawn_on(app.db.clone(), |s| {
-                    s.database_url = through_proxy(&s.database_url, port).0;
+                    s.database_url = url;
                     s.db_timeout_ms = DB_TIMEOUT_MS;
                 })
                 .await

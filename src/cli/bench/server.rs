@@ -25,6 +25,8 @@ pub struct ScratchPg {
     pub name: String,
     pub url: String,
     admin_url: String,
+    /// Left in place when dropped (its name was printed for later use).
+    pub keep: bool,
 }
 
 impl ScratchPg {
@@ -43,12 +45,17 @@ impl ScratchPg {
             name,
             url,
             admin_url: admin_url.to_string(),
+            keep: false,
         })
     }
 }
 
 impl Drop for ScratchPg {
     fn drop(&mut self) {
+        if self.keep {
+            eprintln!("kept database {}", self.name);
+            return;
+        }
         let dropped = admin_connection(&self.admin_url).and_then(|mut conn| {
             diesel::sql_query(format!("DROP DATABASE IF EXISTS \"{}\" WITH (FORCE)", self.name))
                 .execute(&mut conn)
@@ -94,6 +101,8 @@ pub fn redact(url: &str) -> String {
 pub enum ServerDb {
     Sqlite(tempfile::TempDir),
     Postgres(ScratchPg),
+    /// A database another server (or the caller) keeps: a second instance.
+    Shared(String),
 }
 
 /// A running `djego serve`, killed when dropped (before its database goes).
@@ -119,6 +128,24 @@ fn random_hex(bytes: usize) -> String {
     (0..bytes).map(|_| format!("{:02x}", rng.gen::<u8>())).collect()
 }
 
+/// The secrets every instance on one database must share.
+#[derive(Clone, Debug)]
+pub struct Secrets {
+    pub jwt: String,
+    pub seed: String,
+    pub checkpoint: String,
+}
+
+impl Secrets {
+    pub fn random() -> Secrets {
+        Secrets {
+            jwt: random_hex(32),
+            seed: random_hex(32),
+            checkpoint: random_hex(32),
+        }
+    }
+}
+
 fn free_port() -> Result<u16, String> {
     let listener = std::net::TcpListener::bind("127.0.0.1:0").map_err(|e| format!("no free port: {e}"))?;
     listener.local_addr().map(|a| a.port()).map_err(|e| e.to_string())
@@ -127,9 +154,22 @@ fn free_port() -> Result<u16, String> {
 impl Server {
     /// Starts djego on `db` and waits until `GET /ready` answers 200.
     pub fn start(db: ServerDb) -> Result<Server, String> {
+        Server::start_with(db, &format!("bench-{}", random_hex(12)), &Secrets::random(), None)
+    }
+
+    /// Starts djego on `db` with `admin_password` for the first pit boss,
+    /// `secrets` (instances on one database share them) and, if given, a read
+    /// replica for its reports.
+    pub fn start_with(
+        db: ServerDb,
+        admin_password: &str,
+        secrets: &Secrets,
+        read_database_url: Option<&str>,
+    ) -> Result<Server, String> {
         let database_url = match &db {
             ServerDb::Sqlite(dir) => format!("sqlite://{}", dir.path().join("djego.db").display()),
             ServerDb::Postgres(pg) => pg.url.clone(),
+            ServerDb::Shared(url) => url.clone(),
         };
         let port = free_port()?;
         let log_dir = tempfile::Builder::new()
@@ -140,7 +180,7 @@ impl Server {
         let log = std::fs::File::create(&log_path).map_err(|e| format!("cannot create {}: {e}", log_path.display()))?;
         let log_err = log.try_clone().map_err(|e| e.to_string())?;
         let exe = std::env::current_exe().map_err(|e| format!("cannot find the djego executable: {e}"))?;
-        let admin_password = format!("bench-{}", random_hex(12));
+        let admin_password = admin_password.to_string();
         let child = Command::new(exe)
             .args([
                 "serve",
@@ -149,10 +189,11 @@ impl Server {
                 "--bind",
                 &format!("127.0.0.1:{port}"),
             ])
+            .args(read_database_url.map(|url| format!("--read-database-url={url}")))
             .env("DJEGO_ADMIN_PASSWORD", &admin_password)
-            .env("DJEGO_JWT_SECRET", random_hex(32))
-            .env("DJEGO_SEED_KEY", random_hex(32))
-            .env("DJEGO_CHECKPOINT_KEY", random_hex(32))
+            .env("DJEGO_JWT_SECRET", &secrets.jwt)
+            .env("DJEGO_SEED_KEY", &secrets.seed)
+            .env("DJEGO_CHECKPOINT_KEY", &secrets.checkpoint)
             .env(
                 "RUST_LOG",
                 std::env::var("DJEGO_BENCH_SERVER_LOG").unwrap_or_else(|_| "warn".into()),
@@ -178,7 +219,7 @@ impl Server {
 
     /// Creates an account on the server's command line, as an operator does: the second pit boss
     /// that approves the benchmark's tables (one pit boss alone cannot create a table).
-    fn operator_creates(&self, username: &str, role: &str, password: &str) -> Result<(), String> {
+    pub fn operator_creates(&self, username: &str, role: &str, password: &str) -> Result<(), String> {
         let exe = std::env::current_exe().map_err(|e| format!("cannot find the djego executable: {e}"))?;
         let out = Command::new(exe)
             .args(["user", "create", "--username", username, "--role", role])
@@ -362,7 +403,13 @@ pub struct Casino {
 }
 
 /// A POST that must answer 2xx; returns the JSON body.
-fn call(agent: &ureq::Agent, server: &Server, path: &str, token: Option<&str>, body: &Value) -> Result<Value, String> {
+pub fn call(
+    agent: &ureq::Agent,
+    server: &Server,
+    path: &str,
+    token: Option<&str>,
+    body: &Value,
+) -> Result<Value, String> {
     let key = format!("setup-{}", random_hex(12));
     let (status, text) = load::post(agent, &server.url(path), token, Some(&key), &body.to_string());
     if !(200..300).contains(&status) {
@@ -399,14 +446,14 @@ fn put_json(agent: &ureq::Agent, server: &Server, path: &str, token: &str, body:
 /// The limit every player sets with `--limits`: checked on every wager, never reached.
 pub const BENCH_LIMIT: &str = "500000000.00";
 
-fn str_field(v: &Value, field: &str) -> Result<String, String> {
+pub fn str_field(v: &Value, field: &str) -> Result<String, String> {
     v[field]
         .as_str()
         .map(str::to_string)
         .ok_or_else(|| format!("no {field} in {v}"))
 }
 
-fn login(agent: &ureq::Agent, server: &Server, username: &str, password: &str) -> Result<Account, String> {
+pub fn login(agent: &ureq::Agent, server: &Server, username: &str, password: &str) -> Result<Account, String> {
     let body = call(
         agent,
         server,
@@ -541,40 +588,7 @@ impl Casino {
         let agent = load::agent();
         let mut rounds = Vec::with_capacity(n);
         for _ in 0..n {
-            let k = self.tables_made.fetch_add(1, Ordering::SeqCst);
-            let config = json!({
-                "game": "prima_carta", "variant": "classic", "unit": "1.00", "seat_fee": null,
-                "corte": true, "cobre": "carry", "min_bet": "1.00", "max_bet": "100.00",
-                "max_exposure_per_round": "100000000.00", "strategy_advice": false
-            });
-            let proposal = call(
-                &agent,
-                server,
-                "/api/v1/tables",
-                Some(&self.pitboss.token),
-                &json!({ "name": format!("Bench {k}"), "config": config }),
-            )?;
-            let applied = call(
-                &agent,
-                server,
-                &format!("/api/v1/proposals/{}/approve", str_field(&proposal, "id")?),
-                Some(&self.approver.token),
-                &json!({}),
-            )?;
-            let table = str_field(&applied["result"], "id")?;
-            put(
-                &agent,
-                server,
-                &format!("/api/v1/tables/{table}/dealers/{}", self.dealer.id),
-                &self.pitboss.token,
-            )?;
-            call(
-                &agent,
-                server,
-                &format!("/api/v1/tables/{table}/open"),
-                Some(&self.pitboss.token),
-                &json!({}),
-            )?;
+            let table = self.fresh_table(server)?;
             let round = call(
                 &agent,
                 server,
@@ -585,5 +599,45 @@ impl Casino {
             rounds.push(str_field(&round, "id")?);
         }
         Ok(rounds)
+    }
+
+    /// A new Prima Carta table, approved, with the dealer in the box, open.
+    pub fn fresh_table(&self, server: &Server) -> Result<String, String> {
+        let agent = load::agent();
+        let k = self.tables_made.fetch_add(1, Ordering::SeqCst);
+        let config = json!({
+            "game": "prima_carta", "variant": "classic", "unit": "1.00", "seat_fee": null,
+            "corte": true, "cobre": "carry", "min_bet": "1.00", "max_bet": "100.00",
+            "max_exposure_per_round": "100000000.00", "strategy_advice": false
+        });
+        let proposal = call(
+            &agent,
+            server,
+            "/api/v1/tables",
+            Some(&self.pitboss.token),
+            &json!({ "name": format!("Bench {k}"), "config": config }),
+        )?;
+        let applied = call(
+            &agent,
+            server,
+            &format!("/api/v1/proposals/{}/approve", str_field(&proposal, "id")?),
+            Some(&self.approver.token),
+            &json!({}),
+        )?;
+        let table = str_field(&applied["result"], "id")?;
+        put(
+            &agent,
+            server,
+            &format!("/api/v1/tables/{table}/dealers/{}", self.dealer.id),
+            &self.pitboss.token,
+        )?;
+        call(
+            &agent,
+            server,
+            &format!("/api/v1/tables/{table}/open"),
+            Some(&self.pitboss.token),
+            &json!({}),
+        )?;
+        Ok(table)
     }
 }
