@@ -1,7 +1,9 @@
 //! Reports read from a read replica (`--read-database-url`): the floor's
-//! reports and plots, the auditor's ledger, events and transcript export, the
-//! compliance reports' export. They are the heavy reads of a floor, and a
-//! standby keeps serving them while the primary is being replaced.
+//! reports and plots, the auditor's ledger, events and transcript export.
+//! They are the heavy reads of a floor. Reads that write (a single round's
+//! recall books the round; the compliance export records identity reads) and
+//! the live views (their snapshot must agree with the events that follow)
+//! stay on the primary.
 //!
 //! A replica is read only while it says it is streaming from a primary and is
 //! no further behind than `--read-max-lag-ms`; otherwise, or when the replica

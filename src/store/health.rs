@@ -17,23 +17,23 @@
 use std::sync::atomic::{AtomicU64, Ordering};
 
 use diesel::prelude::*;
-use diesel::r2d2::{ConnectionManager, ManageConnection};
+use diesel::r2d2::{ManageConnection, R2D2Connection};
 
 use super::AnyConnection;
 
 /// How long after a connection failure check-outs test their connection.
 pub const SUSPECT_FOR_MS: u64 = 30_000;
 
-/// Until when (milliseconds since the epoch) check-outs test their connection.
-/// One per process: a failure seen by any pool makes every pool look, which
-/// costs only a round trip per check-out for a while.
+/// Until when (milliseconds on the process's monotonic clock, so a changed
+/// wall clock neither ends nor stretches it) check-outs test their
+/// connection. One per process: a failure seen by any pool makes every pool
+/// look, which costs only a round trip per check-out for a while.
 static SUSPECT_UNTIL_MS: AtomicU64 = AtomicU64::new(0);
 
 fn now_ms() -> u64 {
-    std::time::SystemTime::now()
-        .duration_since(std::time::UNIX_EPOCH)
-        .map(|d| d.as_millis() as u64)
-        .unwrap_or(0)
+    static STARTED: std::sync::OnceLock<std::time::Instant> = std::sync::OnceLock::new();
+    // From 1, so that the initial 0 is never "suspected".
+    1 + STARTED.get_or_init(std::time::Instant::now).elapsed().as_millis() as u64
 }
 
 /// Whether `e` says the connection or its server is not what it was: lost,
@@ -117,20 +117,17 @@ pub fn check_after_failed_write(conn: &mut AnyConnection, role: ServerRole) {
     }
 }
 
-/// diesel's connection manager, testing connections at check-out while a
-/// failure is suspected (see the module docs).
+/// The pool's connection manager: connects to the backend the URL names and
+/// tests connections at check-out while a failure is suspected (see the
+/// module docs).
 #[derive(Debug)]
 pub struct Manager {
-    inner: ConnectionManager<AnyConnection>,
     url: String,
 }
 
 impl Manager {
     pub fn new(url: String) -> Manager {
-        Manager {
-            inner: ConnectionManager::new(url.clone()),
-            url,
-        }
+        Manager { url }
     }
 }
 
@@ -150,8 +147,9 @@ impl ManageConnection for Manager {
         read_only(conn).map(|_| ()).map_err(diesel::r2d2::Error::QueryError)
     }
 
+    /// As diesel's own manager: a transaction left broken, or a panic.
     fn has_broken(&self, conn: &mut AnyConnection) -> bool {
-        self.inner.has_broken(conn)
+        std::thread::panicking() || conn.is_broken()
     }
 }
 
