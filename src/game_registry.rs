@@ -13,7 +13,8 @@ use serde::Serialize;
 use utoipa::ToSchema;
 
 use crate::store::schema::{
-    bets, lobo_contest_entries, lobo_contests, peg_leg_bets, peg_leg_client_seeds, peg_leg_rounds, rounds, seats,
+    bets, confidence_bets, lobo_contest_entries, lobo_contests, peg_leg_bets, peg_leg_client_seeds, peg_leg_rounds,
+    rounds, seats,
 };
 use crate::store::AnyConnection;
 
@@ -206,8 +207,14 @@ pub static PRIMA_CARTA: GameEntry = GameEntry {
     summary: "The house game, dealt by a dealer: seats by suit, copa by voice, and the house's side bets",
     table_game: "prima_carta",
     started_by: StartedBy::Dealer,
-    service_updates: &["rounds", "bets", "round_exposures", "round_bet_totals"],
-    escrow_returns: &[],
+    service_updates: &[
+        "rounds",
+        "bets",
+        "round_exposures",
+        "round_bet_totals",
+        "confidence_bets",
+    ],
+    escrow_returns: &["confidence_refund"],
     unfinished_before: |conn, before_us| shared_rounds::unfinished(conn, Game::PrimaCarta, before_us),
     ended_between: |conn, from_us, to_us, limit| shared_rounds::ended(conn, Game::PrimaCarta, from_us, to_us, limit),
     of_player: |conn, player_id, limit| {
@@ -226,6 +233,15 @@ pub static PRIMA_CARTA: GameEntry = GameEntry {
                             bets::table
                                 .filter(bets::player_id.eq(player_id.to_owned()))
                                 .select(bets::round_id),
+                        ))
+                        .or(r::id.eq_any(
+                            confidence_bets::table
+                                .filter(
+                                    confidence_bets::offered_by
+                                        .eq(player_id.to_owned())
+                                        .or(confidence_bets::accepted_by.eq(player_id.to_owned())),
+                                )
+                                .select(confidence_bets::round_id),
                         )),
                 )
                 .order((r::created_at_us.desc(), r::id.desc()))

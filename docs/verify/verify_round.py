@@ -953,7 +953,7 @@ def split_pot(fee_cents, totals, rake_bps):
 # --- Version 2: the whole round (docs/transcript.md) -------------------------------
 
 PRIMA_RULES = ("variant", "unit", "seat_fee", "corte", "cobre", "min_bet", "max_bet", "max_exposure_per_round",
-               "strategy_advice")
+               "strategy_advice", "confidence_commission_bp", "confidence_commission_cap")
 LOBO_RULES = ("mode", "unit", "loss_cap_points", "house_rule", "hints")
 
 
@@ -984,6 +984,15 @@ def parse_prima_rules(r):
         rules["seat_fee"] = parse_cents(r["seat_fee"])
         if rules["seat_fee"] is None:
             raise RuleError("seat_fee %s is not a positive amount" % show(r["seat_fee"]))
+    # The commission on confidence bets (docs/confidence-bets.md); a table's options written before
+    # it existed take the defaults, 5% capped at 25.00.
+    bp = r.get("confidence_commission_bp", 500)
+    if not is_int(bp) or not 0 <= bp <= 2500:
+        raise RuleError("confidence_commission_bp %s is not 0 to 2500" % show(bp))
+    cap = parse_cents(r.get("confidence_commission_cap", "25.00"))
+    if cap is None:
+        raise RuleError("confidence_commission_cap %s is not a positive amount" % show(r.get("confidence_commission_cap")))
+    rules["confidence_commission_bp"], rules["confidence_commission_cap"] = bp, cap
     return rules
 
 
@@ -1149,6 +1158,11 @@ TRANSCRIPT_SHAPE = {
     "bets": (("list", ("obj", {"player": ("str", "req"), "kind": ("str", "req"), "suit": ("str", "null"),
                                "number": ("int", "null"), "amount": ("str", "req"), "pay_table": ("str", "req"),
                                "status": ("str", "req"), "returned": ("str", "req")})), "req"),
+    "confidence_bets": (("list", ("obj", {"terms": ("any", "req"), "offered_by": ("str", "req"),
+                                          "offerer_side": ("str", "req"), "accepted_by": ("str", "opt"),
+                                          "for_stake": ("str", "req"), "against_stake": ("str", "req"),
+                                          "status": ("str", "req"), "paid": ("str", "req"),
+                                          "commission": ("str", "req")})), "opt"),
     "carried_cobre_in": ("str", "opt"), "outcome": ("any", "null"),
     "events": (("list", "any"), "opt"), "deal_out_events": (("list", "any"), "opt"),
     "transfers": (("list", TRANSFER_SHAPE), "req"),
@@ -1198,9 +1212,12 @@ def shape_problem(value, shape, where):
 
 def players_problem(t):
     """None if `players` is exactly P1, P2, ... in order of first appearance (the seats in order, then the
-    bettors by first bet), each once, at most one marked `you`; else why not."""
+    bettors by first bet, then the confidence bets' parties), each once, at most one marked `you`; else why
+    not."""
     named = []
-    for who in [seat["player"] for seat in t["seats"]] + [bet["player"] for bet in t["bets"]]:
+    confidence = [who for c in t.get("confidence_bets", []) for who in (c["offered_by"], c.get("accepted_by"))
+                  if who is not None]
+    for who in [seat["player"] for seat in t["seats"]] + [bet["player"] for bet in t["bets"]] + confidence:
         if who not in named:
             named.append(who)
     listed = [p["pseudonym"] for p in t["players"]]
@@ -1402,8 +1419,8 @@ def verify_v2(t):
     def check_bets():
         bets = parse_list(t, "bets")
         if not prima:
-            if bets:
-                raise RuleError("a Lobo round has no side bets")
+            if bets or t.get("confidence_bets"):
+                raise RuleError("a Lobo round has no side bets and no confidence bets")
             return "none"
         if s["settled"]:
             compute_deal_out()
@@ -1449,6 +1466,26 @@ def verify_v2(t):
                                ("the deck did not verify", deck is not None or not s.get("settled", True)),
                                ("the rules are invalid", rules_ok)], check_bets)
 
+    def check_confidence():
+        s["confidence"] = []
+        bets = t.get("confidence_bets", [])
+        if not prima:
+            if bets:
+                raise RuleError("a Lobo round has no confidence bets")
+            return "none"
+        if s["settled"]:
+            compute_deal_out()
+        taken = paid = 0
+        for i, bet in enumerate(bets):
+            legs, was_taken, was_paid = confidence_legs(bet, "confidence bet %d" % i, s, t)
+            s["confidence"].extend(legs)
+            taken += was_taken
+            paid += was_paid
+        return "%d confidence bet(s): %d taken, %d paid as the terms give" % (len(bets), taken, paid)
+
+    confidence_ok = attempt("confidence_bets", [header, ("the rules are invalid", rules_ok)] + play_needs,
+                            check_confidence) if prima else True
+
     def check_transfers():
         expected = expected_transfers(t, s) if prima else expected_lobo_transfers(s)
         claimed = parse_list(t, "transfers")
@@ -1466,12 +1503,175 @@ def verify_v2(t):
             raise RuleError("missing transfer: %s %s -> %s %s" % (kind, frm, to, money(cents)))
         return "%d transfers" % len(expected)
 
-    attempt("transfers", play_needs + [("the bets did not verify", bets_ok)], check_transfers)
+    attempt("transfers", play_needs + [("the bets did not verify", bets_ok),
+                                       ("the confidence bets did not verify", confidence_ok)], check_transfers)
     return {"passed": all(c["passed"] for c in checks), "checks": checks}
 
 
+CONFIDENCE_TERMS = {"prima": ("suit", "ace_voids"), "fuerza": ("suit",), "seguro": ("suit", "share_bp"),
+                    "wins": ("suit",), "first_to_complete": ("suit",), "first_pass_count": ("min", "max")}
+
+
+def confidence_verdict(terms, s):
+    """"for", "against", or None when the terms void the bet, on the settled round's facts."""
+    kind, facts = terms["kind"], s["facts"]
+    if kind == "prima":
+        card = facts["first_card"]
+        if terms["ace_voids"] and suit_of(card) == terms["suit"] and rank_of(card) == 1:
+            return None
+        holds = suit_of(card) == terms["suit"]
+    elif kind in ("fuerza", "seguro", "wins"):
+        holds = SUITS.index(s["replay"][0]["winner"]) == terms["suit"]
+    elif kind == "first_to_complete":
+        holds = SUITS.index(facts["first_to_complete"]) == terms["suit"]
+    else:
+        holds = terms["min"] <= facts["first_pass_count"] <= terms["max"]
+    return "for" if holds else "against"
+
+
+def parse_confidence_terms(terms, where):
+    if not isinstance(terms, dict) or terms.get("kind") not in CONFIDENCE_TERMS:
+        raise RuleError("%s: terms %s are not of a known kind" % (where, show(terms)))
+    fields = CONFIDENCE_TERMS[terms["kind"]]
+    for key in terms:
+        if key != "kind" and key not in fields:
+            raise RuleError("%s: unknown field `%s` in the terms" % (where, key))
+    parsed = {"kind": terms["kind"]}
+    for key in fields:
+        if key not in terms:
+            raise RuleError("%s: missing field `%s` in the terms" % (where, key))
+        value = terms[key]
+        if key == "suit":
+            value = parse_suit(value)
+            ok = value is not None
+        elif key == "ace_voids":
+            ok = isinstance(value, bool)
+        else:
+            ok = is_int(value)
+        if not ok:
+            raise RuleError("%s: terms.%s is %s" % (where, key, show(terms[key])))
+        parsed[key] = value
+    if terms["kind"] == "seguro" and not 1 <= parsed["share_bp"] <= 10000:
+        raise RuleError("%s: a Seguro's share of the winnings is 1 to 10000 basis points" % where)
+    if terms["kind"] == "first_pass_count":
+        if not 10 <= parsed["min"] <= parsed["max"] <= 50:
+            raise RuleError("%s: first_pass_count needs 10 <= min <= max <= 50" % where)
+        if (parsed["min"], parsed["max"]) == (10, 50):
+            raise RuleError("%s: the range covers every possible count: the bet could not lose" % where)
+    return parsed
+
+
+def confidence_legs(bet, where, s, t):
+    """The transfers one confidence bet implies, after checking its parties, status, payout and commission
+    (docs/confidence-bets.md); with whether it was taken and whether it was settled."""
+    terms = parse_confidence_terms(bet["terms"], where)
+    seguro = terms["kind"] == "seguro"
+    known = [p["pseudonym"] for p in t["players"]]
+    offerer, taker = bet["offered_by"], bet.get("accepted_by")
+    for who in (offerer, taker):
+        if who is not None and who not in known:
+            raise RuleError("%s: %s is not among the round's players" % (where, who))
+    side = bet["offerer_side"]
+    if side not in ("for", "against"):
+        raise RuleError("%s: offerer_side %s is not for or against" % (where, show(side)))
+    stakes = {"for": parse_cents(bet["for_stake"]),
+              "against": parse_cents(bet["against_stake"], positive=not seguro)}
+    if stakes["for"] is None or stakes["against"] is None:
+        raise RuleError("%s: a stake is not a positive amount" % where)
+    if seguro and stakes["against"] != 0:
+        raise RuleError("%s: a Seguro's backed player stakes nothing" % where)
+    if seguro and side != "for":
+        raise RuleError("%s: a Seguro is offered by its backer" % where)
+    other = "against" if side == "for" else "for"
+    legs = []
+
+    def move(kind, frm, to, cents):
+        if cents > 0:
+            legs.append((kind, frm, to, cents))
+    offerer_wallet = "wallet:" + offerer
+    move("confidence_stake", offerer_wallet, "escrow", stakes[side])
+    status = bet["status"]
+    given = (parse_cents(bet["paid"], positive=False), parse_cents(bet["commission"], positive=False))
+    if taker is None:
+        if status not in ("withdrawn", "declined", "expired"):
+            raise RuleError("%s: an offer nobody took cannot be %s" % (where, status))
+        if given != (0, 0):
+            raise RuleError("%s: an offer nobody took pays nothing" % where)
+        move("confidence_refund", "escrow", offerer_wallet, stakes[side])
+        return legs, 0, 0
+    if taker == offerer:
+        raise RuleError("%s: the offerer took their own offer" % where)
+    names = {side: offerer, other: taker}
+    holder = {x: "wallet:" + names[x] for x in ("for", "against")}
+    move("confidence_stake", holder[other], "escrow", stakes[other])
+    decided = {d["suit"]: d["pay"] for d in t["decisions"]}
+    if terms["kind"] in ("prima", "fuerza", "seguro"):
+        owner = dict(s["seats"]).get(terms["suit"])
+        if owner != names["against"]:
+            raise RuleError("%s: the side against a %s is %s's seated player" % (where, terms["kind"],
+                                                                               SUITS[terms["suit"]]))
+        if terms["kind"] == "fuerza" and decided.get(SUITS[terms["suit"]]) is not True:
+            raise RuleError("%s: a Fuerza is made only with a player who paid the copa; %s did not"
+                            % (where, SUITS[terms["suit"]]))
+
+    def refund_both():
+        for x in ("for", "against"):
+            move("confidence_refund", "escrow", holder[x], stakes[x])
+    paid = commission = 0
+    rules = s["rules"]
+
+    def commission_on(gain):
+        return min(gain * rules["confidence_commission_bp"] // 10000, rules["confidence_commission_cap"])
+    if not s["settled"]:
+        expected = "refunded"
+        refund_both()
+    elif seguro:
+        suit = terms["suit"]
+        backer_suit = next((x for x, p in s["seats"] if p == names["for"]), None)
+        if backer_suit is None or backer_suit == suit or decided.get(SUITS[backer_suit]) is not True:
+            raise RuleError("%s: a Seguro's backer is a seated player who paid their own copa" % where)
+        if decided.get(SUITS[suit]) is True:
+            move("seguro_contribution", "escrow", holder["against"], stakes["for"])
+            expected = "settled"
+            if SUITS.index(s["replay"][0]["winner"]) == suit:
+                carried = t.get("carried_cobre_in")
+                carried = 0 if carried is None else parse_cents(carried, positive=False)
+                winnings = s["replay"][0]["winner_takes_units"] * rules["unit"] + carried
+                share = winnings * terms["share_bp"] // 10000
+                commission = commission_on(max(share - stakes["for"], 0))
+                paid = share - commission
+                move("seguro_share", holder["against"], "escrow", share)
+                move("confidence_payout", "escrow", holder["for"], paid)
+                move("confidence_commission", "escrow", "house:revenue", commission)
+        else:  # folded, or never asked: the contribution goes back
+            expected = "void"
+            refund_both()
+    else:
+        verdict = confidence_verdict(terms, s)
+        if verdict is None:
+            expected = "void"
+            refund_both()
+        else:
+            commission = commission_on(stakes["against" if verdict == "for" else "for"])
+            paid = stakes["for"] + stakes["against"] - commission
+            expected = "settled"
+            move("confidence_payout", "escrow", holder[verdict], paid)
+            move("confidence_commission", "escrow", "house:revenue", commission)
+    if status != expected:
+        raise RuleError("%s: it is %s; the round makes it %s" % (where, status, expected))
+    if given != (paid, commission):
+        raise RuleError("%s: it shows %s paid and %s commission; the terms give %s and %s"
+                        % (where, show(bet["paid"]), show(bet["commission"]), money(paid), money(commission)))
+    return legs, 1, 1 if expected == "settled" else 0
+
+
 def expected_transfers(t, s):
-    """Prima Carta: the (kind, from, to, cents) the round implies (docs/transcript.md)."""
+    """Prima Carta: the (kind, from, to, cents) the round implies (docs/transcript.md), its confidence
+    bets' included."""
+    return seat_and_bet_transfers(t, s) + s.get("confidence", [])
+
+
+def seat_and_bet_transfers(t, s):
     rules, u = s["rules"], s["rules"]["unit"]
     out = []
     pot, escrow = "pot", "escrow"
@@ -2361,7 +2561,7 @@ def _round_tests():
     assert failed(doctored) == ["pay_tables", "bets", "transfers"]
     doctored = json.loads(json.dumps(prima))
     doctored["seats"][0]["suit"] = "hearts"
-    assert failed(doctored) == ["play", "events", "outcome", "transfers"]
+    assert failed(doctored) == ["play", "events", "outcome", "confidence_bets", "transfers"]
     lobo = reports[-1][0]
     doctored = json.loads(json.dumps(lobo))
     doctored["plays"] = doctored["plays"][:-1]

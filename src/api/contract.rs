@@ -204,6 +204,42 @@ impl ToSchema for BetKindName {
     }
 }
 
+/// A confidence bet's kind (docs/confidence-bets.md).
+pub struct ConfidenceKindName;
+
+impl PartialSchema for ConfidenceKindName {
+    fn schema() -> RefOr<Schema> {
+        names_schema(
+            crate::games::prima_carta::confidence::KINDS.to_vec(),
+            "A confidence bet between players: prima, fuerza, seguro, wins, first_to_complete or first_pass_count.",
+        )
+    }
+}
+
+impl ToSchema for ConfidenceKindName {
+    fn name() -> Cow<'static, str> {
+        Cow::Borrowed("ConfidenceKind")
+    }
+}
+
+/// A side of a confidence bet.
+pub struct SideName;
+
+impl PartialSchema for SideName {
+    fn schema() -> RefOr<Schema> {
+        names_schema(
+            vec!["for", "against"],
+            "For the bet's proposition (wins when it comes true) or against it.",
+        )
+    }
+}
+
+impl ToSchema for SideName {
+    fn name() -> Cow<'static, str> {
+        Cow::Borrowed("Side")
+    }
+}
+
 /// A Lobo play's kind.
 pub struct PlayKindName;
 

@@ -57,7 +57,7 @@ fn viewer_of(caller: &Caller) -> Viewer {
     Viewer::new(&caller.user_id, caller.role)
 }
 
-fn prima_round(conn: &mut AnyConnection, round_id: &str) -> Result<(RoundRow, Table), ApiError> {
+pub(super) fn prima_round(conn: &mut AnyConnection, round_id: &str) -> Result<(RoundRow, Table), ApiError> {
     let row = record::lock(conn, round_id)?;
     if row.game == "lobo" {
         return Err(ApiError::new(
@@ -96,7 +96,7 @@ pub fn watcher_view(conn: &mut AnyConnection, state: &AppState, row: &RoundRow) 
 }
 
 /// Reloads a round after an idempotent action and publishes it.
-async fn publish_by_id(state: &web::Data<AppState>, round_id: String) {
+pub(super) async fn publish_by_id(state: &web::Data<AppState>, round_id: String) {
     let view = state
         .blocking(move |s| {
             let mut conn = s.db.conn()?;

@@ -207,6 +207,20 @@ pub fn on_file(conn: &mut AnyConnection, players: &[&str]) -> QueryResult<HashSe
         .collect())
 }
 
+/// Whether two accounts are held by one person: their identities on file share the name with
+/// the date of birth, or the document number (compared by blind index; nothing is opened).
+pub fn linked(conn: &mut AnyConnection, a: &str, b: &str) -> QueryResult<bool> {
+    let keys: Vec<(String, String, String)> = pi::table
+        .filter(pi::player_id.eq_any([a, b]))
+        .select((pi::player_id, pi::name_key, pi::document_key))
+        .load(conn)?;
+    let of = |p: &str| keys.iter().find(|k| k.0 == p);
+    Ok(match (of(a), of(b)) {
+        (Some(x), Some(y)) => x.1 == y.1 || x.2 == y.2,
+        _ => false,
+    })
+}
+
 /// An identity as its reader sees it: with who recorded it and when.
 #[derive(Clone, Debug, Serialize, ToSchema)]
 pub struct IdentityOnFile {

@@ -219,7 +219,7 @@ struct Tally<'a> {
 }
 
 /// The transfers that are fees: the house's whole edge on them.
-pub(super) const FEE_KINDS: [&str; 3] = ["seat_fee", "lobo_fee", "contest_rake"];
+pub(super) const FEE_KINDS: [&str; 4] = ["seat_fee", "lobo_fee", "contest_rake", "confidence_commission"];
 /// The transfers that give a player's money back (a voided round, the corte returned).
 pub(super) const REFUND_KINDS: [&str; 2] = ["refund", "bet_refund"];
 pub(super) const HOUSE_ACCOUNTS: [&str; 2] = ["house:bankroll", "house:revenue"];

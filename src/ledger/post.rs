@@ -43,6 +43,23 @@ pub enum TransferKind {
     ContestRake,
     /// A contest's prize: pot → a winner's wallet.
     ContestPrize,
+    /// A confidence bet's stake: wallet → the round's escrow (the offerer's at the offer, the
+    /// taker's at the acceptance).
+    ConfidenceStake,
+    /// A confidence bet won: the round's escrow → the winner's wallet (both stakes less the
+    /// commission).
+    ConfidencePayout,
+    /// The house's commission on a confidence bet: the round's escrow → house revenue.
+    ConfidenceCommission,
+    /// A confidence stake handed back untouched: an offer withdrawn, declined or expired, a bet
+    /// its terms void, or a voided round.
+    ConfidenceRefund,
+    /// A Seguro's contribution, when the backed player pays the copa: the round's escrow → the
+    /// backed player's wallet.
+    SeguroContribution,
+    /// A Seguro's share of the winnings: the backed player's wallet → the round's escrow, then
+    /// paid to the backer as a `confidence_payout`.
+    SeguroShare,
     Refund,
 }
 
@@ -73,6 +90,12 @@ impl TransferKind {
             TransferKind::ContestEntry => "contest_entry",
             TransferKind::ContestRake => "contest_rake",
             TransferKind::ContestPrize => "contest_prize",
+            TransferKind::ConfidenceStake => "confidence_stake",
+            TransferKind::ConfidencePayout => "confidence_payout",
+            TransferKind::ConfidenceCommission => "confidence_commission",
+            TransferKind::ConfidenceRefund => "confidence_refund",
+            TransferKind::SeguroContribution => "seguro_contribution",
+            TransferKind::SeguroShare => "seguro_share",
             TransferKind::Refund => "refund",
         }
     }

@@ -971,6 +971,7 @@ pub fn transcript(
         decisions: Vec::new(),
         plays: plays(row)?,
         bets: Vec::new(),
+        confidence_bets: Vec::new(),
         carried_cobre_in: None,
         outcome,
         events: None,

@@ -28,6 +28,7 @@ use crate::tables::config::PrimaCartaConfig;
 use crate::tables::{self, Table, TableConfig};
 use crate::transcript::{BetEntry, DecisionEntry, PayTableEntry, Pseudonyms, RoundTranscript, SeatEntry, Viewer};
 
+pub mod confidence;
 mod view;
 pub use view::{round_view, CopaTurnView, ResultView, RoundView, SeatView};
 
@@ -324,6 +325,7 @@ pub fn close_betting(conn: &mut AnyConnection, row: &RoundRow) -> Result<String,
             ..RoundUpdate::status(RoundStatus::Closed)
         },
     )?;
+    confidence::close_window(conn, row, engine::confidence::Window::BeforeDeal)?;
     Ok(combined)
 }
 
@@ -407,6 +409,8 @@ pub fn decide(
         at_us: now_us(),
     });
     let after = replay(&deal, &config, &seated, &decided)?;
+    // A Seguro's contribution reaches the wallet before the copa leaves it.
+    confidence::on_copa_decision(conn, row, suit, pay)?;
     if pay && turn.copa_units > 0 {
         let copa = units(config.unit, turn.copa_units)?;
         ledger::post(
@@ -438,6 +442,9 @@ pub fn decide(
             ..RoundUpdate::status(status)
         },
     )?;
+    if status != RoundStatus::Copa {
+        confidence::close_window(conn, row, engine::confidence::Window::Copa)?;
+    }
     Ok(after)
 }
 
@@ -528,6 +535,14 @@ pub fn settle(conn: &mut AnyConnection, vault: &SeedVault, row: &RoundRow) -> Re
     .map_err(|e| ApiError::internal(e.to_string()))?;
     crate::side_bets::settle_round(conn, row, &facts)?;
     let paid = result.winner_takes_units as i64 * config.unit.minor() + carried_in;
+    confidence::settle_round(
+        conn,
+        row,
+        config.confidence_commission(),
+        &confidence::outcome_of(&result, &facts),
+        paid,
+    )?;
+    require_empty_escrow(conn, row)?;
     let stored = StoredResult {
         result,
         winner_player_id: winner.player_id.clone(),
@@ -559,6 +574,8 @@ pub fn void(conn: &mut AnyConnection, vault: &SeedVault, row: &RoundRow) -> Resu
     )?;
     refund_round_transfers(conn, row)?;
     crate::side_bets::refund_round(conn, row)?;
+    confidence::refund_round(conn, row)?;
+    require_empty_escrow(conn, row)?;
     let seed = vault
         .open(&row.id, &row.server_seed_sealed)
         .map_err(|e| ApiError::internal(e.to_string()))?;
@@ -570,6 +587,20 @@ pub fn void(conn: &mut AnyConnection, vault: &SeedVault, row: &RoundRow) -> Resu
             ..RoundUpdate::status(RoundStatus::Voided)
         },
     )?;
+    Ok(())
+}
+
+/// Invariant: once a round is settled or voided its escrow (corte held, side-bet and
+/// confidence stakes) holds nothing.
+fn require_empty_escrow(conn: &mut AnyConnection, row: &RoundRow) -> Result<(), ApiError> {
+    let left = accounts::balance_minor(conn, &AccountId::escrow(&row.id))?;
+    if left != 0 {
+        return Err(ApiError::internal(format!(
+            "escrow of round {} would keep {}",
+            row.id,
+            format_minor(left)
+        )));
+    }
     Ok(())
 }
 
@@ -734,6 +765,22 @@ pub fn transcript(
         Some(json) => Some(serde_json::from_str(json).map_err(|e| ApiError::internal(format!("stored result: {e}")))?),
         None => None,
     };
+    let confidence_bets = confidence::of_round(conn, &row.id)?
+        .iter()
+        .map(|b| {
+            Ok(crate::transcript::ConfidenceEntry {
+                terms: crate::transcript::raw(&b.terms()?),
+                offered_by: names.of(&b.offered_by).into(),
+                offerer_side: b.offerer_side.clone().into(),
+                accepted_by: b.accepted_by.as_deref().map(|p| names.of(p).into()),
+                for_stake: format_minor(b.for_stake_minor).into(),
+                against_stake: format_minor(b.against_stake_minor).into(),
+                status: b.status.clone().into(),
+                paid: format_minor(b.paid_minor).into(),
+                commission: format_minor(b.commission_minor).into(),
+            })
+        })
+        .collect::<Result<Vec<_>, confidence::ConfidenceError>>()?;
     let transfers = round_transfers(conn, &row.id)?;
     let transfers = crate::transcript::transfer_entries(&transfers, &mut names, &row.id, &row.table_id);
     let events = |list: &[Event]| {
@@ -763,6 +810,7 @@ pub fn transcript(
             .collect(),
         plays: Vec::new(),
         bets,
+        confidence_bets,
         carried_cobre_in: stored.as_ref().map(|s| s.carried_cobre_in.clone()),
         outcome: stored
             .as_ref()
@@ -875,6 +923,10 @@ pub fn participants(conn: &mut AnyConnection, round_id: &str) -> Result<Vec<Stri
             .into_iter()
             .map(|b| b.player_id),
     );
+    for bet in confidence::of_round(conn, round_id)? {
+        ids.push(bet.offered_by);
+        ids.extend(bet.accepted_by);
+    }
     ids.sort();
     ids.dedup();
     Ok(ids)

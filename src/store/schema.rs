@@ -178,6 +178,27 @@ diesel::table! {
 }
 
 diesel::table! {
+    confidence_bets (id) {
+        id -> Text,
+        round_id -> Text,
+        terms -> Text,
+        offer_window -> Text,
+        offered_by -> Text,
+        offerer_side -> Text,
+        offered_to -> Nullable<Text>,
+        for_stake_minor -> BigInt,
+        against_stake_minor -> BigInt,
+        status -> Text,
+        accepted_by -> Nullable<Text>,
+        winner_side -> Nullable<Text>,
+        paid_minor -> BigInt,
+        commission_minor -> BigInt,
+        offered_at_us -> BigInt,
+        updated_at_us -> BigInt,
+    }
+}
+
+diesel::table! {
     round_pay_tables (round_id) {
         round_id -> Text,
         pay_table_id -> Text,
@@ -614,4 +635,5 @@ diesel::allow_tables_to_appear_in_same_query!(
     peg_leg_client_seeds,
     peg_leg_quotes,
     peg_leg_bets,
+    confidence_bets,
 );

@@ -45,6 +45,8 @@ impl TableConfig {
             max_bet: amount("100.00"),
             max_exposure_per_round: amount("500.00"),
             strategy_advice: true,
+            confidence_commission_bp: default_confidence_commission_bp(),
+            confidence_commission_cap: default_confidence_commission_cap(),
         })
     }
 
@@ -70,6 +72,9 @@ impl TableConfig {
                 }
                 if c.max_bet > c.max_exposure_per_round {
                     return Err("max_bet must not exceed max_exposure_per_round".into());
+                }
+                if c.confidence_commission_bp > crate::games::prima_carta::confidence::MAX_COMMISSION_BP {
+                    return Err("confidence_commission_bp must be 0 to 2500".into());
                 }
                 Ok(())
             }
@@ -140,9 +145,34 @@ pub struct PrimaCartaConfig {
     pub max_exposure_per_round: Amount,
     /// Seated players may ask for the printed basic strategy's advice.
     pub strategy_advice: bool,
+    /// Confidence bets between players (docs/confidence-bets.md): the house's commission on
+    /// the winner's gain, in basis points (0 to 2500; 500 is 5%).
+    #[serde(default = "default_confidence_commission_bp")]
+    #[schema(minimum = 0, maximum = 2500, example = 500)]
+    pub confidence_commission_bp: u32,
+    /// The most commission one confidence bet pays.
+    #[serde(default = "default_confidence_commission_cap")]
+    #[schema(value_type = crate::api::contract::Amount, example = "25.00")]
+    pub confidence_commission_cap: Amount,
+}
+
+fn default_confidence_commission_bp() -> u32 {
+    500
+}
+
+fn default_confidence_commission_cap() -> Amount {
+    amount("25.00")
 }
 
 impl PrimaCartaConfig {
+    /// The commission on confidence bets between players.
+    pub fn confidence_commission(&self) -> crate::games::prima_carta::confidence::Commission {
+        crate::games::prima_carta::confidence::Commission {
+            bp: self.confidence_commission_bp,
+            cap_minor: self.confidence_commission_cap.minor(),
+        }
+    }
+
     /// The rules the engine deals by under these options.
     pub fn rules(&self) -> TableRules {
         TableRules {

@@ -196,8 +196,118 @@ fn both_verifiers_read_malformed_transcripts_alike() {
         .position(|b| b["kind"] == "conto_alto")
         .unwrap();
     let seats = doc["seats"].as_array().unwrap().len();
+    // A round with a confidence bet that was taken and paid, with a commission.
+    let commissioned = |b: &Value| b["status"] == "settled" && b["commission"] != "0.00";
+    let confident = (0..5_000)
+        .map(|seed| serde_json::to_value(sample_prima_round(seed)).unwrap())
+        .find(|d| {
+            d["confidence_bets"]
+                .as_array()
+                .is_some_and(|bets| bets.iter().any(commissioned))
+        })
+        .unwrap();
+    let paid = confident["confidence_bets"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .position(commissioned)
+        .unwrap();
+    // A Seguro the backed player won, so its share was paid.
+    let shared = |b: &Value| b["terms"]["kind"] == "seguro" && b["paid"] != "0.00";
+    let seguro = (0..5_000)
+        .map(|seed| serde_json::to_value(sample_prima_round(seed)).unwrap())
+        .find(|d| {
+            d["confidence_bets"]
+                .as_array()
+                .is_some_and(|bets| bets.iter().any(shared))
+        })
+        .unwrap();
+    let share = seguro["confidence_bets"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .position(shared)
+        .unwrap();
     let cases: Vec<Case> = vec![
         ("honest".into(), doc.clone(), None),
+        ("honest with confidence bets".into(), confident.clone(), None),
+        ("honest with a Seguro paid".into(), seguro.clone(), None),
+        (
+            "Seguro with a larger share".into(),
+            edited(&seguro, |d| {
+                let bp = d["confidence_bets"][share]["terms"]["share_bp"].as_u64().unwrap();
+                d["confidence_bets"][share]["terms"]["share_bp"] = json!(if bp > 1 { bp - 1 } else { 2 });
+            }),
+            Some("confidence_bets"),
+        ),
+        (
+            "Seguro whose backed player stakes".into(),
+            edited(&seguro, |d| {
+                d["confidence_bets"][share]["against_stake"] = json!("1.00")
+            }),
+            Some("confidence_bets"),
+        ),
+        (
+            "Seguro share left unpaid".into(),
+            edited(&seguro, |d| {
+                d["transfers"]
+                    .as_array_mut()
+                    .unwrap()
+                    .retain(|t| t["kind"] != "seguro_share");
+            }),
+            Some("transfers"),
+        ),
+        (
+            "confidence bet taker null".into(),
+            edited(&confident, |d| d["confidence_bets"][paid]["accepted_by"] = Value::Null),
+            Some("transcript"),
+        ),
+        (
+            "confidence bet status left out".into(),
+            edited(&confident, |d| remove(&mut d["confidence_bets"][paid], "status")),
+            Some("transcript"),
+        ),
+        (
+            "confidence terms with an extra field".into(),
+            edited(&confident, |d| d["confidence_bets"][paid]["terms"]["odds"] = json!(4)),
+            Some("confidence_bets"),
+        ),
+        (
+            "confidence terms of an unknown kind".into(),
+            edited(&confident, |d| {
+                d["confidence_bets"][paid]["terms"]["kind"] = json!("raffle")
+            }),
+            Some("confidence_bets"),
+        ),
+        (
+            "confidence commission waived".into(),
+            edited(&confident, |d| {
+                let bet = &mut d["confidence_bets"][paid];
+                let commission =
+                    crate::domain::Amount::parse(bet["commission"].as_str().unwrap()).map_or(0, |a| a.minor());
+                let paid_out = crate::domain::Amount::parse(bet["paid"].as_str().unwrap())
+                    .unwrap()
+                    .minor();
+                bet["commission"] = json!("0.00");
+                bet["paid"] = json!(crate::domain::format_minor(paid_out + commission));
+            }),
+            Some("confidence_bets"),
+        ),
+        (
+            "confidence bet turned void".into(),
+            edited(&confident, |d| d["confidence_bets"][paid]["status"] = json!("void")),
+            Some("confidence_bets"),
+        ),
+        (
+            "confidence bet with its transfers removed".into(),
+            edited(&confident, |d| {
+                d["transfers"]
+                    .as_array_mut()
+                    .unwrap()
+                    .retain(|t| t["kind"] != "confidence_payout");
+            }),
+            Some("transfers"),
+        ),
         ("honest, no cobre".into(), no_cobre.clone(), None),
         ("honest voided".into(), voided.clone(), None),
         ("honest lobo".into(), lobo.clone(), None),

@@ -33,7 +33,8 @@ pub const VERSION: u32 = 2;
 ///
 /// Read strictly (docs/transcript.md, "Reading a transcript strictly"): an unknown field,
 /// a missing one, or a null where a value is required makes the document unreadable;
-/// only `carried_cobre_in`, `events`, `deal_out_events` and `ledger_proof` may be left out.
+/// only `carried_cobre_in`, `confidence_bets`, `events`, `deal_out_events` and `ledger_proof`
+/// may be left out.
 #[derive(Clone, Debug, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct RoundTranscript<'a> {
@@ -69,6 +70,10 @@ pub struct RoundTranscript<'a> {
     pub plays: Vec<crate::games::lobo::Play>,
     #[serde(borrow)]
     pub bets: Vec<BetEntry<'a>>,
+    /// Prima Carta: the confidence bets between players, every offer among them, in the order
+    /// offered (docs/confidence-bets.md). Left out when the round had none.
+    #[serde(borrow, default, skip_serializing_if = "Vec::is_empty")]
+    pub confidence_bets: Vec<ConfidenceEntry<'a>>,
     /// Prima Carta: the cobre carried in from earlier rounds and paid to this round's winner.
     /// Absent (a voided round, Lobo) or an amount, never null.
     #[serde(default, deserialize_with = "present", skip_serializing_if = "Option::is_none")]
@@ -191,6 +196,41 @@ pub struct BetEntry<'a> {
     /// What the wallet got back, stake included.
     #[serde(borrow)]
     pub returned: Cow<'a, str>,
+}
+
+/// A confidence bet between players, or an offer of one, as a transcript shows it.
+#[derive(Clone, Debug, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct ConfidenceEntry<'a> {
+    /// The terms: `kind` and its fields (read by the replay, so a malformed term fails the
+    /// `confidence_bets` check in both verifiers alike).
+    #[serde(borrow, deserialize_with = "borrow_json")]
+    pub terms: Json<'a>,
+    /// Who offered it, by pseudonym, and the side they took (`for` or `against`).
+    #[serde(borrow)]
+    pub offered_by: Cow<'a, str>,
+    #[serde(borrow)]
+    pub offerer_side: Cow<'a, str>,
+    /// Who took it (absent when nobody did, never null).
+    #[serde(
+        borrow,
+        default,
+        deserialize_with = "present",
+        skip_serializing_if = "Option::is_none"
+    )]
+    pub accepted_by: Option<Cow<'a, str>>,
+    #[serde(borrow)]
+    pub for_stake: Cow<'a, str>,
+    #[serde(borrow)]
+    pub against_stake: Cow<'a, str>,
+    /// withdrawn, declined, expired (never taken); settled, void or refunded (taken).
+    #[serde(borrow)]
+    pub status: Cow<'a, str>,
+    /// What the winner was paid (both stakes less the commission), and the commission.
+    #[serde(borrow)]
+    pub paid: Cow<'a, str>,
+    #[serde(borrow)]
+    pub commission: Cow<'a, str>,
 }
 
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]

@@ -13,6 +13,7 @@ use super::ledger_proof::{self, ProofPolicy};
 use super::{RoundTranscript, FORMAT, VERSION};
 
 mod bet_returns;
+mod confidence;
 mod pay_tables;
 mod transfers;
 
@@ -102,13 +103,13 @@ fn verify_prima(t: &RoundTranscript, dealt: Option<Recomputed>, run: &mut Run<'_
     let config = run.check_value("rules", prima_rules(&t.rules));
     let pay_tables = run.check_value("pay_tables", pay_tables_of(t));
     let Some(config) = config else {
-        for name in ["play", "outcome", "bets", "transfers"] {
+        for name in ["play", "outcome", "bets", "confidence_bets", "transfers"] {
             run.not_checked(name, "the rules do not parse");
         }
         return;
     };
     let Some(dealt) = dealt else {
-        for name in ["play", "outcome", "bets", "transfers"] {
+        for name in ["play", "outcome", "bets", "confidence_bets", "transfers"] {
             run.not_checked(name, "the shuffle does not verify");
         }
         return;
@@ -116,7 +117,7 @@ fn verify_prima(t: &RoundTranscript, dealt: Option<Recomputed>, run: &mut Run<'_
     let voided = t.status == "voided";
     let played = run.check_value("play", play_prima(t, &config, &dealt, voided));
     let Some(played) = played else {
-        for name in ["outcome", "bets", "transfers"] {
+        for name in ["outcome", "bets", "confidence_bets", "transfers"] {
             run.not_checked(name, "the play does not replay");
         }
         return;
@@ -141,11 +142,25 @@ fn verify_prima(t: &RoundTranscript, dealt: Option<Recomputed>, run: &mut Run<'_
             None
         }
     };
-    match returns {
-        Some(returns) => {
-            run.check("transfers", prima_transfers(t, &config, &played, &returns, voided));
+    let confidence = match confidence::confidence_legs(t, &config, &played, voided) {
+        Ok((legs, summary)) => {
+            run.check("confidence_bets", Ok(summary.into()));
+            Some(legs)
         }
-        None => run.not_checked("transfers", "the bets do not verify"),
+        Err(why) => {
+            run.check("confidence_bets", Err(why.into()));
+            None
+        }
+    };
+    match (returns, confidence) {
+        (Some(returns), Some(confidence)) => {
+            run.check(
+                "transfers",
+                prima_transfers(t, &config, &played, &returns, confidence, voided),
+            );
+        }
+        (None, _) => run.not_checked("transfers", "the bets do not verify"),
+        (_, None) => run.not_checked("transfers", "the confidence bets do not verify"),
     }
 }
 
@@ -225,7 +240,8 @@ fn check_round(t: &RoundTranscript) -> Result<Cow<'static, str>, Mismatch> {
 }
 
 /// `players` is exactly the round's people: `P1`, `P2`, … in order of first appearance
-/// (the seats in order, then the bettors by first bet), each once, at most one of them `you`.
+/// (the seats in order, then the bettors by first bet, then the parties of the confidence bets
+/// in order), each once, at most one of them `you`.
 fn check_players(t: &RoundTranscript) -> Result<(), String> {
     let mut named: Vec<&str> = Vec::new();
     for who in t
@@ -233,6 +249,11 @@ fn check_players(t: &RoundTranscript) -> Result<(), String> {
         .iter()
         .map(|s| s.player.as_ref())
         .chain(t.bets.iter().map(|b| b.player.as_ref()))
+        .chain(
+            t.confidence_bets
+                .iter()
+                .flat_map(|c| std::iter::once(c.offered_by.as_ref()).chain(c.accepted_by.as_deref())),
+        )
     {
         if !named.contains(&who) {
             named.push(who);
@@ -540,10 +561,12 @@ fn verify_lobo(t: &RoundTranscript, dealt: Option<Recomputed>, run: &mut Run<'_>
     );
     run.check(
         "pay_tables",
-        if t.pay_tables.is_empty() && t.bets.is_empty() {
+        if t.pay_tables.is_empty() && t.bets.is_empty() && t.confidence_bets.is_empty() {
             Ok("Lobo has no side bets".into())
         } else {
-            Err("a Lobo round has no pay tables and no side bets".to_owned().into())
+            Err("a Lobo round has no pay tables, no side bets and no confidence bets"
+                .to_owned()
+                .into())
         },
     );
     let (Some(rules), Some(dealt)) = (rules, dealt) else {

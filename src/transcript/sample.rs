@@ -12,7 +12,8 @@ use rand_chacha::ChaCha8Rng;
 use rust_decimal::Decimal;
 
 use super::{
-    BetEntry, DecisionEntry, Party, PayTableEntry, RoundTranscript, SeatEntry, TransferEntry, FORMAT, VERSION,
+    BetEntry, ConfidenceEntry, DecisionEntry, Party, PayTableEntry, RoundTranscript, SeatEntry, TransferEntry, FORMAT,
+    VERSION,
 };
 use crate::bets::{self, BetKind, BetResult, PayTable, Selection};
 use crate::cards::shuffle::{client_seed_for, shuffled_deck, ClientSeed, Game, ServerSeed};
@@ -20,6 +21,7 @@ use crate::cards::transcript::{Reshuffle, ShuffleTranscript};
 use crate::cards::Suit;
 use crate::domain::{format_minor, Amount};
 use crate::games::lobo::{self, default_house_rule, Mode, PlayKind};
+use crate::games::prima_carta::confidence::{self, Outcome, Settlement, Side, Terms};
 use crate::games::prima_carta::{self as engine, CobreRule, CopaDecision, Event, Phase};
 use crate::tables::config::{CobreOption, LoboMode, PrimaCartaConfig, PrimaVariant};
 
@@ -62,6 +64,18 @@ impl Ledger {
             hash: format!("{seq:064x}").into(),
         });
     }
+}
+
+/// The players list of a sampled round: everyone by pseudonym, nobody the reader.
+fn parties(players: &[String]) -> Vec<Party<'static>> {
+    players
+        .iter()
+        .map(|p| Party {
+            pseudonym: p.clone().into(),
+            you: false,
+            player_id: None,
+        })
+        .collect()
 }
 
 fn wallet(p: &str) -> String {
@@ -110,6 +124,7 @@ fn skeleton(
         decisions: Vec::new(),
         plays: Vec::new(),
         bets: Vec::new(),
+        confidence_bets: Vec::new(),
         carried_cobre_in: None,
         outcome: None,
         events: None,
@@ -137,6 +152,8 @@ fn prima_round(rng: &mut ChaCha8Rng, table: Option<&PayTable>) -> RoundTranscrip
         max_bet: amount(10_000),
         max_exposure_per_round: amount(50_000),
         strategy_advice: true,
+        confidence_commission_bp: *[0, 500, 1000].choose(rng).unwrap(),
+        confidence_commission_cap: amount(2_500),
     };
     let unit = config.unit.minor();
     let (mut shuffle, dealt) = shuffle_of(rng, Game::PrimaCarta, 10);
@@ -204,14 +221,7 @@ fn prima_round(rng: &mut ChaCha8Rng, table: Option<&PayTable>) -> RoundTranscrip
         ledger.post("bet_stake", &wallet(&player), "escrow", stake);
         bets.push((player, kind, selection, stake));
     }
-    t.players = players
-        .iter()
-        .map(|p| Party {
-            pseudonym: p.clone().into(),
-            you: false,
-            player_id: None,
-        })
-        .collect();
+    t.players = parties(&players);
     if !bets.is_empty() {
         t.pay_tables.push(PayTableEntry::new("sample-pay-table", &pay_table));
     }
@@ -255,6 +265,7 @@ fn prima_round(rng: &mut ChaCha8Rng, table: Option<&PayTable>) -> RoundTranscrip
             ledger.post("bet_refund", "escrow", &wallet(&bet.0), bet.3);
             t.bets.push(bet_entry(bet, "refunded", bet.3));
         }
+        confidence_bets(rng, &mut t, &mut players, &seated, &[], &mut ledger, None, 0, &config);
         t.transfers = ledger.transfers;
         return t;
     }
@@ -357,12 +368,237 @@ fn prima_round(rng: &mut ChaCha8Rng, table: Option<&PayTable>) -> RoundTranscrip
             pay: d.pay,
         })
         .collect();
+    let outcome = Outcome {
+        first_card: deal_out.facts.first_card,
+        winner: result.winner,
+        first_to_complete: deal_out.facts.first_to_complete,
+        first_pass_count: deal_out.facts.first_pass_count,
+    };
+    let winnings = unit * result.winner_takes_units as i64 + carried;
+    confidence_bets(
+        rng,
+        &mut t,
+        &mut players,
+        &seated,
+        &decisions,
+        &mut ledger,
+        Some(&outcome),
+        winnings,
+        &config,
+    );
     t.carried_cobre_in = Some(format_minor(carried));
     t.outcome = Some(super::raw(&super::PrimaOutcome::new(&result, &deal_out.facts)));
     t.events = Some(events(&progress.events));
     t.deal_out_events = Some(events(&deal_out.events));
     t.transfers = ledger.transfers;
     t
+}
+
+/// Up to three confidence bets between the round's players (or newcomers), each offered and
+/// then taken or not, paid as docs/confidence-bets.md says; the players list grows with them.
+#[allow(clippy::too_many_arguments)]
+fn confidence_bets(
+    rng: &mut ChaCha8Rng,
+    t: &mut RoundTranscript<'static>,
+    players: &mut Vec<String>,
+    seated: &[Suit],
+    decisions: &[CopaDecision],
+    ledger: &mut Ledger,
+    outcome: Option<&Outcome>,
+    winnings: i64,
+    config: &PrimaCartaConfig,
+) {
+    let paid: Vec<Suit> = decisions.iter().filter(|d| d.pay).map(|d| d.suit).collect();
+    for _ in 0..rng.gen_range(0..=3) {
+        if let (Some(o), Some(&backer_suit), true) = (outcome, paid.choose(rng), rng.gen_bool(0.3)) {
+            let others: Vec<Suit> = seated.iter().copied().filter(|s| *s != backer_suit).collect();
+            let backed_suit = *others.choose(rng).expect("a round seats two or more");
+            let seguro = Seguro {
+                backer: players[seated.iter().position(|s| *s == backer_suit).expect("seated")].clone(),
+                backed: players[seated.iter().position(|s| *s == backed_suit).expect("seated")].clone(),
+                suit: backed_suit,
+                decision: decisions.iter().find(|d| d.suit == backed_suit).map(|d| d.pay),
+            };
+            t.confidence_bets.push(seguro.sample(rng, ledger, o, winnings, config));
+            continue;
+        }
+        let newcomer = |players: &mut Vec<String>| {
+            let p = format!("P{}", players.len() + 1);
+            players.push(p.clone());
+            p
+        };
+        let suit = *Suit::ALL.choose(rng).unwrap();
+        let terms = match rng.gen_range(0..5) {
+            0 => Terms::Prima {
+                suit: seated[rng.gen_range(0..seated.len())],
+                ace_voids: rng.gen_bool(0.5),
+            },
+            1 => match paid.choose(rng) {
+                Some(&suit) if outcome.is_some() => Terms::Fuerza { suit },
+                _ => continue,
+            },
+            2 => Terms::Wins { suit },
+            3 => Terms::FirstToComplete { suit },
+            _ => {
+                let min = rng.gen_range(10..=30);
+                Terms::FirstPassCount {
+                    min,
+                    max: rng.gen_range(min..=45),
+                }
+            }
+        };
+        // The side against a Prima or a Fuerza is the suit's seated player; the backer, for, is a
+        // newcomer (never seated), named only once they offer or take the bet.
+        let against = match terms.centrale() {
+            Some(suit) => players[seated.iter().position(|s| *s == suit).expect("seated")].clone(),
+            None => players[rng.gen_range(0..players.len())].clone(),
+        };
+        let offerer_side = if rng.gen_bool(0.5) { Side::For } else { Side::Against };
+        let taken = rng.gen_bool(0.7);
+        let (offerer, taker) = match offerer_side {
+            Side::For => (newcomer(players), against),
+            Side::Against if taken => (against, newcomer(players)),
+            Side::Against => (against, String::new()),
+        };
+        let stakes = [rng.gen_range(100..=5000), rng.gen_range(100..=5000)];
+        let stake_of = |side: Side| if side == Side::For { stakes[0] } else { stakes[1] };
+        ledger.post("confidence_stake", &wallet(&offerer), "escrow", stake_of(offerer_side));
+        let mut entry = ConfidenceEntry {
+            terms: super::raw(&terms),
+            offered_by: offerer.clone().into(),
+            offerer_side: offerer_side.as_str().into(),
+            accepted_by: None,
+            for_stake: format_minor(stakes[0]).into(),
+            against_stake: format_minor(stakes[1]).into(),
+            status: "expired".into(),
+            paid: "0.00".into(),
+            commission: "0.00".into(),
+        };
+        if !taken {
+            entry.status = (*["withdrawn", "declined", "expired"].choose(rng).unwrap()).into();
+            ledger.post("confidence_refund", "escrow", &wallet(&offerer), stake_of(offerer_side));
+            t.confidence_bets.push(entry);
+            continue;
+        }
+        ledger.post(
+            "confidence_stake",
+            &wallet(&taker),
+            "escrow",
+            stake_of(offerer_side.other()),
+        );
+        entry.accepted_by = Some(taker.clone().into());
+        let holder = |side: Side| {
+            if side == offerer_side {
+                offerer.clone()
+            } else {
+                taker.clone()
+            }
+        };
+        let settlement = match outcome {
+            Some(o) => confidence::settle(terms.verdict(o), stakes[0], stakes[1], config.confidence_commission()),
+            None => Settlement::Void,
+        };
+        match settlement {
+            Settlement::Void => {
+                for side in [Side::For, Side::Against] {
+                    ledger.post("confidence_refund", "escrow", &wallet(&holder(side)), stake_of(side));
+                }
+                entry.status = if outcome.is_some() { "void" } else { "refunded" }.into();
+            }
+            Settlement::Won {
+                winner,
+                paid_minor,
+                commission_minor,
+            } => {
+                ledger.post("confidence_payout", "escrow", &wallet(&holder(winner)), paid_minor);
+                if commission_minor > 0 {
+                    ledger.post("confidence_commission", "escrow", "house:revenue", commission_minor);
+                }
+                entry.status = "settled".into();
+                entry.paid = format_minor(paid_minor).into();
+                entry.commission = format_minor(commission_minor).into();
+            }
+        }
+        t.confidence_bets.push(entry);
+    }
+    t.players = parties(players);
+}
+
+/// A Seguro between two seated players of a settled round: the backer paid their copa; the
+/// backed player's decision is `decision` (none: never asked).
+struct Seguro {
+    backer: String,
+    backed: String,
+    suit: Suit,
+    decision: Option<bool>,
+}
+
+impl Seguro {
+    fn sample(
+        &self,
+        rng: &mut ChaCha8Rng,
+        ledger: &mut Ledger,
+        outcome: &Outcome,
+        winnings: i64,
+        config: &PrimaCartaConfig,
+    ) -> ConfidenceEntry<'static> {
+        let share_bp = if rng.gen_bool(0.5) {
+            5_000
+        } else {
+            rng.gen_range(1..=10_000)
+        };
+        let contribution = rng.gen_range(100..=500);
+        let (backer, backed) = (wallet(&self.backer), wallet(&self.backed));
+        ledger.post("confidence_stake", &backer, "escrow", contribution);
+        let mut entry = ConfidenceEntry {
+            terms: super::raw(&Terms::Seguro {
+                suit: self.suit,
+                share_bp,
+            }),
+            offered_by: self.backer.clone().into(),
+            offerer_side: "for".into(),
+            accepted_by: None,
+            for_stake: format_minor(contribution).into(),
+            against_stake: "0.00".into(),
+            status: "void".into(),
+            paid: "0.00".into(),
+            commission: "0.00".into(),
+        };
+        if !rng.gen_bool(0.7) {
+            entry.status = (*["withdrawn", "declined", "expired"].choose(rng).unwrap()).into();
+            ledger.post("confidence_refund", "escrow", &backer, contribution);
+            return entry;
+        }
+        entry.accepted_by = Some(self.backed.clone().into());
+        if self.decision != Some(true) {
+            // Folded, or never asked: the contribution goes back and the bet is void.
+            ledger.post("confidence_refund", "escrow", &backer, contribution);
+            return entry;
+        }
+        ledger.post("seguro_contribution", "escrow", &backed, contribution);
+        entry.status = "settled".into();
+        if outcome.winner == self.suit {
+            if let Settlement::Won {
+                paid_minor,
+                commission_minor,
+                ..
+            } = confidence::seguro_share(winnings, share_bp, contribution, config.confidence_commission())
+            {
+                for (kind, from, to, amount) in [
+                    ("seguro_share", backed.as_str(), "escrow", paid_minor + commission_minor),
+                    ("confidence_payout", "escrow", backer.as_str(), paid_minor),
+                    ("confidence_commission", "escrow", "house:revenue", commission_minor),
+                ] {
+                    if amount > 0 {
+                        ledger.post(kind, from, to, amount);
+                    }
+                }
+                entry.paid = format_minor(paid_minor).into();
+                entry.commission = format_minor(commission_minor).into();
+            }
+        }
+        entry
+    }
 }
 
 fn lobo_round(rng: &mut ChaCha8Rng) -> RoundTranscript<'static> {

@@ -13,6 +13,7 @@ mod bad_input;
 mod bootstrap;
 mod checkpoints;
 mod compliance;
+mod confidence_bets;
 mod conformance;
 mod database_roles;
 mod failover;

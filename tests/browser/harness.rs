@@ -271,11 +271,22 @@ impl Browser {
         }
     }
 
-    /// Replaces a field's value by typing.
+    /// Replaces a field's value by typing; a field a live update replaced under us is found
+    /// again.
     pub async fn type_into(&self, css: &str, text: &str) {
-        let e = self.find(css).await;
-        e.clear().await.unwrap();
-        e.send_keys(text).await.unwrap();
+        let deadline = Instant::now() + Duration::from_millis(STEP_TIMEOUT_MS);
+        loop {
+            let e = self.find(css).await;
+            let typed = match e.clear().await {
+                Ok(()) => e.send_keys(text).await,
+                Err(err) => Err(err),
+            };
+            match typed {
+                Ok(()) => return,
+                Err(err) if Instant::now() > deadline => panic!("typing into {css}: {err}"),
+                Err(_) => tokio::time::sleep(Duration::from_millis(100)).await,
+            }
+        }
     }
 
     /// Chooses the option of a `<select>` whose visible text contains `label`.

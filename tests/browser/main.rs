@@ -8,6 +8,7 @@ mod harness;
 mod accessibility;
 mod account;
 mod compliance;
+mod confidence;
 mod console;
 mod dealer;
 mod peg_leg;

@@ -524,6 +524,7 @@ function renderRound() {
     $("open-round").textContent = "Open a round";
     fill($("seats"), el("p", { class: "empty" }, "No one is seated yet."));
     fill($("bets"), el("p", { class: "empty" }, "No side bets yet."));
+    fill($("confidence-bets"), el("p", { class: "empty" }, "No bets between players yet."));
     fill($("layout"), el("p", { class: "empty" }, "No cards dealt yet."));
     fill($("event-log"));
     $("event-log").hidden = true;
@@ -584,6 +585,7 @@ function renderRound() {
   renderCopa(r);
   renderSeats(r);
   renderBets(r);
+  renderConfidence(r);
   renderLayout(r);
   renderEvents(r);
   if (r.status === "settled") renderResult(r);
@@ -674,6 +676,55 @@ function renderBets(r) {
         el("td", {}, betName(t.kind)),
         el("td", { class: "num" }, String(t.bets)),
         el("td", { class: "num" }, t.staked))))));
+}
+
+const CONFIDENCE_STATUS = {
+  offered: "open", accepted: "taken", withdrawn: "withdrawn", declined: "declined", expired: "expired",
+  settled: "settled", void: "void (stakes back)", refunded: "refunded",
+};
+
+/** A confidence bet's proposition in words. */
+function confidenceTerms(t) {
+  switch (t.kind) {
+    case "prima": return `${suitName(t.suit)} gets the first card${t.ace_voids ? " (void on its 1)" : ""}`;
+    case "fuerza": return `Fuerza: ${suitName(t.suit)} wins the pot`;
+    case "seguro": return `Seguro: part of ${suitName(t.suit)}'s copa for ${t.share_bp / 100}% of its winnings`;
+    case "wins": return `${suitName(t.suit)} wins the pot`;
+    case "first_to_complete": return `${suitName(t.suit)} completes first`;
+    case "first_pass_count": return `first pass leaves ${t.min}–${t.max} cards`;
+    default: return "a bet";
+  }
+}
+
+/** The bets players made with each other on this round: who backs, who lays, the stakes. */
+function renderConfidence(r) {
+  const bets = r.confidence_bets || [];
+  if (bets.length === 0) {
+    fill($("confidence-bets"), el("p", { class: "empty", id: "confidence-count", "data-count": "0" },
+      "No bets between players on this round."));
+    return;
+  }
+  // A party by name: a seated player's, else "a backer" (the stream names no one else).
+  const party = (p) => {
+    if (!p) return "—";
+    const seat = r.seats.find((s) => s.player === p.player);
+    return seat ? playerCell(r, seat.suit, seat.player) : "a backer";
+  };
+  const holder = (b, side) => (side === b.offerer_side ? b.offered_by : b.accepted_by);
+  const taken = bets.filter((b) => !["withdrawn", "declined", "expired"].includes(b.status));
+  fill($("confidence-bets"),
+    el("p", { id: "confidence-count", "data-count": String(taken.length) },
+      `${taken.length} taken or open of ${bets.length} offered.`),
+    el("table", { id: "confidence-table" },
+      el("thead", {}, el("tr", {},
+        el("th", { scope: "col" }, "Bet"), el("th", { scope: "col" }, "For"), el("th", { scope: "col" }, "Against"),
+        el("th", { scope: "col" }, "Now"))),
+      el("tbody", {}, bets.map((b) => el("tr", { class: "confidence-bet", "data-status": b.status },
+        el("td", {}, confidenceTerms(b.terms)),
+        el("td", {}, party(holder(b, "for")), ` ${b.for_stake}`),
+        el("td", {}, party(holder(b, "against")), ` ${b.against_stake}`),
+        el("td", {}, CONFIDENCE_STATUS[b.status] || b.status,
+          b.status === "settled" ? ` · ${b.winner_side} won ${b.paid}` : ""))))));
 }
 
 function renderLayout(r) {

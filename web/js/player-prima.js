@@ -13,6 +13,7 @@ import { BET_KINDS, BET_NAMES, BET_RULES, SUIT_BETS, betName } from "./words.js"
 import { refreshWallet } from "./player-wallet.js";
 import { payTableById, payTableTable, paysText, rtpText, certified } from "./player-paytable.js";
 import { verifyPanel } from "./player-verify.js";
+import { showConfidence } from "./player-confidence.js";
 
 let table = null;
 let watcher = null;
@@ -432,6 +433,7 @@ function setRound(r) {
   renderCopa();
   renderResult();
   renderEvents();
+  showConfidence(round, isMine);
   if (round && lastStatus !== null && lastStatus !== round.status) {
     refreshWallet();
     if (round.status === "settled" || round.status === "voided") loadMyBets();

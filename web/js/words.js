@@ -85,6 +85,12 @@ export const TRANSFER_WORDS = {
   contest_entry: "Lobo contest entry",
   contest_rake: "Lobo contest rake",
   contest_prize: "Lobo contest prize",
+  confidence_stake: "Confidence bet staked",
+  confidence_payout: "Confidence bet won",
+  confidence_commission: "Confidence bet commission",
+  confidence_refund: "Confidence stake back",
+  seguro_contribution: "Seguro toward your copa",
+  seguro_share: "Seguro share of winnings",
   refund: "Refund",
 };
 

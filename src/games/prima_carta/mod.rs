@@ -3,6 +3,7 @@
 //! the round's outcome come out. No I/O, no clock, no randomness of its own:
 //! Jasper's reshuffle is a callback that continues the round's RNG stream.
 
+pub mod confidence;
 mod deal_facts;
 mod error;
 mod event;

@@ -90,6 +90,9 @@ pub struct RoundView {
     pub copa_turn: Option<CopaTurnView>,
     pub result: Option<ResultView>,
     pub bet_totals: Vec<crate::side_bets::BetTotal>,
+    /// Confidence bets between players (docs/confidence-bets.md): open offers, accepted bets
+    /// and how each ended, parties by pseudonym (the caller's own by account id).
+    pub confidence_bets: Vec<super::confidence::ConfidenceBetView>,
     /// The pay table every bet on this round uses (`GET /api/v1/pay-tables/{id}`).
     pub pay_table_id: Option<String>,
     pub version: i64,
@@ -164,6 +167,7 @@ pub fn round_view(
         facts: s.facts,
     });
     let bet_totals = crate::side_bets::round_totals(conn, &row.id)?;
+    let confidence_bets = super::confidence::views(&super::confidence::of_round(conn, &row.id)?, &mut names, viewer);
     Ok(RoundView {
         id: row.id.clone(),
         table_id: row.table_id.clone(),
@@ -197,6 +201,7 @@ pub fn round_view(
         copa_turn,
         result,
         bet_totals,
+        confidence_bets,
         pay_table_id: record::pay_table_of(conn, &row.id)?,
         version: row.version,
     })

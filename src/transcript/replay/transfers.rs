@@ -76,15 +76,17 @@ impl fmt::Display for Leg<'_> {
     }
 }
 
-pub(super) fn prima_transfers(
-    t: &RoundTranscript,
+pub(super) fn prima_transfers<'a>(
+    t: &'a RoundTranscript,
     config: &PrimaCartaConfig,
     played: &PrimaPlay,
     bets: &[BetMoney],
+    confidence: Vec<Leg<'a>>,
     voided: bool,
 ) -> Result<Cow<'static, str>, Mismatch> {
     let unit = config.unit.minor();
-    let mut expected: Vec<Leg> = Vec::with_capacity(t.transfers.len());
+    let mut expected: Vec<Leg> = confidence;
+    expected.reserve(t.transfers.len());
     // Each seat, and a void's reversal of it.
     for (_, player) in &played.seats {
         let w = Account::Wallet(player);
