@@ -59,12 +59,15 @@ pub struct OfferRequest {
     /// Prima: a first card that is the suit's 1 voids the bet (default false).
     pub ace_voids: Option<bool>,
     /// first_pass_count: the fewest and most cards in the five stacks after the first pass.
+    #[serde(default, deserialize_with = "crate::domain::whole::option")]
     #[schema(minimum = 10, maximum = 50)]
     pub min: Option<u8>,
+    #[serde(default, deserialize_with = "crate::domain::whole::option")]
     #[schema(minimum = 10, maximum = 50)]
     pub max: Option<u8>,
     /// seguro: the backer's share of the backed player's winnings, in basis points (default
     /// 5000: half).
+    #[serde(default, deserialize_with = "crate::domain::whole::option")]
     #[schema(minimum = 1, maximum = 10000)]
     pub share_bp: Option<u32>,
     /// `for` or `against` the proposition. Prima and Fuerza fix it: the suit's seated player is

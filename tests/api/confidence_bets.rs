@@ -707,7 +707,7 @@ both_backends!(
             &app,
             d,
             &id,
-            json!({"kind": "first_pass_count", "min": 17, "max": 50, "side": "for",
+            json!({"kind": "first_pass_count", "min": 17.0, "max": 50, "side": "for",
             "stake": "7.00", "taker_stake": "3.00"}),
         )
         .await
