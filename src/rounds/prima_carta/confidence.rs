@@ -178,6 +178,11 @@ impl BetRow {
             self.accepted_by.as_deref()
         }
     }
+    /// Who holds `side` of a bet that was taken (a stored taken bet without a taker is corrupt).
+    pub fn holder_of_taken(&self, side: Side) -> Result<&str> {
+        self.holder(side)
+            .ok_or_else(|| ConfidenceError::Corrupt(format!("bet {} has no taker", self.id)))
+    }
     pub fn stake_minor(&self, side: Side) -> i64 {
         match side {
             Side::For => self.for_stake_minor,

@@ -22,9 +22,7 @@ fn refund_both(row: &RoundRow, bet: &BetRow, memo: &str) -> Result<Vec<TransferS
         .into_iter()
         .filter(|side| bet.stake_minor(*side) > 0)
         .map(|side| {
-            let holder = bet
-                .holder(side)
-                .ok_or_else(|| ConfidenceError::Corrupt(format!("bet {} has no taker", bet.id)))?;
+            let holder = bet.holder_of_taken(side)?;
             Ok(TransferSpec::new(
                 AccountId::escrow(&row.id),
                 AccountId::wallet(holder),
@@ -90,15 +88,11 @@ pub fn settle_round(
                 paid_minor,
                 commission_minor,
             } => {
-                let holder = bet
-                    .holder(winner)
-                    .ok_or_else(|| ConfidenceError::Corrupt(format!("bet {} has no taker", bet.id)))?;
+                let holder = bet.holder_of_taken(winner)?;
                 let share = paid_minor + commission_minor;
                 if let (Terms::Seguro { .. }, true) = (terms, share > 0) {
                     // The backed player pays the share out of what the pot paid them.
-                    let backed = bet
-                        .holder(Side::Against)
-                        .ok_or_else(|| ConfidenceError::Corrupt(format!("bet {} has no taker", bet.id)))?;
+                    let backed = bet.holder_of_taken(Side::Against)?;
                     specs.push(
                         TransferSpec::new(
                             AccountId::wallet(backed),
@@ -167,10 +161,7 @@ pub fn on_copa_decision(conn: &mut AnyConnection, row: &RoundRow, suit: crate::c
                 }
             }
             BetStatus::Accepted => {
-                let backed = bet
-                    .holder(Side::Against)
-                    .ok_or_else(|| ConfidenceError::Corrupt(format!("bet {} has no taker", bet.id)))?
-                    .to_owned();
+                let backed = bet.holder_of_taken(Side::Against)?.to_owned();
                 if pay {
                     ledger::post(
                         conn,
