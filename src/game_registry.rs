@@ -13,8 +13,8 @@ use serde::Serialize;
 use utoipa::ToSchema;
 
 use crate::store::schema::{
-    bets, confidence_bets, lobo_contest_entries, lobo_contests, peg_leg_bets, peg_leg_client_seeds, peg_leg_rounds,
-    rounds, seats,
+    bets, confidence_bets, fuerza_bets, lobo_contest_entries, lobo_contests, peg_leg_bets, peg_leg_client_seeds,
+    peg_leg_rounds, rounds, seats,
 };
 use crate::store::AnyConnection;
 
@@ -213,6 +213,7 @@ pub static PRIMA_CARTA: GameEntry = GameEntry {
         "round_exposures",
         "round_bet_totals",
         "confidence_bets",
+        "fuerza_bets",
     ],
     escrow_returns: &["confidence_refund"],
     unfinished_before: |conn, before_us| shared_rounds::unfinished(conn, Game::PrimaCarta, before_us),
@@ -242,6 +243,11 @@ pub static PRIMA_CARTA: GameEntry = GameEntry {
                                         .or(confidence_bets::accepted_by.eq(player_id.to_owned())),
                                 )
                                 .select(confidence_bets::round_id),
+                        ))
+                        .or(r::id.eq_any(
+                            fuerza_bets::table
+                                .filter(fuerza_bets::player_id.eq(player_id.to_owned()))
+                                .select(fuerza_bets::round_id),
                         )),
                 )
                 .order((r::created_at_us.desc(), r::id.desc()))

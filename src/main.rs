@@ -448,6 +448,27 @@ enum SimulateCommand {
     FirstPass(SimulateFirstPassArgs),
     /// The first player's result under the printed basic strategy, never folding, and perfect knowledge.
     BasicStrategy(SimulateBasicStrategyArgs),
+    /// Calibrate the house's Fuerza quotes at Jasper tables against simulated outcomes, by band of
+    /// quoted chance, and the price's return against a reference with sixteen times the draws.
+    Fuerza(SimulateFuerzaArgs),
+}
+
+#[derive(Args)]
+pub struct SimulateFuerzaArgs {
+    /// Random Jasper rounds to deal (each quoted once the copa is over and once before).
+    #[arg(long)]
+    pub positions: u64,
+    #[arg(long)]
+    pub seed: u64,
+    /// Set every Nth position's quote against a reference of sixteen times the draws (0: none).
+    #[arg(long, default_value_t = 100)]
+    pub reference_every: u64,
+    /// Worker threads (default: all cores).
+    #[arg(long)]
+    pub threads: Option<usize>,
+    /// Print JSON instead of text.
+    #[arg(long)]
+    pub json: bool,
 }
 
 #[derive(Args)]
@@ -617,6 +638,9 @@ fn run(cli: Cli) -> Result<ExitCode, String> {
         Command::Simulate {
             command: SimulateCommand::BasicStrategy(args),
         } => cli::simulate::basic_strategy(args),
+        Command::Simulate {
+            command: SimulateCommand::Fuerza(args),
+        } => cli::simulate::fuerza(args),
         Command::Solve {
             command: SolveCommand::Lobo(args),
         } => cli::solve::lobo(args),

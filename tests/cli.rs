@@ -295,6 +295,32 @@ fn simulate_first_pass_prints_the_table_and_writes_the_cache_format() {
     );
 }
 
+#[test]
+fn simulate_fuerza_prints_its_calibration_by_band() {
+    // A small run at the service's 65,536 draws per quote (the debug build deals a few hundred
+    // positions in seconds); no reference, which would draw sixteen times as many.
+    let o = djego(&[
+        "simulate",
+        "fuerza",
+        "--positions",
+        "150",
+        "--seed",
+        "3",
+        "--reference-every",
+        "0",
+    ]);
+    let text = stdout(&o);
+    assert_eq!(o.status.code(), Some(0), "{text}{}", stderr(&o));
+    assert!(
+        text.contains("| quoted chance | quotes | mean quoted | won | z |"),
+        "{text}"
+    );
+    assert!(text.contains("With decisions pending:"), "{text}");
+    assert!(text.contains("calibrated"), "{text}");
+    let o = djego(&["simulate", "fuerza", "--positions", "0", "--seed", "3"]);
+    assert_ne!(o.status.code(), Some(0));
+}
+
 // ---------------------------------------------------------------------------
 // djego bench wagers
 // ---------------------------------------------------------------------------

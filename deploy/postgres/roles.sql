@@ -40,7 +40,7 @@ GRANT UPDATE ON accounts, ledger_head, users, casino_tables, idempotency_keys, l
 -- `service_updates`; the database roles test checks every game's): Prima Carta's rounds, side
 -- bets and their running totals; Peg Leg's rounds and bets; Lobo's rounds; Lobo contests and
 -- their entries.
-GRANT UPDATE ON rounds, bets, round_exposures, round_bet_totals, confidence_bets TO :"service";
+GRANT UPDATE ON rounds, bets, round_exposures, round_bet_totals, confidence_bets, fuerza_bets TO :"service";
 GRANT UPDATE ON peg_leg_rounds, peg_leg_bets TO :"service";
 GRANT UPDATE ON lobo_contests, lobo_contest_entries TO :"service";
 -- A player's own limits on money and on a session's length (lowered at once, raised after the

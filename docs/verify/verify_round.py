@@ -8,9 +8,11 @@ djego. A version-2 transcript is replayed whole: the shuffle, the play, the
 outcome, every bet's return and every ledger transfer, and every pay table is
 certifiable: each bet's RTP, recomputed exactly (closed forms, and the published first-pass
 distribution in first_pass_distribution.json beside this script), lies within the certified
-bounds. A transcript is read strictly (every field written, null only where the format allows,
-no unknown field, `players` exactly P1, P2, ... in order of first appearance); a version-1 shuffle
-transcript gets the shuffle checks only. A saved Lobo contest recall is checked
+bounds. A Fuerza bet's quote (its wins over 65,536 orders of the first pass's discard pile) is checked
+statistically, against 4,000 orders drawn here; `djego verify round` redraws it exactly. A transcript
+is read strictly (every field written, null only where the format allows, no unknown field, `players`
+exactly P1, P2, ... in order of first appearance); a version-1 shuffle transcript gets the shuffle checks
+only. A saved Lobo contest recall is checked
 whole too: the seed against the commitment, the entrants' seeds combined, each
 entrant's deck (the shuffle of round id `<contest id>/<n>` under the contest's
 seeds) and three rounds replayed to their total, and the pot's transfers. A saved Peg Leg
@@ -35,10 +37,12 @@ Lines (the auditor's export). The checks, their names and their order are those 
 """
 
 import decimal
+import functools
 import hashlib
 import hmac
 import json
 import math
+import random
 import sys
 import unicodedata
 from fractions import Fraction
@@ -1163,6 +1167,12 @@ TRANSCRIPT_SHAPE = {
                                           "for_stake": ("str", "req"), "against_stake": ("str", "req"),
                                           "status": ("str", "req"), "paid": ("str", "req"),
                                           "commission": ("str", "req")})), "opt"),
+    "fuerza_bets": (("list", ("obj", {"player": ("str", "req"), "suit": ("str", "req"), "stake": ("str", "req"),
+                                      "quote": (("obj", {"algorithm": ("str", "req"), "decisions": ("u32", "req"),
+                                                         "samples": ("u32", "req"), "wins": ("u32", "req"),
+                                                         "wins_if_all_pay": ("u32", "req"),
+                                                         "price": ("str", "req")}), "req"),
+                                      "status": ("str", "req"), "returned": ("str", "req")})), "opt"),
     "carried_cobre_in": ("str", "opt"), "outcome": ("any", "null"),
     "events": (("list", "any"), "opt"), "deal_out_events": (("list", "any"), "opt"),
     "transfers": (("list", TRANSFER_SHAPE), "req"),
@@ -1212,12 +1222,13 @@ def shape_problem(value, shape, where):
 
 def players_problem(t):
     """None if `players` is exactly P1, P2, ... in order of first appearance (the seats in order, then the
-    bettors by first bet, then the confidence bets' parties), each once, at most one marked `you`; else why
-    not."""
+    bettors by first bet, then the confidence bets' parties, then the Fuerza bettors), each once, at most one
+    marked `you`; else why not."""
     named = []
     confidence = [who for c in t.get("confidence_bets", []) for who in (c["offered_by"], c.get("accepted_by"))
                   if who is not None]
-    for who in [seat["player"] for seat in t["seats"]] + [bet["player"] for bet in t["bets"]] + confidence:
+    fuerza = [bet["player"] for bet in t.get("fuerza_bets", [])]
+    for who in [seat["player"] for seat in t["seats"]] + [bet["player"] for bet in t["bets"]] + confidence + fuerza:
         if who not in named:
             named.append(who)
     listed = [p["pseudonym"] for p in t["players"]]
@@ -1419,8 +1430,8 @@ def verify_v2(t):
     def check_bets():
         bets = parse_list(t, "bets")
         if not prima:
-            if bets or t.get("confidence_bets"):
-                raise RuleError("a Lobo round has no side bets and no confidence bets")
+            if bets or t.get("confidence_bets") or t.get("fuerza_bets"):
+                raise RuleError("a Lobo round has no side bets, no confidence bets and no Fuerza bets")
             return "none"
         if s["settled"]:
             compute_deal_out()
@@ -1486,6 +1497,13 @@ def verify_v2(t):
     confidence_ok = attempt("confidence_bets", [header, ("the rules are invalid", rules_ok)] + play_needs,
                             check_confidence) if prima else True
 
+    def check_fuerza():
+        s["fuerza"], detail = fuerza_legs(t, s, deck)
+        return detail
+
+    fuerza_ok = attempt("fuerza_bets", [header, ("the rules are invalid", rules_ok)] + play_needs,
+                        check_fuerza) if prima else True
+
     def check_transfers():
         expected = expected_transfers(t, s) if prima else expected_lobo_transfers(s)
         claimed = parse_list(t, "transfers")
@@ -1504,7 +1522,8 @@ def verify_v2(t):
         return "%d transfers" % len(expected)
 
     attempt("transfers", play_needs + [("the bets did not verify", bets_ok),
-                                       ("the confidence bets did not verify", confidence_ok)], check_transfers)
+                                       ("the confidence bets did not verify", confidence_ok),
+                                       ("the Fuerza bets did not verify", fuerza_ok)], check_transfers)
     return {"passed": all(c["passed"] for c in checks), "checks": checks}
 
 
@@ -1665,10 +1684,180 @@ def confidence_legs(bet, where, s, t):
     return legs, 1, 1 if expected == "settled" else 0
 
 
+# --- The house's Fuerza (docs/confidence-bets.md, src/games/prima_carta/fuerza.rs) ------------------
+
+FUERZA_ALGORITHM = "fuerza-quote-v1"
+FUERZA_SAMPLES = 1 << 16  # the orders of the pile djego draws per quote
+FUERZA_DRAWS = 4000       # the orders drawn here, independently, to check a quote's counts
+
+
+def fuerza_price(wins, samples):
+    """The price in hundredths the house offers on `wins` in `samples`: 95% of the fair odds, rounded
+    down; None under a 2% chance or below 1.01."""
+    if wins == 0 or wins * 50 < samples:
+        return None
+    price = 9500 * samples // (100 * wins)
+    return price if price >= 101 else None
+
+
+def fuerza_position(deck):
+    """The table after the whole first pass (no early stop), where every quote starts: (each stack's
+    count, the card each stack wants next, the discard pile from the card discarded first); None when a
+    suit completed in it."""
+    layout = Layout(deck)
+    layout.start_pass()
+    layout.run_pass(lambda s: False)
+    if layout.completion_order or len(layout.foundation_order) != 5:
+        return None
+    # The wanted card is the same suit's next rank (1 follows 10).
+    return tuple(layout.count), tuple(s * 10 + rank_of(layout.top[s]) % 10 for s in range(5)), tuple(layout.discard)
+
+
+def repasso_first(position, deck, stop, watch):
+    """Deals `deck` (the pile in some order), then pass after pass the new discards turned over (the
+    card discarded first dealt first), until a suit in `stop` completes: returns it and the first suit in
+    `watch` to complete (it, or one before it); None if none can. Position::first_completion in
+    src/games/prima_carta/fuerza.rs; the deal of Layout.run_repassos, without its events, for speed."""
+    count, want = list(position[0]), list(position[1])
+    watched = None
+    for _ in range(CARD_COUNT + 1):  # every pass promotes a card, so fifty passes end any deal
+        discard = []
+        for card in deck:
+            # Discarding the card and then playing up the discard top plays it if it plays, then
+            # plays up as the rules do before the next card (and after the last).
+            discard.append(card)
+            while discard:
+                top = discard[-1]
+                s = top // 10
+                if want[s] != top:
+                    break
+                discard.pop()
+                count[s] += 1
+                if count[s] < 10:
+                    want[s] = s * 10 + (top % 10 + 1) % 10
+                    continue
+                want[s] = -1  # complete: a stack of 10 takes nothing
+                if watched is None and s in watch:
+                    watched = s
+                if s in stop:
+                    return s, s if watched is None else watched
+        if not discard:
+            return None
+        deck = discard
+    return None
+
+
+@functools.lru_cache(maxsize=64)  # drawn once per quote, however many bets and documents share it
+def fuerza_estimate(position, paid, undecided, seed):
+    """Per suit, in how many of FUERZA_DRAWS uniform orders of the pile (Python's generator, seeded with
+    `seed`) it wins against the suits in `paid`, and against those and the `undecided`: (wins,
+    wins_if_all_pay), as dicts by suit index. The arguments are tuples and a string."""
+    rng = random.Random(seed)  # a string seed: the same draws on every run and platform
+    stop, watch = set(paid), set(paid) | set(undecided)
+    wins, wins_if_all_pay = dict.fromkeys(range(5), 0), dict.fromkeys(range(5), 0)
+    pile = list(position[2])
+    for _ in range(FUERZA_DRAWS):
+        rng.shuffle(pile)
+        first = repasso_first(position, pile, stop, watch)
+        if first is not None:
+            wins[first[0]] += 1
+            wins_if_all_pay[first[1]] += 1
+    return wins, wins_if_all_pay
+
+
+def fuerza_count_problem(claimed, samples, drawn):
+    """Why `claimed` wins in `samples` (djego's quote) cannot be the chance that gave `drawn` in
+    FUERZA_DRAWS independent draws, or None. A statistical check at about 5 standard errors of the
+    difference (the chance clamped away from 0 and 1), plus one draw's worth: djego's verifier redraws
+    the quote bit for bit with its ChaCha8 generator, which this script does not re-implement."""
+    q = min(max(claimed / samples, 0.001), 0.999)
+    tolerance = 5 * math.sqrt(q * (1 - q) * (1 / FUERZA_DRAWS + 1 / samples)) + 1 / FUERZA_DRAWS
+    if abs(claimed / samples - drawn / FUERZA_DRAWS) <= tolerance:
+        return None
+    return "%d in %d, where %d independent draws of the pile's order give %d (%.4f against %.4f)" % (
+        claimed, samples, FUERZA_DRAWS, drawn, claimed / samples, drawn / FUERZA_DRAWS)
+
+
+def fuerza_legs(t, s, deck):
+    """The transfers the Fuerza bets imply (the same (kind, from, to, cents) as expected_transfers),
+    after checking each bet's quote against the round's first pass and copa decisions and settling it on
+    the replayed winner; with the check's detail."""
+    bets = t.get("fuerza_bets", [])
+    if not bets:
+        return [], "no Fuerza bets"
+    if s["rules"]["variant"] != "jasper":
+        raise RuleError("the house quotes a Fuerza only at Jasper tables")
+    if not s["settled"]:
+        raise RuleError("a voided round dealt no card, so nothing was quoted")
+    winner = SUITS.index(s["replay"][0]["winner"])
+    position = fuerza_position(deck)
+    if position is None:
+        raise RuleError("a suit completed in the first pass: no copa, no Fuerza")
+    seated = [suit for suit, _ in s["seats"]]
+    made = parse_decisions(t)
+    known = [p["pseudonym"] for p in t["players"]]
+    legs = []
+    won = 0
+    for i, bet in enumerate(bets):
+        where = "Fuerza bet %d" % i
+        if bet["player"] not in known:
+            raise RuleError("%s: %s is not among the round's players" % (where, bet["player"]))
+        backed = parse_suit(bet["suit"])
+        if backed is None:
+            raise RuleError("%s: unknown suit %s" % (where, show(bet["suit"])))
+        stake = parse_cents(bet["stake"])
+        if stake is None:
+            raise RuleError("%s: stake %s is not a positive amount" % (where, show(bet["stake"])))
+        q = bet["quote"]
+        if q["algorithm"] != FUERZA_ALGORITHM or q["samples"] != FUERZA_SAMPLES:
+            raise RuleError("%s: the quote is %s over %d draws; djego quotes %s over %d"
+                            % (where, q["algorithm"], q["samples"], FUERZA_ALGORITHM, FUERZA_SAMPLES))
+        k = q["decisions"]
+        if not 1 <= k <= len(made):
+            raise RuleError("%s: quoted after %d copa decisions; the round has %d" % (where, k, len(made)))
+        paid = [suit for suit, pay in made[:k] if pay]
+        undecided = [suit for suit in seated if suit not in {d for d, _ in made[:k]}]
+        if len(paid) + len(undecided) < 2:
+            raise RuleError("%s: after %d decisions the copa was over with one player left" % (where, k))
+        if backed not in paid:
+            raise RuleError("%s: %s had not paid the copa after %d decisions" % (where, SUITS[backed], k))
+        if not 0 <= q["wins_if_all_pay"] <= q["wins"] <= q["samples"]:
+            raise RuleError("%s: the quote counts %d and %d wins in %d draws, which cannot be"
+                            % (where, q["wins"], q["wins_if_all_pay"], q["samples"]))
+        seed = "%s/%s/%d" % (FUERZA_ALGORITHM, t["round_id"], k)  # the same draws for every bet at this quote
+        drawn = fuerza_estimate(position, tuple(paid), tuple(undecided), seed)
+        for name, counts in zip(("wins", "wins_if_all_pay"), drawn):
+            problem = fuerza_count_problem(q[name], q["samples"], counts[backed])
+            if problem:
+                raise RuleError("%s: the quote's %s is %s" % (where, name, problem))
+        price = fuerza_price(q["wins"], q["samples"])
+        if price is None:
+            raise RuleError("%s: the house offers no price on %s at this quote" % (where, SUITS[backed]))
+        if q["price"] != money(price):
+            raise RuleError("%s: the price is %s; the quote gives %s" % (where, q["price"], money(price)))
+        wallet = "wallet:" + bet["player"]
+        legs.append(("bet_stake", wallet, "escrow", stake))
+        if winner == backed:
+            won += 1
+            status, returned = "won", stake * price // 100
+            legs.append(("bet_returned", "escrow", wallet, stake))
+            if returned > stake:
+                legs.append(("bet_payout", "house:bankroll", wallet, returned - stake))
+        else:
+            status, returned = "lost", 0
+            legs.append(("bet_collected", "escrow", "house:bankroll", stake))
+        if bet["status"] != status:
+            raise RuleError("%s: status %s but %s won: %s" % (where, show(bet["status"]), SUITS[winner], status))
+        if parse_cents(bet["returned"], positive=False) != returned:
+            raise RuleError("%s: returned %s but the price pays %s" % (where, show(bet["returned"]), money(returned)))
+    return legs, "%d Fuerza bet(s) checked against %d draws of our own and settled (%d won, %d lost)" % (
+        len(bets), FUERZA_DRAWS, won, len(bets) - won)
+
+
 def expected_transfers(t, s):
     """Prima Carta: the (kind, from, to, cents) the round implies (docs/transcript.md), its confidence
-    bets' included."""
-    return seat_and_bet_transfers(t, s) + s.get("confidence", [])
+    and Fuerza bets' included."""
+    return seat_and_bet_transfers(t, s) + s.get("confidence", []) + s.get("fuerza", [])
 
 
 def seat_and_bet_transfers(t, s):
@@ -2282,6 +2471,52 @@ def honest_prima_carta(server_seed, round_id, rules, seated, pay, bets, voided=F
     return t
 
 
+def with_fuerza_bets(t, bets):
+    """A copy of an honest Jasper round with Fuerza bets: `bets` are (player, decisions, stake cents),
+    each on the first suit that had paid the copa and has a price, quoted from independent draws (not
+    djego's: this script has no ChaCha8); a bet the round cannot take is left out."""
+    t = json.loads(json.dumps(t))
+    position = fuerza_position(t["shuffle"]["deck"])
+    made = [(SUITS.index(d["suit"]), d["pay"]) for d in t["decisions"]]
+    seated = [SUITS.index(seat["suit"]) for seat in t["seats"]]
+    t["fuerza_bets"] = []
+    for player, k, stake in bets:
+        if position is None or not 1 <= k <= len(made):
+            continue
+        paid = [suit for suit, pay in made[:k] if pay]
+        undecided = [suit for suit in seated if suit not in {d for d, _ in made[:k]}]
+        if len(paid) + len(undecided) < 2:
+            continue
+        wins, wins_if_all_pay = fuerza_estimate(position, tuple(paid), tuple(undecided),
+                                                "honest/%s/%d" % (t["round_id"], k))
+        scaled = {suit: (wins[suit] * FUERZA_SAMPLES // FUERZA_DRAWS,
+                         wins_if_all_pay[suit] * FUERZA_SAMPLES // FUERZA_DRAWS) for suit in paid}
+        priced = [suit for suit in paid if fuerza_price(scaled[suit][0], FUERZA_SAMPLES)]
+        if not priced:
+            continue
+        suit = priced[0]
+        price = fuerza_price(scaled[suit][0], FUERZA_SAMPLES)
+        won = t["outcome"]["winner"] == SUITS[suit]
+        returned = stake * price // 100 if won else 0
+        t["fuerza_bets"].append({"player": player, "suit": SUITS[suit], "stake": money(stake),
+                                 "quote": {"algorithm": FUERZA_ALGORITHM, "decisions": k, "samples": FUERZA_SAMPLES,
+                                           "wins": scaled[suit][0], "wins_if_all_pay": scaled[suit][1],
+                                           "price": money(price)},
+                                 "status": "won" if won else "lost", "returned": money(returned)})
+        if player not in [p["pseudonym"] for p in t["players"]]:
+            t["players"].append({"pseudonym": player, "you": False})
+        wallet = "wallet:" + player
+        legs = [("bet_stake", wallet, "escrow", stake)]
+        if won:
+            legs.append(("bet_returned", "escrow", wallet, stake))
+            legs += [("bet_payout", "house:bankroll", wallet, returned - stake)] if returned > stake else []
+        else:
+            legs.append(("bet_collected", "escrow", "house:bankroll", stake))
+        t["transfers"] += [{"seq": len(t["transfers"]) + 1, "kind": kind, "from": a, "to": b, "amount": money(c),
+                            "hash": "0" * 64} for kind, a, b, c in legs]
+    return t
+
+
 def honest_lobo(server_seed, round_id, rules, choose):
     """A settled Lobo round; `choose(player, wolf)` picks the play (kind, player_cards, wolf_cards)."""
     parsed = parse_lobo_rules(rules)
@@ -2510,7 +2745,6 @@ def _rule_tests():
 
 def _round_tests():
     """Honest rounds verify; doctored ones fail at the right check."""
-    import random
     rng = random.Random(7)
     prima_rules = {"variant": "classic", "unit": "1.00", "seat_fee": "0.25", "corte": True, "cobre": "carry",
                    "min_bet": "1.00", "max_bet": "100.00", "max_exposure_per_round": "500.00",
@@ -2561,7 +2795,7 @@ def _round_tests():
     assert failed(doctored) == ["pay_tables", "bets", "transfers"]
     doctored = json.loads(json.dumps(prima))
     doctored["seats"][0]["suit"] = "hearts"
-    assert failed(doctored) == ["play", "events", "outcome", "confidence_bets", "transfers"]
+    assert failed(doctored) == ["play", "events", "outcome", "confidence_bets", "fuerza_bets", "transfers"]
     lobo = reports[-1][0]
     doctored = json.loads(json.dumps(lobo))
     doctored["plays"] = doctored["plays"][:-1]
@@ -2575,11 +2809,109 @@ def _round_tests():
     assert not failed(voided), failed(voided)
     assert failed(dict(voided, plays=lobo["plays"])) == ["play", "outcome", "transfers"]
     assert failed(dict(voided, transfers=voided["transfers"][:-1])) == ["transfers"]
+    _fuerza_tests([t for t, _ in reports if t["game"] == "prima_carta"], lobo)
     _contest_tests()
     _peg_leg_tests()
     for junk in (None, [], "x", {"version": 2}, {"version": 2, "shuffle": prima["shuffle"], "seats": 5},
                  dict(prima, decisions=[{"suit": "cups"}] * 3), dict(prima, bets=[1]), dict(lobo, plays=[{"kind": 3}])):
         assert not verify_document(junk)["passed"]
+
+
+def _fuerza_tests(prima_rounds, lobo):
+    """The fast repasso deals as the full replay does; prices as djego's; honest Fuerza bets verify
+    and doctored ones fail at the right check."""
+    # As the Rust engine's tests: an even chance pays 1.90, 1 in 3 2.85, 1 in 7 6.65, all rounded down;
+    # a sure thing and a chance under 2% get no price.
+    for wins, samples, price in ((500, 1000, 190), (1000, 3000, 285), (1000, 7000, 665), (3, 7, 221),
+                                 (1000, 1000, None), (19, 1000, None), (20, 1000, 4750), (0, 1000, None)):
+        assert fuerza_price(wins, samples) == price, (wins, samples)
+    # The fast repasso against the replay of whole Jasper rounds: the same pile, and the same winner
+    # for the same reshuffle, whoever folded.
+    rng = random.Random(11)
+    rules = {"variant": "jasper", "corte": False, "cobre": "off"}
+    compared = 0
+    for _ in range(300):
+        deck = list(range(CARD_COUNT))
+        rng.shuffle(deck)
+        position = fuerza_position(deck)
+        if position is None:
+            continue
+        seated = sorted(rng.sample(range(5), rng.randint(2, 5)))
+        decisions, live = [], copa_order(suit_of(deck[0]), seated)
+        for suit in copa_order(suit_of(deck[0]), seated):
+            if len(live) == 1:
+                break
+            decisions.append((suit, rng.random() < 0.7))
+            if not decisions[-1][1]:
+                live.remove(suit)
+        reshuffle = random.Random(rng.random()).shuffle  # a known order, recorded in the reshuffle's `after`
+        outcome, _, reshuffles, _ = play_prima_carta(deck, rules, seated, decisions, reshuffle)
+        if outcome["how"] != "repasso_completion":
+            continue
+        after = reshuffles[0]["after"]
+        assert reshuffles[0]["before"] == list(position[2])
+        assert repasso_first(position, after, set(live), set(live))[0] == SUITS.index(outcome["winner"])
+        # The first of all seated to complete is the same whoever is live.
+        assert repasso_first(position, after, set(live), set(seated))[1] == \
+            repasso_first(position, after, set(seated), set(seated))[0]
+        compared += 1
+    assert compared > 100, compared
+
+    def failed(t):
+        return [c["name"] for c in verify_document(t)["checks"] if not c["passed"]]
+
+    def names(t):
+        return [c["name"] for c in verify_document(t)["checks"]]
+    plain = prima_rounds[0]
+    assert names(plain)[-3:] == ["confidence_bets", "fuerza_bets", "transfers"], names(plain)
+    jasper = [t for t in prima_rounds if t["rules"]["variant"] == "jasper" and t["status"] == "settled"]
+    honest = []
+    for t in jasper:  # two rounds are enough: each quote takes a moment to draw
+        t = with_fuerza_bets(t, [("P%d" % (len(t["players"]) + 1), 2, 1000), ("P1", len(t["decisions"]), 333)])
+        if t["fuerza_bets"]:
+            honest.append(t)
+        if len(honest) == 2:
+            break
+    assert len(honest) == 2 and any(len(t["fuerza_bets"]) == 2 for t in honest)
+    assert any(b["status"] == "won" for t in honest for b in t["fuerza_bets"])
+    for t in honest:
+        assert not failed(t), [c for c in verify_document(t)["checks"] if not c["passed"]]
+    t = next(t for t in honest if len(t["fuerza_bets"]) == 2)
+    bet = t["fuerza_bets"][0]
+
+    def doctored(change, quote=False):
+        d = json.loads(json.dumps(t))
+        change(d["fuerza_bets"][0]["quote"] if quote else d["fuerza_bets"][0])
+        return d
+    price = parse_cents(bet["quote"]["price"])
+    assert failed(doctored(lambda q: q.update(price=money(price + 1)), quote=True)) == ["fuerza_bets", "transfers"]
+    # Counts far from the chance, with the price they would give.
+    for name in ("wins", "wins_if_all_pay"):
+        def off(q):
+            q[name] = (q[name] + 6554) % FUERZA_SAMPLES
+            q["wins"] = max(q["wins"], q["wins_if_all_pay"])
+            q["price"] = money(fuerza_price(q["wins"], FUERZA_SAMPLES) or 101)
+        d = doctored(off, quote=True)
+        assert failed(d) == ["fuerza_bets", "transfers"], d["fuerza_bets"][0]
+        assert "quote's %s is" % name in verify_document(d)["checks"][-2]["detail"]
+    for change in (lambda q: q.update(wins_if_all_pay=q["wins"] + 1), lambda q: q.update(decisions=0),
+                   lambda q: q.update(decisions=len(t["decisions"]) + 1), lambda q: q.update(samples=65535),
+                   lambda q: q.update(algorithm="fuerza-quote-v2")):
+        assert failed(doctored(change, quote=True)) == ["fuerza_bets", "transfers"]
+    k = bet["quote"]["decisions"]
+    unpaid = next(s for s in SUITS if {"suit": s, "pay": True} not in t["decisions"][:k])
+    for change in (lambda b: b.update(status="lost" if b["status"] == "won" else "won"),
+                   lambda b: b.update(returned=money(parse_cents(b["returned"], False) + 1)),
+                   lambda b: b.update(suit=unpaid), lambda b: b.update(suit="hearts"), lambda b: b.update(stake="0")):
+        assert failed(doctored(change)) == ["fuerza_bets", "transfers"]
+    assert failed(doctored(lambda q: q.update(odds="2.00"), quote=True)) == ["transcript"]
+    assert failed(dict(t, transfers=t["transfers"][:-1])) == ["transfers"]
+    # Only a settled Jasper round quotes a Fuerza; a Lobo round has none.
+    voided = next(r for r in prima_rounds if r["status"] == "voided")
+    classic = next(r for r in prima_rounds if r["rules"]["variant"] == "classic" and r["decisions"])
+    for r in (voided, classic):
+        assert failed(dict(r, fuerza_bets=[dict(bet, player="P1")])) == ["fuerza_bets", "transfers"]
+    assert failed(dict(lobo, fuerza_bets=[dict(bet, player="P1")])) == ["bets", "transfers"]
 
 
 def _contest_tests():

@@ -13,6 +13,7 @@ pub mod error;
 pub mod exclusion_lists;
 pub mod fallback;
 pub mod floor;
+pub mod fuerza;
 pub mod games;
 pub mod health;
 pub mod idempotency;
@@ -68,7 +69,7 @@ use utoipa::{Modify, OpenApi};
         prima_carta::round_bets, prima_carta::my_bets, prima_carta::observed_rtp,
         confidence_bets::offer_confidence_bet, confidence_bets::list_confidence_bets,
         confidence_bets::accept_confidence_bet, confidence_bets::decline_confidence_bet,
-        confidence_bets::withdraw_confidence_bet,
+        confidence_bets::withdraw_confidence_bet, fuerza::fuerza_quotes, fuerza::place_fuerza_bet,
         lobo::start_round, lobo::house_edge, lobo::list_rounds, lobo::get_round, lobo::void, lobo::make_play, lobo::fold, lobo::hint, lobo::recall,
         lobo_contests::create_contest, lobo_contests::list_contests, lobo_contests::get_contest, lobo_contests::enter,
         lobo_contests::close_entry, lobo_contests::make_play, lobo_contests::fold, lobo_contests::settle,
@@ -95,7 +96,7 @@ use utoipa::{Modify, OpenApi};
         (name = "tables", description = "Tables, dealers and live events"),
         (name = "prima carta", description = "Prima Carta rounds at the house table"),
         (name = "side bets", description = "House side bets and pay tables"),
-        (name = "confidence bets", description = "Confidence bets between players at a Prima Carta round: offers with their terms and stakes, acceptance, refusal, withdrawal, and settlement from the round's outcome with the house's commission"),
+        (name = "confidence bets", description = "Confidence bets between players at a Prima Carta round: offers with their terms and stakes, acceptance, refusal, withdrawal, and settlement from the round's outcome with the house's commission; and at Jasper tables the house's Fuerza, quoted on each seated player who paid the copa"),
         (name = "lobo", description = "Lobo against the house: rounds, plays, hints, recall"),
         (name = "lobo contests", description = "Three-round Lobo contests: players pay an entry into a pot, play three rounds from one committed deck, and the best total takes the pot less the house's rake"),
         (name = "peg leg", description = "Peg Leg: a pass dealt card by card by the dealer; bets on the key suit's final count at prices quoted after every card, surrenders between cards"),
@@ -238,6 +239,8 @@ pub fn routes(cfg: &mut web::ServiceConfig) {
         .service(confidence_bets::accept_confidence_bet)
         .service(confidence_bets::decline_confidence_bet)
         .service(confidence_bets::withdraw_confidence_bet)
+        .service(fuerza::fuerza_quotes)
+        .service(fuerza::place_fuerza_bet)
         .service(lobo::start_round)
         .service(lobo::house_edge)
         .service(lobo::list_rounds)

@@ -7,7 +7,7 @@ use std::time::Instant;
 use djego::math::{extend_simulation, simulate_first_pass, NDistribution, N_MAX, N_MIN};
 
 use super::{progress, threads_or_all_cores};
-use crate::{SimulateBasicStrategyArgs, SimulateFirstPassArgs};
+use crate::{SimulateBasicStrategyArgs, SimulateFirstPassArgs, SimulateFuerzaArgs};
 
 /// The distribution as a Markdown table with 95% Wilson intervals (docs/math.md's format).
 pub fn n_table(d: &NDistribution) -> String {
@@ -132,4 +132,76 @@ pub fn basic_strategy(args: SimulateBasicStrategyArgs) -> Result<ExitCode, Strin
         );
     }
     Ok(ExitCode::SUCCESS)
+}
+
+/// `djego simulate fuerza`: the calibration of the house's Fuerza quotes (docs/confidence-bets.md).
+/// Fails (exit 1) when a band is more than 4 standard errors off, when the outcomes of quotes
+/// made with decisions pending fall outside their bracket, or when a quote is more than 4 of its
+/// standard errors from its reference.
+pub fn fuerza(args: SimulateFuerzaArgs) -> Result<ExitCode, String> {
+    use djego::games::prima_carta::fuerza::{QUOTE_SAMPLES, RETURN_BP};
+    if args.positions == 0 {
+        return Err("--positions must be at least 1".into());
+    }
+    let threads = threads_or_all_cores(args.threads);
+    let bar = progress::bar(args.positions, "positions");
+    let started = Instant::now();
+    let c = djego::math::fuerza::calibrate(
+        args.positions,
+        args.seed,
+        QUOTE_SAMPLES,
+        args.reference_every,
+        threads,
+        &|done| bar.set_position(done),
+    );
+    bar.finish_and_clear();
+    let seconds = started.elapsed().as_secs_f64();
+    let wins = c.pending_wins as f64;
+    let pending_ok = c.pending_low_sum <= wins + 4.0 * wins.sqrt().max(1.0)
+        && wins <= c.pending_high_sum + 4.0 * wins.sqrt().max(1.0);
+    let ok = c.bands_beyond(4.0).is_empty() && pending_ok && c.beyond_4_se == 0;
+    if args.json {
+        println!("{}", serde_json::to_string_pretty(&c).map_err(|e| e.to_string())?);
+    } else {
+        let quoted: u64 = c.bands.iter().map(|b| b.quotes).sum();
+        println!(
+            "The house's Fuerza, {} positions (seed {}): {} ended in the first pass; {quoted} quotes once the copa was over, {} with decisions pending; {QUOTE_SAMPLES} draws per quote",
+            c.positions, c.seed, c.ended_in_first_pass, c.pending_quotes
+        );
+        println!();
+        println!("| quoted chance | quotes | mean quoted | won | z |");
+        println!("|---|---:|---:|---:|---:|");
+        for b in c.bands.iter().filter(|b| b.quotes > 0) {
+            println!(
+                "| {:.2}–{:.2} | {} | {:.4} | {:.4} | {:+.2} |",
+                b.from,
+                b.to,
+                b.quotes,
+                b.mean_chance(),
+                b.observed(),
+                b.z()
+            );
+        }
+        println!();
+        println!(
+            "With decisions pending: {} wins against {:.1} expected if the undecided all paid and {:.1} if they all folded",
+            c.pending_wins, c.pending_low_sum, c.pending_high_sum
+        );
+        if let (Some((min, median, max)), Some(mean)) = (c.return_spread(), c.mean_return()) {
+            println!(
+                "Against a reference of {} draws ({} quotes): largest error {:.2} standard errors, {} beyond 4; the price returns min {min:.4} / median {median:.4} / max {max:.4}, mean {mean:.4} of the stake at the reference chance (stated: {:.4})",
+                djego::math::fuerza::REFERENCE_SAMPLES,
+                c.referenced,
+                c.max_error_in_se,
+                c.beyond_4_se,
+                RETURN_BP as f64 / 10_000.0
+            );
+        }
+        println!(
+            "{} positions in {seconds:.1} s on {threads} threads: {}",
+            c.positions,
+            if ok { "calibrated" } else { "NOT CALIBRATED" }
+        );
+    }
+    Ok(if ok { ExitCode::SUCCESS } else { ExitCode::FAILURE })
 }

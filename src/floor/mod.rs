@@ -10,12 +10,14 @@ pub mod close;
 mod dealer_box;
 mod dealer_report;
 pub mod dealers;
+pub mod fuerza;
 pub mod lobo;
 pub mod meters;
 pub mod peg_leg;
 pub mod performance;
 pub mod pits;
 pub mod plots;
+pub mod priced;
 mod rating_report;
 pub mod ratings;
 
@@ -508,8 +510,9 @@ struct DayRows {
     rounds: Vec<(String, String, i64)>,
     /// The Lobo rounds settled, with their play's result and theoretical win.
     lobo_rounds: Vec<lobo::LoboRound>,
-    /// The Peg Leg bets closed, per round and instant, with what the house won and expected to.
-    peg_leg_rounds: Vec<peg_leg::PegLegRoundFact>,
+    /// The priced bets closed (Peg Leg's, the house's Fuerza), per round and instant, with what
+    /// the house won and expected to.
+    priced_rounds: Vec<priced::PricedRoundFact>,
     /// id, name, game.
     tables: Vec<(String, String, String)>,
 }
@@ -674,7 +677,13 @@ impl DayRows {
             bets: Vec::new(),
             rounds,
             lobo_rounds: lobo::settled_between(conn, from_us, to_us)?,
-            peg_leg_rounds: peg_leg::by_round(&peg_leg::closed_between(conn, from_us, to_us)?),
+            priced_rounds: priced::by_round(
+                &[
+                    peg_leg::closed_between(conn, from_us, to_us)?,
+                    fuerza::closed_between(conn, from_us, to_us)?,
+                ]
+                .concat(),
+            ),
             tables: ct::table.select((ct::id, ct::name, ct::game)).load(conn)?,
         })
     }
@@ -758,7 +767,7 @@ impl DayRows {
             })
             .collect();
         let priced: Vec<performance::PricedBetsFact> = self
-            .peg_leg_rounds
+            .priced_rounds
             .iter()
             .filter_map(|r| {
                 Some(performance::PricedBetsFact {

@@ -10,8 +10,9 @@
 use diesel::prelude::*;
 use rust_decimal::prelude::FromPrimitive;
 use rust_decimal::Decimal;
-use std::collections::{BTreeMap, HashMap};
+use std::collections::HashMap;
 
+use super::priced::PricedBet;
 use super::{FloorError, MAX_IDS_PER_QUERY};
 use crate::games::peg_leg::{Distribution, Quote};
 use crate::rounds::peg_leg::QuoteRow;
@@ -21,26 +22,8 @@ use crate::store::AnyConnection;
 /// The statuses of a bet that closed with the house's result known.
 const CLOSED: [&str; 3] = ["won", "lost", "surrendered"];
 
-/// A Peg Leg bet that closed, with what the house won on it and expected to.
-#[derive(Clone, Debug, PartialEq)]
-pub struct PegLegBet {
-    pub bet_id: String,
-    pub round_id: String,
-    pub table_id: String,
-    pub player_id: String,
-    pub closed_at_us: i64,
-    pub stake_minor: i64,
-    /// Stake − what came back to the player (a win's payout, a surrender's cash-out).
-    pub win_minor: i64,
-    /// `stake × (1 − m × p)`, plus `stake × m × p_now − paid` for a surrender.
-    pub theo_minor: Decimal,
-    /// The standard deviation of the bet's result when placed, `stake × m × √(p(1 − p))`,
-    /// which bounds that of a surrendered bet's too.
-    pub sd_minor: f64,
-}
-
 /// The bets closed in `[from_us, to_us)`.
-pub(super) fn closed_between(conn: &mut AnyConnection, from_us: i64, to_us: i64) -> Result<Vec<PegLegBet>, FloorError> {
+pub(super) fn closed_between(conn: &mut AnyConnection, from_us: i64, to_us: i64) -> Result<Vec<PricedBet>, FloorError> {
     let rows: Vec<BetRow> = b::table
         .inner_join(r::table.on(r::id.eq(b::round_id)))
         .filter(b::status.eq_any(CLOSED))
@@ -51,7 +34,7 @@ pub(super) fn closed_between(conn: &mut AnyConnection, from_us: i64, to_us: i64)
 }
 
 /// The bets among `ids` that are closed, whenever (a rating's bets, by their stakes).
-pub(super) fn closed_among(conn: &mut AnyConnection, ids: &[&str]) -> Result<Vec<PegLegBet>, FloorError> {
+pub(super) fn closed_among(conn: &mut AnyConnection, ids: &[&str]) -> Result<Vec<PricedBet>, FloorError> {
     let mut rows: Vec<BetRow> = Vec::new();
     for chunk in ids.chunks(MAX_IDS_PER_QUERY) {
         rows.extend(
@@ -64,37 +47,6 @@ pub(super) fn closed_among(conn: &mut AnyConnection, ids: &[&str]) -> Result<Vec
         );
     }
     with_theo(conn, rows)
-}
-
-/// A round's closed bets summed: what the house won on them, what it expected, and a bound on
-/// the spread (the bets of a round share its deal, so their deviations are added, not their
-/// variances). The round counts when its last bet among them closed.
-#[derive(Clone, Debug, PartialEq)]
-pub struct PegLegRoundFact {
-    pub table_id: String,
-    pub at_us: i64,
-    pub win_minor: i64,
-    pub theo_minor: Decimal,
-    pub sd_bound_minor: f64,
-}
-
-/// The bets summed per round.
-pub(super) fn by_round(bets: &[PegLegBet]) -> Vec<PegLegRoundFact> {
-    let mut rounds: BTreeMap<&str, PegLegRoundFact> = BTreeMap::new();
-    for bet in bets {
-        let fact = rounds.entry(bet.round_id.as_str()).or_insert_with(|| PegLegRoundFact {
-            table_id: bet.table_id.clone(),
-            at_us: bet.closed_at_us,
-            win_minor: 0,
-            theo_minor: Decimal::ZERO,
-            sd_bound_minor: 0.0,
-        });
-        fact.at_us = fact.at_us.max(bet.closed_at_us);
-        fact.win_minor += bet.win_minor;
-        fact.theo_minor += bet.theo_minor;
-        fact.sd_bound_minor += bet.sd_minor;
-    }
-    rounds.into_values().collect()
 }
 
 /// id, round, player, count, stake, multiplier (hundredths), quote, surrender quote, returned,
@@ -142,7 +94,7 @@ fn bet_columns() -> (
     )
 }
 
-fn with_theo(conn: &mut AnyConnection, rows: Vec<BetRow>) -> Result<Vec<PegLegBet>, FloorError> {
+fn with_theo(conn: &mut AnyConnection, rows: Vec<BetRow>) -> Result<Vec<PricedBet>, FloorError> {
     let mut quote_ids: Vec<&str> = rows
         .iter()
         .flat_map(|row| [Some(row.6.as_str()), row.7.as_deref()])
@@ -197,7 +149,7 @@ fn with_theo(conn: &mut AnyConnection, rows: Vec<BetRow>) -> Result<Vec<PegLegBe
             theo_minor += stake_d * multiplier * p_now - Decimal::from(returned);
         }
         let p_f64 = f64::try_from(p).unwrap_or(0.0);
-        bets.push(PegLegBet {
+        bets.push(PricedBet {
             sd_minor: stake as f64 * multiplier_cents as f64 / 100.0 * (p_f64 * (1.0 - p_f64)).max(0.0).sqrt(),
             bet_id,
             round_id,

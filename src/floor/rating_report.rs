@@ -139,7 +139,7 @@ fn day_sessions(
         );
     }
     let mut certificates = Certificates::default();
-    let mut peg_leg_bets: Vec<(String, i64, Decimal)> = Vec::new();
+    let mut priced_bets: Vec<(String, i64, Decimal)> = Vec::new();
     let mut settled_bets = HashMap::with_capacity(bet_rows.len());
     for (id, pay_table_id, kind, selection, stake) in &bet_rows {
         let certified = certificates.bet(conn, pay_table_id, kind, selection)?;
@@ -151,14 +151,20 @@ fn day_sessions(
             },
         );
     }
-    // Peg Leg's bets, each with the house edge its quotes give it (its theoretical win / stake).
-    for bet in peg_leg::closed_among(conn, &staked_bets)? {
+    // Peg Leg's bets and the house's Fuerza, each with the house edge its quote gives it (its
+    // theoretical win / stake).
+    let priced = [
+        peg_leg::closed_among(conn, &staked_bets)?,
+        super::fuerza::closed_among(conn, &staked_bets)?,
+    ]
+    .concat();
+    for bet in priced {
         if bet.stake_minor > 0 {
             let house_edge = bet.theo_minor / Decimal::from(bet.stake_minor);
-            peg_leg_bets.push((bet.bet_id, bet.stake_minor, house_edge));
+            priced_bets.push((bet.bet_id, bet.stake_minor, house_edge));
         }
     }
-    for (id, stake_minor, house_edge) in &peg_leg_bets {
+    for (id, stake_minor, house_edge) in &priced_bets {
         settled_bets.insert(
             id.as_str(),
             ratings::RatedBet {

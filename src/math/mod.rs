@@ -4,6 +4,7 @@ pub mod basic_strategy;
 mod cached;
 mod certify;
 mod exact;
+pub mod fuerza;
 mod n_distribution;
 pub mod observed_rtp;
 pub mod plots;

@@ -972,6 +972,7 @@ pub fn transcript(
         plays: plays(row)?,
         bets: Vec::new(),
         confidence_bets: Vec::new(),
+        fuerza_bets: Vec::new(),
         carried_cobre_in: None,
         outcome,
         events: None,

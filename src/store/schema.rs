@@ -199,6 +199,25 @@ diesel::table! {
 }
 
 diesel::table! {
+    fuerza_bets (id) {
+        id -> Text,
+        round_id -> Text,
+        player_id -> Text,
+        suit -> Text,
+        stake_minor -> BigInt,
+        quote_decisions -> Integer,
+        quote_samples -> Integer,
+        quote_wins -> Integer,
+        quote_wins_if_all_pay -> Integer,
+        price_hundredths -> Integer,
+        status -> Text,
+        returned_minor -> BigInt,
+        placed_at_us -> BigInt,
+        settled_at_us -> Nullable<BigInt>,
+    }
+}
+
+diesel::table! {
     round_pay_tables (round_id) {
         round_id -> Text,
         pay_table_id -> Text,
@@ -636,4 +655,5 @@ diesel::allow_tables_to_appear_in_same_query!(
     peg_leg_quotes,
     peg_leg_bets,
     confidence_bets,
+    fuerza_bets,
 );

@@ -228,8 +228,67 @@ fn both_verifiers_read_malformed_transcripts_alike() {
         .iter()
         .position(shared)
         .unwrap();
+    // A Jasper round with a Fuerza bet the house paid.
+    let won = |b: &Value| b["status"] == "won";
+    let fuerza = (0..5_000)
+        .map(|seed| serde_json::to_value(sample_prima_round(seed)).unwrap())
+        .find(|d| d["fuerza_bets"].as_array().is_some_and(|bets| bets.iter().any(won)))
+        .unwrap();
+    let paid_fuerza = fuerza["fuerza_bets"].as_array().unwrap().iter().position(won).unwrap();
     let cases: Vec<Case> = vec![
         ("honest".into(), doc.clone(), None),
+        ("honest with a Fuerza bet won".into(), fuerza.clone(), None),
+        (
+            "Fuerza quote with its wins and price rewritten far off".into(),
+            edited(&fuerza, |d| {
+                let q = &mut d["fuerza_bets"][paid_fuerza]["quote"];
+                let wins = q["wins"].as_u64().unwrap() / 2;
+                q["wins"] = json!(wins);
+                q["wins_if_all_pay"] = json!(wins.min(q["wins_if_all_pay"].as_u64().unwrap()));
+                let price = crate::games::prima_carta::fuerza::price_hundredths(wins as u32, 65_536);
+                q["price"] = json!(price.map_or("1.01".into(), crate::games::prima_carta::fuerza::price_text));
+            }),
+            Some("fuerza_bets"),
+        ),
+        (
+            "Fuerza price raised a cent".into(),
+            edited(&fuerza, |d| {
+                let q = &mut d["fuerza_bets"][paid_fuerza]["quote"];
+                let cents = crate::domain::Amount::parse(q["price"].as_str().unwrap())
+                    .unwrap()
+                    .minor();
+                q["price"] = json!(crate::games::prima_carta::fuerza::price_text(cents as u32 + 1));
+            }),
+            Some("fuerza_bets"),
+        ),
+        (
+            "Fuerza quoted after a decision the round never made".into(),
+            edited(&fuerza, |d| {
+                let n = d["decisions"].as_array().unwrap().len();
+                d["fuerza_bets"][paid_fuerza]["quote"]["decisions"] = json!(n + 1);
+            }),
+            Some("fuerza_bets"),
+        ),
+        (
+            "Fuerza bet turned lost with its payout kept".into(),
+            edited(&fuerza, |d| d["fuerza_bets"][paid_fuerza]["status"] = json!("lost")),
+            Some("fuerza_bets"),
+        ),
+        (
+            "Fuerza payout removed".into(),
+            edited(&fuerza, |d| {
+                d["transfers"]
+                    .as_array_mut()
+                    .unwrap()
+                    .retain(|t| t["kind"] != "bet_payout");
+            }),
+            Some("transfers"),
+        ),
+        (
+            "Fuerza quote with an extra field".into(),
+            edited(&fuerza, |d| d["fuerza_bets"][paid_fuerza]["quote"]["edge"] = json!(0)),
+            Some("transcript"),
+        ),
         ("honest with confidence bets".into(), confident.clone(), None),
         ("honest with a Seguro paid".into(), seguro.clone(), None),
         (

@@ -33,7 +33,7 @@ pub const VERSION: u32 = 2;
 ///
 /// Read strictly (docs/transcript.md, "Reading a transcript strictly"): an unknown field,
 /// a missing one, or a null where a value is required makes the document unreadable;
-/// only `carried_cobre_in`, `confidence_bets`, `events`, `deal_out_events` and `ledger_proof`
+/// only `carried_cobre_in`, `confidence_bets`, `fuerza_bets`, `events`, `deal_out_events` and `ledger_proof`
 /// may be left out.
 #[derive(Clone, Debug, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
@@ -74,6 +74,10 @@ pub struct RoundTranscript<'a> {
     /// offered (docs/confidence-bets.md). Left out when the round had none.
     #[serde(borrow, default, skip_serializing_if = "Vec::is_empty")]
     pub confidence_bets: Vec<ConfidenceEntry<'a>>,
+    /// Prima Carta at a Jasper table: the house's Fuerza bets, each with the quote it was
+    /// placed on, in the order placed (docs/confidence-bets.md). Left out when there were none.
+    #[serde(borrow, default, skip_serializing_if = "Vec::is_empty")]
+    pub fuerza_bets: Vec<FuerzaEntry<'a>>,
     /// Prima Carta: the cobre carried in from earlier rounds and paid to this round's winner.
     /// Absent (a voided round, Lobo) or an amount, never null.
     #[serde(default, deserialize_with = "present", skip_serializing_if = "Option::is_none")]
@@ -196,6 +200,47 @@ pub struct BetEntry<'a> {
     /// What the wallet got back, stake included.
     #[serde(borrow)]
     pub returned: Cow<'a, str>,
+}
+
+/// A bet with the house's Fuerza, as a transcript shows it.
+#[derive(Clone, Debug, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct FuerzaEntry<'a> {
+    /// The bettor, by pseudonym.
+    #[serde(borrow)]
+    pub player: Cow<'a, str>,
+    /// The seated player's suit the bet backs.
+    #[serde(borrow)]
+    pub suit: Cow<'a, str>,
+    #[serde(borrow)]
+    pub stake: Cow<'a, str>,
+    #[serde(borrow)]
+    pub quote: FuerzaQuoteEntry<'a>,
+    /// won or lost (settled); refunded (a voided round).
+    #[serde(borrow)]
+    pub status: Cow<'a, str>,
+    /// What the bet returned, the stake included (0.00 when lost).
+    #[serde(borrow)]
+    pub returned: Cow<'a, str>,
+}
+
+/// The quote a Fuerza bet was placed on: drawn again by both verifiers.
+#[derive(Clone, Debug, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct FuerzaQuoteEntry<'a> {
+    /// Always `fuerza-quote-v1`.
+    #[serde(borrow)]
+    pub algorithm: Cow<'a, str>,
+    /// The copa decisions made when it was quoted (its version).
+    pub decisions: u32,
+    /// Orders of the first pass's discard pile drawn, and in how many the suit won: against
+    /// the players who had paid, and against those and everyone still to decide.
+    pub samples: u32,
+    pub wins: u32,
+    pub wins_if_all_pay: u32,
+    /// The decimal odds offered, the stake included.
+    #[serde(borrow)]
+    pub price: Cow<'a, str>,
 }
 
 /// A confidence bet between players, or an offer of one, as a transcript shows it.

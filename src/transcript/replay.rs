@@ -14,6 +14,7 @@ use super::{RoundTranscript, FORMAT, VERSION};
 
 mod bet_returns;
 mod confidence;
+mod fuerza;
 mod pay_tables;
 mod transfers;
 
@@ -103,13 +104,13 @@ fn verify_prima(t: &RoundTranscript, dealt: Option<Recomputed>, run: &mut Run<'_
     let config = run.check_value("rules", prima_rules(&t.rules));
     let pay_tables = run.check_value("pay_tables", pay_tables_of(t));
     let Some(config) = config else {
-        for name in ["play", "outcome", "bets", "confidence_bets", "transfers"] {
+        for name in ["play", "outcome", "bets", "confidence_bets", "fuerza_bets", "transfers"] {
             run.not_checked(name, "the rules do not parse");
         }
         return;
     };
     let Some(dealt) = dealt else {
-        for name in ["play", "outcome", "bets", "confidence_bets", "transfers"] {
+        for name in ["play", "outcome", "bets", "confidence_bets", "fuerza_bets", "transfers"] {
             run.not_checked(name, "the shuffle does not verify");
         }
         return;
@@ -117,7 +118,7 @@ fn verify_prima(t: &RoundTranscript, dealt: Option<Recomputed>, run: &mut Run<'_
     let voided = t.status == "voided";
     let played = run.check_value("play", play_prima(t, &config, &dealt, voided));
     let Some(played) = played else {
-        for name in ["outcome", "bets", "confidence_bets", "transfers"] {
+        for name in ["outcome", "bets", "confidence_bets", "fuerza_bets", "transfers"] {
             run.not_checked(name, "the play does not replay");
         }
         return;
@@ -152,15 +153,27 @@ fn verify_prima(t: &RoundTranscript, dealt: Option<Recomputed>, run: &mut Run<'_
             None
         }
     };
-    match (returns, confidence) {
-        (Some(returns), Some(confidence)) => {
+    let fuerza = match fuerza::fuerza_legs(t, &config, &played, &dealt.deck, voided) {
+        Ok((legs, summary)) => {
+            run.check("fuerza_bets", Ok(summary.into()));
+            Some(legs)
+        }
+        Err(why) => {
+            run.check("fuerza_bets", Err(why.into()));
+            None
+        }
+    };
+    match (returns, confidence, fuerza) {
+        (Some(returns), Some(mut confidence), Some(fuerza)) => {
+            confidence.extend(fuerza);
             run.check(
                 "transfers",
                 prima_transfers(t, &config, &played, &returns, confidence, voided),
             );
         }
-        (None, _) => run.not_checked("transfers", "the bets do not verify"),
-        (_, None) => run.not_checked("transfers", "the confidence bets do not verify"),
+        (None, _, _) => run.not_checked("transfers", "the bets do not verify"),
+        (_, None, _) => run.not_checked("transfers", "the confidence bets do not verify"),
+        (_, _, None) => run.not_checked("transfers", "the Fuerza bets do not verify"),
     }
 }
 
@@ -254,6 +267,7 @@ fn check_players(t: &RoundTranscript) -> Result<(), String> {
                 .iter()
                 .flat_map(|c| std::iter::once(c.offered_by.as_ref()).chain(c.accepted_by.as_deref())),
         )
+        .chain(t.fuerza_bets.iter().map(|f| f.player.as_ref()))
     {
         if !named.contains(&who) {
             named.push(who);
@@ -561,12 +575,14 @@ fn verify_lobo(t: &RoundTranscript, dealt: Option<Recomputed>, run: &mut Run<'_>
     );
     run.check(
         "pay_tables",
-        if t.pay_tables.is_empty() && t.bets.is_empty() && t.confidence_bets.is_empty() {
+        if t.pay_tables.is_empty() && t.bets.is_empty() && t.confidence_bets.is_empty() && t.fuerza_bets.is_empty() {
             Ok("Lobo has no side bets".into())
         } else {
-            Err("a Lobo round has no pay tables, no side bets and no confidence bets"
-                .to_owned()
-                .into())
+            Err(
+                "a Lobo round has no pay tables, no side bets, no confidence bets and no Fuerza bets"
+                    .to_owned()
+                    .into(),
+            )
         },
     );
     let (Some(rules), Some(dealt)) = (rules, dealt) else {

@@ -125,6 +125,7 @@ fn skeleton(
         plays: Vec::new(),
         bets: Vec::new(),
         confidence_bets: Vec::new(),
+        fuerza_bets: Vec::new(),
         carried_cobre_in: None,
         outcome: None,
         events: None,
@@ -386,12 +387,120 @@ fn prima_round(rng: &mut ChaCha8Rng, table: Option<&PayTable>) -> RoundTranscrip
         winnings,
         &config,
     );
+    fuerza_bets(
+        rng,
+        &mut t,
+        &mut players,
+        &seated,
+        &decisions,
+        &dealt.deck,
+        result.winner,
+        &mut ledger,
+        &config,
+    );
     t.carried_cobre_in = Some(format_minor(carried));
     t.outcome = Some(super::raw(&super::PrimaOutcome::new(&result, &deal_out.facts)));
     t.events = Some(events(&progress.events));
     t.deal_out_events = Some(events(&deal_out.events));
     t.transfers = ledger.transfers;
     t
+}
+
+/// At a Jasper table, up to two bets with the house's Fuerza, each at the quote after a copa
+/// decision drawn at random (docs/confidence-bets.md), by the round's players or newcomers.
+#[allow(clippy::too_many_arguments)]
+fn fuerza_bets(
+    rng: &mut ChaCha8Rng,
+    t: &mut RoundTranscript<'static>,
+    players: &mut Vec<String>,
+    seated: &[Suit],
+    decisions: &[CopaDecision],
+    deck: &[crate::cards::Card],
+    winner: Suit,
+    ledger: &mut Ledger,
+    config: &PrimaCartaConfig,
+) {
+    use engine::fuerza::{self as quote, Position};
+    if config.variant != PrimaVariant::Jasper || decisions.is_empty() {
+        return;
+    }
+    let Some(position) = engine::first_pass(deck).ok().as_ref().and_then(Position::after) else {
+        return;
+    };
+    for _ in 0..rng.gen_range(0..=2) {
+        let k = rng.gen_range(1..=decisions.len());
+        let before = &decisions[..k];
+        let paid: Vec<Suit> = before.iter().filter(|d| d.pay).map(|d| d.suit).collect();
+        let undecided: Vec<Suit> = seated
+            .iter()
+            .copied()
+            .filter(|s| !before.iter().any(|d| d.suit == *s))
+            .collect();
+        if paid.len() + undecided.len() < 2 {
+            continue;
+        }
+        let quotes = quote::quotes(
+            &position,
+            &paid,
+            &undecided,
+            quote::QUOTE_SAMPLES,
+            quote::quote_seed(&t.round_id, k),
+        );
+        let Some(q) = quotes
+            .iter()
+            .filter(|q| q.price_hundredths.is_some())
+            .collect::<Vec<_>>()
+            .choose(rng)
+            .copied()
+        else {
+            continue;
+        };
+        let price = q.price_hundredths.expect("filtered");
+        // A seated player still to decide may not bet (the service refuses them).
+        let deciding = |p: &String| {
+            undecided
+                .iter()
+                .any(|s| players[seated.iter().position(|x| x == s).expect("seated")] == *p)
+        };
+        let eligible: Vec<String> = players.iter().filter(|p| !deciding(p)).cloned().collect();
+        let player = if let (Some(p), true) = (eligible.choose(rng), rng.gen_bool(0.5)) {
+            p.clone()
+        } else {
+            let p = format!("P{}", players.len() + 1);
+            players.push(p.clone());
+            p
+        };
+        let stake = rng.gen_range(100..=5000);
+        let w = wallet(&player);
+        ledger.post("bet_stake", &w, "escrow", stake);
+        let returned = if q.suit == winner {
+            let returned = quote::returned_minor(stake, price);
+            ledger.post("bet_returned", "escrow", &w, stake);
+            if returned > stake {
+                ledger.post("bet_payout", "house:bankroll", &w, returned - stake);
+            }
+            returned
+        } else {
+            ledger.post("bet_collected", "escrow", "house:bankroll", stake);
+            0
+        };
+        t.fuerza_bets.push(super::FuerzaEntry {
+            player: player.into(),
+            suit: q.suit.name().to_owned().into(),
+            stake: format_minor(stake).into(),
+            quote: super::FuerzaQuoteEntry {
+                algorithm: quote::ALGORITHM.into(),
+                decisions: k as u32,
+                samples: q.samples,
+                wins: q.wins,
+                wins_if_all_pay: q.wins_if_all_pay,
+                price: quote::price_text(price).into(),
+            },
+            status: if q.suit == winner { "won" } else { "lost" }.into(),
+            returned: format_minor(returned).into(),
+        });
+    }
+    t.players = parties(players);
 }
 
 /// Up to three confidence bets between the round's players (or newcomers), each offered and

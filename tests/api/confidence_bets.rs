@@ -164,7 +164,7 @@ async fn both_verifiers_pass(rec: &Value) {
     assert_eq!(python, names);
 }
 
-async fn both_verifiers_fail(doc: &Value, check: &str) {
+pub(crate) async fn both_verifiers_fail(doc: &Value, check: &str) {
     let report = djego::transcript::verify_document(doc);
     let failing: Vec<&str> = report
         .checks

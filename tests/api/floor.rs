@@ -203,7 +203,7 @@ fn cut_off_in(seconds_ahead: i64) -> Value {
 
 /// A calendar of one shift whose cut-off is `seconds_ahead` from now (UTC), in force since
 /// before anything happened (a change through the API would wait for the next gaming day).
-async fn calendar_with_cut_off_in(app: &TestApp, pitboss: &TestUser, seconds_ahead: i64) -> Value {
+pub(crate) async fn calendar_with_cut_off_in(app: &TestApp, pitboss: &TestUser, seconds_ahead: i64) -> Value {
     app.install_calendar(&cut_off_in(seconds_ahead));
     app.get(PATH, Some(&pitboss.token)).await.expect(200)
 }
@@ -265,7 +265,7 @@ async fn side_bet_theo_minor(app: &TestApp, c: &Casino, bets: &[(String, Option<
 }
 
 /// Minor units rounded half to even to the cent, as money.
-fn cents(minor: Decimal) -> String {
+pub(crate) fn cents(minor: Decimal) -> String {
     let whole = minor.round_dp_with_strategy(0, rust_decimal::RoundingStrategy::MidpointNearestEven);
     money(whole.try_into().unwrap())
 }
@@ -299,7 +299,7 @@ async fn house_accounts(app: &TestApp) -> (i64, i64) {
     )
 }
 
-fn day_line<'a>(report: &'a Value, table: Option<&str>) -> &'a Value {
+pub(crate) fn day_line<'a>(report: &'a Value, table: Option<&str>) -> &'a Value {
     report["lines"]
         .as_array()
         .unwrap()

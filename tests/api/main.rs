@@ -18,6 +18,7 @@ mod conformance;
 mod database_roles;
 mod failover;
 mod floor;
+mod fuerza;
 mod game_registry;
 mod idempotency;
 mod ledger;

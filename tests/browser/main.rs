@@ -11,6 +11,7 @@ mod compliance;
 mod confidence;
 mod console;
 mod dealer;
+mod fuerza;
 mod peg_leg;
 mod player;
 mod protection;

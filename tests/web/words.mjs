@@ -69,6 +69,7 @@ check("an ante too", memoWords("house rule fee=0,ante=5") === "the house rule: a
   memoWords("house rule fee=0,ante=5"));
 check("a copa's memo", memoWords("copa of 3 cards for swords") === "3 cards, for Swords", memoWords("copa of 3 cards for swords"));
 check("a spiga's memo", memoWords("spiga for cups") === "for Cups", memoWords("spiga for cups"));
+check("a Fuerza stake's memo", memoWords("Fuerza on cups at 1.89") === "the house's Fuerza on Cups, at 1.89", memoWords("Fuerza on cups at 1.89"));
 check("a side bet's memo", memoWords("conto_alto bet") === "Conto Alto bet", memoWords("conto_alto bet"));
 check("a void's refund", memoWords("void: refund of bet_stake") === "the round was voided: bet staked given back",
   memoWords("void: refund of bet_stake"));

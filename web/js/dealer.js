@@ -525,6 +525,8 @@ function renderRound() {
     fill($("seats"), el("p", { class: "empty" }, "No one is seated yet."));
     fill($("bets"), el("p", { class: "empty" }, "No side bets yet."));
     fill($("confidence-bets"), el("p", { class: "empty" }, "No bets between players yet."));
+    $("fuerza-panel").hidden = true;
+    fill($("fuerza-bets"), el("p", { class: "empty" }, "No Fuerza bets yet."));
     fill($("layout"), el("p", { class: "empty" }, "No cards dealt yet."));
     fill($("event-log"));
     $("event-log").hidden = true;
@@ -586,6 +588,7 @@ function renderRound() {
   renderSeats(r);
   renderBets(r);
   renderConfidence(r);
+  renderFuerza(r);
   renderLayout(r);
   renderEvents(r);
   if (r.status === "settled") renderResult(r);
@@ -725,6 +728,55 @@ function renderConfidence(r) {
         el("td", {}, party(holder(b, "against")), ` ${b.against_stake}`),
         el("td", {}, CONFIDENCE_STATUS[b.status] || b.status,
           b.status === "settled" ? ` · ${b.winner_side} won ${b.paid}` : ""))))));
+}
+
+const FUERZA_STATUS = { open: "open", won: "won", lost: "lost", refunded: "refunded (round voided)" };
+
+/** "0.3512" → "35.1%". */
+const percent = (chance) => `${(Math.round(Number(chance) * 1000) / 10).toFixed(1)}%`;
+
+/** The house's Fuerza quote now, in one line: each priced player's chance and price. */
+function fuerzaQuoteText(q) {
+  if (!q.open) return "The house quotes no Fuerza now.";
+  const lines = q.quotes.map((x) => `${suitName(x.suit)} ${percent(x.chance)}${x.price ? ` at ${x.price}` : " (no price)"}`);
+  const undecided = (q.undecided || []).map(suitName);
+  return `Prices after ${q.version} copa decision${q.version === 1 ? "" : "s"}: ${lines.join(", ")}` +
+    (undecided.length ? `; ${undecided.join(", ")} still to decide.` : ".");
+}
+
+/** The bets players made with the house on a seated player (Jasper tables): who, on whom, the stake and price. */
+function renderFuerza(r) {
+  const bets = r.fuerza_bets || [];
+  const panel = $("fuerza-panel");
+  panel.hidden = (r.fuerza === null || r.fuerza === undefined) && bets.length === 0;
+  if (panel.hidden) return;
+  $("fuerza-quote-line").textContent = r.fuerza ? fuerzaQuoteText(r.fuerza) : "";
+  if (bets.length === 0) {
+    fill($("fuerza-bets"), el("p", { class: "empty", id: "fuerza-count", "data-count": "0" },
+      "No Fuerza bets on this round."));
+    return;
+  }
+  // A bettor by name: a seated player's, else the round's pseudonym for a backer.
+  const bettor = (b) => {
+    const seat = r.seats.find((s) => s.player === b.player);
+    return seat ? playerCell(r, seat.suit, seat.player) : `a backer (${b.player})`;
+  };
+  const staked = bets.reduce((m, b) => m + (cents(b.stake) || 0n), 0n);
+  fill($("fuerza-bets"),
+    el("p", { id: "fuerza-count", "data-count": String(bets.length) },
+      `${bets.length} Fuerza bet${bets.length === 1 ? "" : "s"}, ${money(staked)} staked.`),
+    el("table", { id: "fuerza-table" },
+      el("thead", {}, el("tr", {},
+        el("th", { scope: "col" }, "Bettor"), el("th", { scope: "col" }, "On"),
+        el("th", { scope: "col", class: "num" }, "Stake"), el("th", { scope: "col", class: "num" }, "Price"),
+        el("th", { scope: "col" }, "Now"))),
+      el("tbody", {}, bets.map((b) => el("tr", { class: "fuerza-bet", "data-status": b.status, "data-suit": b.suit },
+        el("td", {}, bettor(b)),
+        el("td", {}, suitLabel(b.suit)),
+        el("td", { class: "num" }, b.stake),
+        el("td", { class: "num" }, b.price),
+        el("td", {}, FUERZA_STATUS[b.status] || b.status,
+          b.status === "won" || b.status === "refunded" ? ` · ${b.returned} paid back` : ""))))));
 }
 
 function renderLayout(r) {

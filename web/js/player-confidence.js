@@ -8,6 +8,7 @@ import { SUITS, suitName, suitLabel } from "./cards.js";
 import { cents, money } from "./money.js";
 import { attempt, say } from "./player-common.js";
 import { refreshWallet } from "./player-wallet.js";
+import { showFuerza } from "./player-fuerza.js";
 
 let round = null;
 let isMine = () => false; // whether I hold a suit in the round shown
@@ -272,6 +273,8 @@ export function showConfidence(r, mine) {
     $("confidence-placed").textContent = "";
   }
   $("confidence-panel").hidden = !round;
+  // The house's Fuerza sits next to the bets between players (shown at Jasper tables only).
+  showFuerza(round, mine);
   if (!round) return;
   const bp = Number(round.rules.confidence_commission_bp || 0);
   $("confidence-terms").textContent = "Bets you make with other players, held by the house until the round ends. " +

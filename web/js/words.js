@@ -126,6 +126,7 @@ export function memoWords(memo) {
     return parts.length ? `the house rule: ${parts.join(" and ")}` : null;
   }
   if ((m = /^spiga for ([a-z]+)$/.exec(text))) return `for ${suitName(m[1])}`;
+  if ((m = /^Fuerza on ([a-z]+) at (\d+\.\d\d)$/.exec(text))) return `the house's Fuerza on ${suitName(m[1])}, at ${m[2]}`;
   if ((m = /^copa of (\d+) cards? for ([a-z]+)$/.exec(text))) return `${m[1]} card${m[1] === "1" ? "" : "s"}, for ${suitName(m[2])}`;
   if ((m = /^void: refund of ([a-z_]+)$/.exec(text))) return `the round was voided: ${inSentence(transferName(m[1]))} given back`;
   if ((m = /^([a-z_]+) bet$/.exec(text)) && BET_NAMES[m[1]]) return `${BET_NAMES[m[1]]} bet`;

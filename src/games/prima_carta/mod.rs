@@ -10,6 +10,7 @@ mod event;
 mod facts;
 mod fast_count;
 mod first_pass;
+pub mod fuerza;
 mod layout;
 mod round;
 mod rules;

@@ -93,6 +93,11 @@ pub struct RoundView {
     /// Confidence bets between players (docs/confidence-bets.md): open offers, accepted bets
     /// and how each ended, parties by pseudonym (the caller's own by account id).
     pub confidence_bets: Vec<super::confidence::ConfidenceBetView>,
+    /// Jasper tables: the house's Fuerza quotes now (or why there are none); absent at other
+    /// tables, where the house quotes no Fuerza.
+    pub fuerza: Option<super::fuerza::FuerzaView>,
+    /// The house's Fuerza bets on this round, bettors by pseudonym (the caller's own by id).
+    pub fuerza_bets: Vec<super::fuerza::FuerzaBetView>,
     /// The pay table every bet on this round uses (`GET /api/v1/pay-tables/{id}`).
     pub pay_table_id: Option<String>,
     pub version: i64,
@@ -168,6 +173,18 @@ pub fn round_view(
     });
     let bet_totals = crate::side_bets::round_totals(conn, &row.id)?;
     let confidence_bets = super::confidence::views(&super::confidence::of_round(conn, &row.id)?, &mut names, viewer);
+    let fuerza = if config.rules().variant == engine::Variant::Jasper {
+        Some(match super::fuerza::quotes(conn, vault, row)? {
+            Ok(quotes) => quotes.view(),
+            Err(reason) => super::fuerza::FuerzaView::closed(reason),
+        })
+    } else {
+        None
+    };
+    let fuerza_bets = super::fuerza::of_round(conn, &row.id)?
+        .iter()
+        .map(|b| b.view(&mut names, viewer))
+        .collect();
     Ok(RoundView {
         id: row.id.clone(),
         table_id: row.table_id.clone(),
@@ -202,6 +219,8 @@ pub fn round_view(
         result,
         bet_totals,
         confidence_bets,
+        fuerza,
+        fuerza_bets,
         pay_table_id: record::pay_table_of(conn, &row.id)?,
         version: row.version,
     })
