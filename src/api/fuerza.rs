@@ -26,6 +26,9 @@ impl From<FuerzaError> for ApiError {
             F::NotQuoted(_) => ApiError::conflict("fuerza_not_quoted", message),
             F::StaleQuote { current, .. } => ApiError::conflict("stale_quote", message)
                 .with_details(serde_json::json!({ "current_version": current })),
+            F::StalePrice { now, .. } => {
+                ApiError::conflict("stale_quote", message).with_details(serde_json::json!({ "price": now }))
+            }
             F::NoPrice(_) => ApiError::conflict("no_price", message),
             F::NotAllowed(_) => ApiError::forbidden(message),
             F::StakeOutOfRange(_) => ApiError::unprocessable("bet_out_of_range", message),
@@ -118,8 +121,8 @@ pub async fn place_fuerza_bet(
         Amount::parse(&body.stake).map_err(|e| ApiError::bad_request("invalid_amount", format!("stake: {e}")))?;
     let price =
         Amount::parse(&body.price).map_err(|e| ApiError::bad_request("invalid_price", format!("price: {e}")))?;
-    let price_hundredths =
-        u32::try_from(price.minor()).map_err(|_| ApiError::bad_request("invalid_price", "price: out of range"))?;
+    // A price past any quote's can only be refused as not the quote's (409), like any other.
+    let price_hundredths = u32::try_from(price.minor()).unwrap_or(u32::MAX);
     let idem = IdempotentRequest::from_request(&req, &*body)?;
     let version = body.quote_version;
     let round_id = path.into_inner();

@@ -32,8 +32,10 @@ use crate::store::{new_id, now_us, AnyConnection};
 pub enum FuerzaError {
     #[error("{0}")]
     NotQuoted(String),
-    #[error("the quote changed (it is now quote {current} after {current} copa decisions, not {asked}); look again and bet on the new price")]
+    #[error("the quote has moved on: you named the one after {asked} copa decisions, and {current} have been made; look again and bet on the new price")]
     StaleQuote { asked: u32, current: u32 },
+    #[error("the price on this quote is {now}, not {asked}; look again")]
+    StalePrice { asked: String, now: String },
     #[error("{0}")]
     NoPrice(String),
     #[error("{0}")]
@@ -347,9 +349,9 @@ pub fn place(
         )));
     };
     if price != new.price_hundredths {
-        return Err(FuerzaError::StaleQuote {
-            asked: new.version,
-            current: current.version,
+        return Err(FuerzaError::StalePrice {
+            asked: price_text(new.price_hundredths),
+            now: price_text(price),
         });
     }
     // A seated player still to decide could sway the round with their decision.
