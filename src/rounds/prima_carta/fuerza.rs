@@ -201,11 +201,18 @@ impl FuerzaView {
     }
 }
 
-/// The last quotes drawn, by round and version: a quote is a pure function of them, and
-/// every viewer of a round asks for the same one after each decision.
-fn cache() -> &'static Mutex<HashMap<(String, u32), Arc<Vec<Quote>>>> {
-    static CACHE: OnceLock<Mutex<HashMap<(String, u32), Arc<Vec<Quote>>>>> = OnceLock::new();
+/// The last quotes drawn, by round and the decisions they follow (the paid and the undecided,
+/// not only how many: a quote drawn inside a transaction that rolled back must not stand for a
+/// different decision made later): a quote is a pure function of them, and every viewer of a
+/// round asks for the same one after each decision.
+type CacheKey = (String, u32, u8, u8);
+fn cache() -> &'static Mutex<HashMap<CacheKey, Arc<Vec<Quote>>>> {
+    static CACHE: OnceLock<Mutex<HashMap<CacheKey, Arc<Vec<Quote>>>>> = OnceLock::new();
     CACHE.get_or_init(Default::default)
+}
+
+fn mask(suits: &[Suit]) -> u8 {
+    suits.iter().fold(0, |m, s| m | 1 << s.index())
 }
 /// Most quotes kept; the cache is emptied when full (a quote is drawn again on demand).
 const CACHED_QUOTES_MAX: usize = 256;
@@ -253,7 +260,7 @@ pub fn quotes(
     } else {
         Vec::new()
     };
-    let key = (row.id.clone(), version);
+    let key = (row.id.clone(), version, mask(&paid), mask(&undecided));
     let cached = cache().lock().expect("not poisoned").get(&key).cloned();
     let quotes = match cached {
         Some(q) => q,
